@@ -1,0 +1,97 @@
+# xpuify build. `make` builds build/xpuify (installing missing dependencies first), `make test` runs every test,
+# `make demo` runs xpuify on the bundled example project. See README.md.
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -pthread
+PKGS    := tree-sitter libpcre2-8 libcjson yaml-0.1 libgit2
+B       := build
+TSPY    := node_modules/tree-sitter-python/src
+
+ifeq ($(SAN),1)
+  CFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
+  LDFLAGS += -fsanitize=address,undefined
+  B       := build/san
+endif
+
+SRC_UTIL     := $(wildcard util/*.c)
+SRC_ANALYZER := $(wildcard analyzer/*.c)
+SRC_OUTPUT   := $(wildcard output/*.c)
+SRC_REWRITE  := $(wildcard rewriters/*.c)
+SRC_CLI      := $(wildcard cli/*.c)
+RULE_FILES   := $(sort $(wildcard rules/*/*.yml))
+
+LIB_SRC := $(SRC_UTIL) $(SRC_ANALYZER) $(SRC_OUTPUT) $(SRC_REWRITE)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/grammar/parser.o $(B)/obj/grammar/scanner.o
+CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
+DEPS_STAMP := build/.deps-build
+
+.PHONY: all deps test unit demo clean docs check-docs
+all: $(B)/xpuify
+
+$(DEPS_STAMP): tools/deps.sh package-lock.json
+	@mkdir -p build
+	@tools/deps.sh build
+	@touch $@
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+$(B)/obj/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/tools/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -std=c11 -Wall -Wextra -Werror $< -o $@
+
+$(B)/gen/rules_data.c: $(B)/tools/embed $(RULE_FILES)
+	@mkdir -p $(dir $@)
+	$(B)/tools/embed $@ xp_builtin_rules $(RULE_FILES)
+
+$(B)/obj/gen/rules_data.o: $(B)/gen/rules_data.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -c $< -o $@
+
+# the grammar is third-party generated code: compiled from node_modules, never committed; its own warnings are
+# not ours to fix
+$(B)/obj/grammar/%.o: $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -w -I$(TSPY) -c $(TSPY)/$*.c -o $@
+
+$(B)/libxpuify.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/xpuify: $(CLI_OBJ) $(B)/libxpuify.a
+	$(CC) $(LDFLAGS) -pthread $(CLI_OBJ) $(B)/libxpuify.a $(PKG_LIBS) -o $@
+
+# ---- tests -------------------------------------------------------------------------------------------------
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+$(B)/tests/%: tests/unit/%.c $(B)/libxpuify.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(PKG_CFLAGS) $< $(B)/libxpuify.a $(LDFLAGS) $(PKG_LIBS) -lcmocka -o $@
+
+unit: $(UNIT_BIN)
+
+build/.deps-test: tools/deps.sh
+	@mkdir -p build
+	@tools/deps.sh test
+	@touch $@
+
+test: $(B)/xpuify $(UNIT_BIN) build/.deps-test
+	@XPUIFY=$(abspath $(B)/xpuify) UNIT_DIR=$(abspath $(B)/tests) tests/run_all.sh
+
+docs: $(B)/xpuify
+	$(B)/xpuify rule --all --format markdown > docs/rules.md
+
+demo: $(B)/xpuify
+	@echo "== xpuify check examples/train_cuda (a small CUDA-only PyTorch project)"
+	-$(B)/xpuify check examples/train_cuda
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

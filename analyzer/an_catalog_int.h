@@ -1,0 +1,24 @@
+/* an_catalog_int: the catalog's private layout, shared by an_catalog.c and an_query.c only. */
+#ifndef AN_CATALOG_INT_H
+#define AN_CATALOG_INT_H
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "an_rule.h"
+#include <pcre2.h>
+
+struct an_query_set;
+
+struct an_catalog {
+    UT_VEC(an_rule *) rules;
+    an_entry **exact; /* open-addressing table of exact qualified names */
+    size_t exact_cap;
+    UT_VEC(an_entry *) wild; /* wildcard prefixes, longest first */
+    pcre2_code *prefilter[AN_LANG__COUNT];
+    bool prefilter_all[AN_LANG__COUNT];  /* some rule cannot be prefiltered */
+    bool prefilter_none[AN_LANG__COUNT]; /* no rule at all for the language */
+    struct an_query_set *queries[AN_LANG__COUNT];
+};
+
+void an_rule_free(an_rule *r);
+struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_buf *err, int *nerr);
+void an_query_set_free(struct an_query_set *q);
+#endif

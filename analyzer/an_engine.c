@@ -1,0 +1,92 @@
+/* an_engine: the parallel driver over files. Each worker owns its front-end state (parsers). */
+#include "an_engine.h"
+#include "an_python.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+
+typedef struct {
+    const an_catalog *cat;
+    const an_file_list *files;
+    const an_options *opt;
+    an_results *out;
+    atomic_size_t next;
+} job;
+
+typedef struct {
+    an_python *py;
+} worker_state;
+
+static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
+                    an_diag_list *out, bool *parsed) {
+    *parsed = false;
+    if (!an_catalog_prefilter(cat, lang, src->text, src->len)) return;
+    *parsed = true;
+    switch (lang) {
+    case AN_LANG_PYTHON:
+        if (!ws->py) ws->py = an_python_new();
+        an_python_analyze(ws->py, cat, src, en, out);
+        break;
+    default:
+        break;
+    }
+}
+
+static void *work(void *arg) {
+    job *j = arg;
+    worker_state ws = {0};
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->files->len) break;
+        const an_file *f = &j->files->items[i];
+        an_file_result *r = &j->out->items[i];
+        r->file = f;
+        r->status = an_source_load(&r->src, f->path, j->opt->max_file_size, &r->error);
+        if (r->status != AN_LOAD_OK) continue;
+        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &r->diags, &r->parsed);
+        if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
+    }
+    an_python_free(ws.py);
+    return NULL;
+}
+
+void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
+    out->len = files->len;
+    out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
+    job j = {cat, files, opt, out, 0};
+    int n = opt->threads > 0 ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    if ((size_t)n > files->len) n = (int)(files->len ? files->len : 1);
+    if (n == 1) {
+        work(&j);
+        return;
+    }
+    pthread_t *t = ut_malloc(sizeof(pthread_t) * (size_t)n);
+    int started = 0;
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&t[i], NULL, work, &j) == 0) started++;
+        else break;
+    if (!started) work(&j);
+    for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+    ut_free(t);
+}
+
+void an_results_free(an_results *r) {
+    for (size_t i = 0; i < r->len; i++) {
+        ut_free(r->items[i].error);
+        an_source_free(&r->items[i].src);
+        an_diag_list_free(&r->items[i].diags);
+    }
+    ut_free(r->items);
+    r->items = NULL;
+    r->len = 0;
+}
+
+void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
+                              an_diag_list *out) {
+    worker_state ws = {0};
+    bool parsed;
+    analyze(&ws, cat, lang, src, en, out, &parsed);
+    an_python_free(ws.py);
+}

@@ -1,0 +1,35 @@
+/* an_engine: analyzes a list of files in parallel (threads = cores): read once, prefilter, dispatch to the
+ * language front end, collect per-file results in the input order. */
+#ifndef AN_ENGINE_H
+#define AN_ENGINE_H
+#include "an_diag.h"
+#include "an_rule.h"
+#include "an_walk.h"
+
+typedef struct {
+    size_t max_file_size;
+    int threads;          /* 0 = number of cores */
+    const bool *enabled;  /* by rule index; NULL = all */
+    bool keep_sources;    /* keep the text of every file, not only of files with findings */
+} an_options;
+
+typedef struct {
+    const an_file *file;
+    an_load_status status;
+    char *error;          /* why the file was skipped (NULL when read) */
+    bool parsed;          /* passed the prefilter and went through a front end */
+    an_source src;        /* kept when the file has findings or keep_sources */
+    an_diag_list diags;
+} an_file_result;
+
+typedef struct {
+    an_file_result *items;
+    size_t len;
+} an_results;
+
+void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out);
+void an_results_free(an_results *r);
+/* Analyzes text already in memory (editor buffer, fixer passes). */
+void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *enabled,
+                              an_diag_list *out);
+#endif

@@ -1,0 +1,377 @@
+/* an_python: the Python front end (tree-sitter + tree-sitter-python). */
+#include "an_python.h"
+#include "an_message.h"
+#include "an_query.h"
+#include "an_resolve.h"
+#include <stdio.h>
+#include <tree_sitter/api.h>
+
+const TSLanguage *tree_sitter_python(void);
+
+struct an_python {
+    TSParser *parser;
+    const TSLanguage *lang;
+    TSSymbol s_attribute, s_identifier, s_import_from, s_if, s_conditional, s_comment, s_error, s_dotted_name,
+        s_keyword_argument, s_function_definition, s_class_definition, s_parameters, s_default_parameter,
+        s_typed_parameter, s_typed_default_parameter, s_lambda_parameters, s_aliased_import, s_global, s_nonlocal,
+        s_assignment, s_augmented_assignment, s_import_statement;
+    TSFieldId f_object, f_left, f_name, f_module_name, f_condition;
+};
+
+typedef struct { uint32_t start, end; } range;
+
+typedef struct {
+    an_python *py;
+    const an_catalog *cat;
+    const an_source *src;
+    const bool *enabled;
+    an_pyscope scope;
+    an_diag_list *out;
+    UT_VEC(range) errors;   /* syntax-error regions */
+    UT_VEC(range) agnostic; /* if/conditional expressions that already branch on XPU or torch.accelerator */
+    ut_buf tmp;
+} ctx;
+
+static TSSymbol sym(const TSLanguage *l, const char *name) {
+    return ts_language_symbol_for_name(l, name, (uint32_t)strlen(name), true);
+}
+
+an_python *an_python_new(void) {
+    an_python *py = ut_calloc(1, sizeof *py);
+    py->lang = tree_sitter_python();
+    py->parser = ts_parser_new();
+    ts_parser_set_language(py->parser, py->lang);
+    const TSLanguage *l = py->lang;
+    py->s_attribute = sym(l, "attribute");
+    py->s_identifier = sym(l, "identifier");
+    py->s_import_from = sym(l, "import_from_statement");
+    py->s_import_statement = sym(l, "import_statement");
+    py->s_if = sym(l, "if_statement");
+    py->s_conditional = sym(l, "conditional_expression");
+    py->s_comment = sym(l, "comment");
+    py->s_error = (TSSymbol)-1; /* tree-sitter's ERROR symbol */
+    py->s_dotted_name = sym(l, "dotted_name");
+    py->s_keyword_argument = sym(l, "keyword_argument");
+    py->s_function_definition = sym(l, "function_definition");
+    py->s_class_definition = sym(l, "class_definition");
+    py->s_parameters = sym(l, "parameters");
+    py->s_default_parameter = sym(l, "default_parameter");
+    py->s_typed_parameter = sym(l, "typed_parameter");
+    py->s_typed_default_parameter = sym(l, "typed_default_parameter");
+    py->s_lambda_parameters = sym(l, "lambda_parameters");
+    py->s_aliased_import = sym(l, "aliased_import");
+    py->s_global = sym(l, "global_statement");
+    py->s_nonlocal = sym(l, "nonlocal_statement");
+    py->s_assignment = sym(l, "assignment");
+    py->s_augmented_assignment = sym(l, "augmented_assignment");
+    py->f_object = ts_language_field_id_for_name(l, "object", 6);
+    py->f_left = ts_language_field_id_for_name(l, "left", 4);
+    py->f_name = ts_language_field_id_for_name(l, "name", 4);
+    py->f_module_name = ts_language_field_id_for_name(l, "module_name", 11);
+    py->f_condition = ts_language_field_id_for_name(l, "condition", 9);
+    return py;
+}
+
+void an_python_free(an_python *py) {
+    if (!py) return;
+    ts_parser_delete(py->parser);
+    ut_free(py);
+}
+
+static bool enabled(const ctx *c, const an_rule *r) { return !c->enabled || c->enabled[r->index]; }
+
+static an_diag *emit(ctx *c, const an_rule *r, uint32_t start, uint32_t end, char *message) {
+    an_diag d = {0};
+    d.rule = r;
+    d.start = start;
+    d.end = end;
+    d.message = message;
+    ut_vec_push(c->out, d);
+    return &c->out->items[c->out->len - 1];
+}
+
+static void emit_entry(ctx *c, const an_entry *e, const char *qual, TSNode n) {
+    if (!enabled(c, e->rule)) return;
+    an_message_vars v = {qual, e->replacement, e->min_torch, NULL, e->note};
+    char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
+    emit(c, e->rule, ts_node_start_byte(n), ts_node_end_byte(n), msg);
+}
+
+/* Longest exact prefix of the chain first, then a wildcard over the whole chain. */
+static void check_chain(ctx *c, TSNode top) {
+    ut_buf_clear(&c->tmp);
+    if (!an_pyscope_qualname(&c->scope, top, c->src->text, &c->tmp)) return;
+    char *q = c->tmp.data;
+    size_t len = c->tmp.len;
+    TSNode n = top;
+    for (;;) {
+        const an_entry *e = an_catalog_lookup(c->cat, q, true);
+        if (e) { emit_entry(c, e, q, n); return; }
+        if (ts_node_symbol(n) != c->py->s_attribute) break;
+        char *dot = strrchr(q, '.');
+        if (!dot) break;
+        *dot = 0;
+        n = ts_node_child_by_field_name(n, "object", 6);
+        if (!strchr(q, '.')) break; /* a bare root name is never an API */
+    }
+    q[len] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (!q[i]) q[i] = '.';
+    const an_entry *e = an_catalog_lookup(c->cat, q, false);
+    if (e) emit_entry(c, e, q, top);
+}
+
+static void check_identifier(ctx *c, TSNode n) {
+    const char *s = c->src->text + ts_node_start_byte(n);
+    size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+    bool bound;
+    const char *q = an_pyscope_lookup(&c->scope, s, len, &bound);
+    if (q) {
+        const an_entry *e = an_catalog_lookup(c->cat, q, false);
+        if (e) emit_entry(c, e, q, n);
+        return;
+    }
+    if (bound) return;
+    for (size_t i = 0; i < c->scope.stars.len; i++) {
+        ut_buf_clear(&c->tmp);
+        ut_buf_printf(&c->tmp, "%s.%.*s", c->scope.stars.items[i], (int)len, s);
+        const an_entry *e = an_catalog_lookup(c->cat, c->tmp.data, true);
+        if (e) { emit_entry(c, e, c->tmp.data, n); return; }
+    }
+}
+
+/* `from torch.cuda.amp import GradScaler`: each imported name that is in a table. */
+static void check_import_from(ctx *c, TSNode st) {
+    for (size_t i = 0; i < c->scope.bindings.len; i++) {
+        const an_binding *b = &c->scope.bindings.items[i];
+        if (b->start < ts_node_start_byte(st) || b->end > ts_node_end_byte(st)) continue;
+        bool bound;
+        /* a fallback import of a name that is also imported from elsewhere is a compatibility shim */
+        if (b->in_fallback && !an_pyscope_lookup(&c->scope, b->local, strlen(b->local), &bound) && bound) continue;
+        const an_entry *e = an_catalog_lookup(c->cat, b->qual, true);
+        if (e) {
+            if (!enabled(c, e->rule)) continue;
+            an_message_vars v = {b->qual, e->replacement, e->min_torch, NULL, e->note};
+            char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
+            emit(c, e->rule, b->start, b->end, msg);
+        }
+    }
+}
+
+static bool mentions_agnostic(const char *s, size_t n) {
+    return memmem(s, n, "xpu", 3) || memmem(s, n, "accelerator", 11) || memmem(s, n, "get_device_module", 17);
+}
+
+/* An if-chain or conditional expression whose conditions already consider XPU or torch.accelerator is
+ * device-agnostic code: nothing inside it is reported. */
+static void check_agnostic(ctx *c, TSNode n, bool is_if) {
+    const char *src = c->src->text;
+    bool hit = false;
+    if (is_if) {
+        uint32_t cnt = ts_node_named_child_count(n);
+        TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+        if (!ts_node_is_null(cond))
+            hit = mentions_agnostic(src + ts_node_start_byte(cond), ts_node_end_byte(cond) - ts_node_start_byte(cond));
+        for (uint32_t i = 0; i < cnt && !hit; i++) {
+            TSNode ch = ts_node_named_child(n, i);
+            if (strcmp(ts_node_type(ch), "elif_clause")) continue;
+            TSNode ec = ts_node_child_by_field_name(ch, "condition", 9);
+            if (!ts_node_is_null(ec))
+                hit = mentions_agnostic(src + ts_node_start_byte(ec), ts_node_end_byte(ec) - ts_node_start_byte(ec));
+        }
+    } else {
+        hit = mentions_agnostic(src + ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+    }
+    if (hit) {
+        range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
+        ut_vec_push(&c->agnostic, r);
+    }
+}
+
+static bool skip_identifier(const an_python *py, TSSymbol parent, TSFieldId field) {
+    if (parent == py->s_attribute || parent == py->s_dotted_name || parent == py->s_aliased_import) return true;
+    if (parent == py->s_parameters || parent == py->s_lambda_parameters || parent == py->s_typed_parameter) return true;
+    if (parent == py->s_global || parent == py->s_nonlocal) return true;
+    if (field == py->f_name &&
+        (parent == py->s_keyword_argument || parent == py->s_function_definition ||
+         parent == py->s_class_definition || parent == py->s_default_parameter ||
+         parent == py->s_typed_default_parameter))
+        return true;
+    if (field == py->f_left && (parent == py->s_assignment || parent == py->s_augmented_assignment)) return true;
+    return false;
+}
+
+static void walk(ctx *c, TSNode root) {
+    an_python *py = c->py;
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    UT_VEC(TSSymbol) parents = {0};
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        TSSymbol s = ts_node_symbol(n);
+        TSSymbol parent = parents.len ? parents.items[parents.len - 1] : 0;
+        TSFieldId field = ts_tree_cursor_current_field_id(&cur);
+        bool descend = true;
+        if (s == py->s_attribute) {
+            if (!(parent == py->s_attribute && field == py->f_object)) check_chain(c, n);
+        } else if (s == py->s_identifier) {
+            if (!skip_identifier(py, parent, field)) check_identifier(c, n);
+        } else if (s == py->s_import_from) {
+            check_import_from(c, n);
+            descend = false;
+        } else if (s == py->s_import_statement || s == py->s_comment) {
+            descend = false;
+        } else if (s == py->s_if) {
+            check_agnostic(c, n, true);
+        } else if (s == py->s_conditional) {
+            check_agnostic(c, n, false);
+        }
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
+            ut_vec_push(&parents, s);
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+            parents.len--;
+        }
+    }
+done:
+    ut_vec_free(&parents);
+    ts_tree_cursor_delete(&cur);
+}
+
+static void collect_errors(ctx *c, TSNode n) {
+    if (!ts_node_has_error(n)) return;
+    if (ts_node_symbol(n) == (TSSymbol)-1 || ts_node_is_missing(n)) {
+        range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
+        ut_vec_push(&c->errors, r);
+        return;
+    }
+    uint32_t cnt = ts_node_child_count(n);
+    for (uint32_t i = 0; i < cnt; i++) collect_errors(c, ts_node_child(n, i));
+}
+
+static void report_syntax_error(ctx *c, TSNode root) {
+    const an_rule *r = NULL;
+    for (size_t i = 0; i < an_catalog_count(c->cat); i++) {
+        const an_rule *x = an_catalog_rule(c->cat, i);
+        if (x->lang == AN_LANG_PYTHON && x->builtin && !strcmp(x->builtin, "syntax-error")) r = x;
+    }
+    if (!r || !enabled(c, r) || !c->errors.len) return;
+    (void)root;
+    range e = c->errors.items[0];
+    ut_buf b;
+    ut_buf_init(&b);
+    uint32_t s = e.start, end = e.end;
+    if (s == end) {
+        ut_buf_puts(&b, "syntax error: missing token");
+    } else {
+        uint32_t n = end - s;
+        const char *t = c->src->text + s;
+        const char *nl = memchr(t, '\n', n);
+        if (nl) n = (uint32_t)(nl - t);
+        if (n > 40) n = 40;
+        ut_buf_printf(&b, "syntax error: cannot parse `%.*s`", (int)n, t);
+    }
+    if (c->errors.len > 1) ut_buf_printf(&b, " (and %zu more error regions)", c->errors.len - 1);
+    ut_buf_puts(&b, "; findings inside the broken region are not reported");
+    an_message_vars v = {NULL, NULL, NULL, b.data, NULL};
+    char *msg = an_message_format(r->message, &v);
+    ut_buf_free(&b);
+    /* a one-line range keeps editors readable when the error region spans the rest of the file */
+    uint32_t line, col, ls, le;
+    an_source_position(c->src, s, &line, &col);
+    an_source_line_span(c->src, line, &ls, &le);
+    emit(c, r, s, end > le || end == s ? (le > s ? le : s) : end, msg);
+}
+
+static void on_query_match(void *vc, const an_rule *r, TSNode report) {
+    ctx *c = vc;
+    if (!enabled(c, r)) return;
+    uint32_t a = ts_node_start_byte(report), b = ts_node_end_byte(report);
+    uint32_t n = b - a;
+    const char *t = c->src->text + a;
+    const char *nl = memchr(t, '\n', n);
+    if (nl) n = (uint32_t)(nl - t);
+    if (n > 60) n = 60;
+    char *text = ut_strndup(t, n);
+    an_message_vars v = {NULL, NULL, r->min_torch, text, NULL};
+    emit(c, r, a, b, an_message_format(r->message, &v));
+    ut_free(text);
+}
+
+static bool resolve_cb(void *vc, TSNode n, ut_buf *out) {
+    ctx *c = vc;
+    return an_pyscope_qualname(&c->scope, n, c->src->text, out);
+}
+
+static bool inside(const range *rs, size_t n, uint32_t s, uint32_t e) {
+    for (size_t i = 0; i < n; i++)
+        if (s >= rs[i].start && e <= rs[i].end) return true;
+    return false;
+}
+
+static bool overlaps(const range *rs, size_t n, uint32_t s, uint32_t e) {
+    for (size_t i = 0; i < n; i++)
+        if (s < rs[i].end && e > rs[i].start) return true;
+    return false;
+}
+
+static bool supersedes(const an_rule *r, const char *code) {
+    for (size_t i = 0; i < r->supersedes.len; i++)
+        if (!strcmp(r->supersedes.items[i], code)) return true;
+    return false;
+}
+
+void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en, an_diag_list *out) {
+    if (src->body) {
+        TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
+        ts_parser_set_included_ranges(py->parser, &r, 1);
+    } else {
+        ts_parser_set_included_ranges(py->parser, NULL, 0);
+    }
+    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+    if (!tree) return;
+    TSNode root = ts_tree_root_node(tree);
+    ctx c = {0};
+    c.py = py, c.cat = cat, c.src = src, c.enabled = en;
+    an_diag_list mine = {0};
+    c.out = &mine;
+    ut_buf_init(&c.tmp);
+    collect_errors(&c, root);
+    an_pyscope_collect(&c.scope, root, src->text);
+    walk(&c, root);
+    an_query_run(an_catalog_queries(cat, AN_LANG_PYTHON), root, src->text, resolve_cb, &c, on_query_match, &c);
+    report_syntax_error(&c, root);
+    /* filter: error regions, agnostic guards, superseded findings */
+    for (size_t i = 0; i < mine.len; i++) {
+        an_diag *d = &mine.items[i];
+        bool drop = false;
+        if (!d->rule->builtin) {
+            drop = overlaps(c.errors.items, c.errors.len, d->start, d->end) ||
+                   (!d->rule->in_guarded_code && inside(c.agnostic.items, c.agnostic.len, d->start, d->end));
+            for (size_t j = 0; j < mine.len && !drop; j++) {
+                const an_diag *o = &mine.items[j];
+                if (j != i && o->rule && o->rule != d->rule && d->start >= o->start && d->end <= o->end &&
+                    supersedes(o->rule, d->rule->code))
+                    drop = true;
+            }
+        }
+        if (drop) {
+            ut_free(d->message);
+            an_fix_free(d->fix);
+            d->message = NULL, d->fix = NULL, d->rule = NULL;
+        }
+    }
+    for (size_t i = 0; i < mine.len; i++) {
+        if (!mine.items[i].rule) continue;
+        an_diag_locate(&mine.items[i], src);
+        ut_vec_push(out, mine.items[i]);
+    }
+    ut_vec_free(&mine);
+    an_diag_list_sort(out);
+    ut_buf_free(&c.tmp);
+    ut_vec_free(&c.errors);
+    ut_vec_free(&c.agnostic);
+    an_pyscope_free(&c.scope);
+    ts_tree_delete(tree);
+}

@@ -1,0 +1,16 @@
+/* an_python: the Python front end: parses a file with tree-sitter, resolves names, runs the qualified-name tables
+ * and the query rules, and yields diagnostics (outside syntax-error regions, deduplicated, superseded ones dropped). */
+#ifndef AN_PYTHON_H
+#define AN_PYTHON_H
+#include "an_diag.h"
+#include "an_rule.h"
+#include "an_source.h"
+
+typedef struct an_python an_python; /* one per thread: owns a TSParser */
+
+an_python *an_python_new(void);
+void an_python_free(an_python *py);
+/* enabled: indexed by rule->index, NULL = all. */
+void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
+                       an_diag_list *out);
+#endif

@@ -1,0 +1,321 @@
+/* an_query: compiles every query rule of a language into one TSQuery, parses its predicates once, and runs it. */
+#include "an_query.h"
+#include "an_catalog_int.h"
+#include <stdio.h>
+
+const TSLanguage *tree_sitter_python(void);
+
+typedef enum { P_EQ, P_MATCH, P_ANY_OF, P_RESOLVES_TO, P_HAS_KEYWORD, P_HAS_POSITIONAL, P_STRING_MATCH } pred_kind;
+
+typedef struct {
+    pred_kind kind;
+    bool neg;
+    uint32_t cap;  /* capture id of the first argument */
+    uint32_t cap2; /* second capture for #eq? @a @b, else UINT32_MAX */
+    UT_VEC(char *) args;
+    pcre2_code *re;
+} pred;
+
+typedef struct {
+    const an_rule *rule;
+    uint32_t report_cap;
+    UT_VEC(pred) preds;
+} pattern_info;
+
+struct an_query_set {
+    TSQuery *query;
+    UT_VEC(pattern_info) patterns;
+};
+
+const TSLanguage *an_query_language(an_lang lang) { return lang == AN_LANG_PYTHON ? tree_sitter_python() : NULL; }
+
+void an_query_set_free(struct an_query_set *qs) {
+    if (!qs) return;
+    for (size_t i = 0; i < qs->patterns.len; i++) {
+        pattern_info *pi = &qs->patterns.items[i];
+        for (size_t j = 0; j < pi->preds.len; j++) {
+            pred *p = &pi->preds.items[j];
+            for (size_t k = 0; k < p->args.len; k++) ut_free(p->args.items[k]);
+            ut_vec_free(&p->args);
+            if (p->re) pcre2_code_free(p->re);
+        }
+        ut_vec_free(&pi->preds);
+    }
+    ut_vec_free(&qs->patterns);
+    if (qs->query) ts_query_delete(qs->query);
+    ut_free(qs);
+}
+
+static const char *error_name(TSQueryError e) {
+    switch (e) {
+    case TSQueryErrorSyntax: return "syntax error";
+    case TSQueryErrorNodeType: return "unknown node type";
+    case TSQueryErrorField: return "unknown field";
+    case TSQueryErrorCapture: return "unknown capture";
+    case TSQueryErrorStructure: return "impossible pattern structure";
+    default: return "error";
+    }
+}
+
+static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an_rule *r, ut_buf *err) {
+    uint32_t nsteps;
+    const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, pattern, &nsteps);
+    uint32_t i = 0;
+    while (i < nsteps) {
+        uint32_t j = i;
+        while (j < nsteps && st[j].type != TSQueryPredicateStepTypeDone) j++;
+        /* steps i..j-1 form one predicate */
+        if (st[i].type != TSQueryPredicateStepTypeString) goto bad;
+        uint32_t len;
+        const char *name = ts_query_string_value_for_id(q, st[i].value_id, &len);
+        pred p = {0};
+        p.cap2 = UINT32_MAX;
+        const char *base = name;
+        if (!strncmp(name, "not-", 4)) p.neg = true, base = name + 4;
+        if (!strcmp(base, "eq?")) p.kind = P_EQ;
+        else if (!strcmp(base, "match?")) p.kind = P_MATCH;
+        else if (!strcmp(base, "any-of?")) p.kind = P_ANY_OF;
+        else if (!strcmp(base, "resolves-to?")) p.kind = P_RESOLVES_TO;
+        else if (!strcmp(base, "has-keyword?")) p.kind = P_HAS_KEYWORD;
+        else if (!strcmp(base, "has-positional?")) p.kind = P_HAS_POSITIONAL;
+        else if (!strcmp(base, "string-match?")) p.kind = P_STRING_MATCH;
+        else {
+            ut_buf_printf(err, "%s:%d: rule %s: unknown predicate #%s (known: eq?, match?, any-of?, resolves-to?, "
+                               "has-keyword?, has-positional?, string-match? and their not- forms)\n",
+                          r->origin, r->origin_line, r->code, name);
+            return false;
+        }
+        if (i + 1 >= j || st[i + 1].type != TSQueryPredicateStepTypeCapture) goto bad;
+        p.cap = st[i + 1].value_id;
+        for (uint32_t k = i + 2; k < j; k++) {
+            if (st[k].type == TSQueryPredicateStepTypeCapture && p.kind == P_EQ && p.cap2 == UINT32_MAX) {
+                p.cap2 = st[k].value_id;
+                continue;
+            }
+            if (st[k].type != TSQueryPredicateStepTypeString) goto bad;
+            const char *s = ts_query_string_value_for_id(q, st[k].value_id, &len);
+            ut_vec_push(&p.args, ut_strndup(s, len));
+        }
+        bool needs_arg = p.kind != P_HAS_POSITIONAL && !(p.kind == P_EQ && p.cap2 != UINT32_MAX);
+        if (needs_arg && !p.args.len) goto bad;
+        if (p.kind == P_MATCH || p.kind == P_STRING_MATCH) {
+            int ec;
+            PCRE2_SIZE eo;
+            p.re = pcre2_compile((PCRE2_SPTR)p.args.items[0], PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+            if (!p.re) {
+                PCRE2_UCHAR msg[256];
+                pcre2_get_error_message(ec, msg, sizeof msg);
+                ut_buf_printf(err, "%s:%d: rule %s: bad regex in #%s: %s\n", r->origin, r->origin_line, r->code, name,
+                              (char *)msg);
+                return false;
+            }
+            pcre2_jit_compile(p.re, PCRE2_JIT_COMPLETE);
+        }
+        ut_vec_push(&pi->preds, p);
+        i = j + 1;
+        continue;
+    bad:
+        ut_buf_printf(err, "%s:%d: rule %s: malformed predicate #%s\n", r->origin, r->origin_line, r->code,
+                      ts_query_string_value_for_id(q, st[i].value_id, &len));
+        return false;
+    }
+    return true;
+}
+
+struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_buf *err, int *nerr) {
+    const TSLanguage *tl = an_query_language(lang);
+    ut_buf src;
+    ut_buf_init(&src);
+    UT_VEC(const an_rule *) owners = {0};
+    UT_VEC(uint32_t) starts = {0};
+    for (size_t i = 0; i < c->rules.len; i++) {
+        const an_rule *r = c->rules.items[i];
+        if (r->lang != lang || !r->query) continue;
+        if (!tl) {
+            ut_buf_printf(err, "%s:%d: rule %s: `query` rules exist only for python\n", r->origin, r->origin_line, r->code);
+            (*nerr)++;
+            continue;
+        }
+        /* validate each rule on its own first so an error names its rule */
+        uint32_t eo;
+        TSQueryError et;
+        TSQuery *one = ts_query_new(tl, r->query, (uint32_t)strlen(r->query), &eo, &et);
+        if (!one) {
+            ut_buf_printf(err, "%s:%d: rule %s: query %s at offset %u: %.40s\n", r->origin, r->origin_line, r->code,
+                          error_name(et), eo, r->query + eo);
+            (*nerr)++;
+            continue;
+        }
+        bool has_report = false;
+        for (uint32_t k = 0; k < ts_query_capture_count(one); k++) {
+            uint32_t n;
+            const char *nm = ts_query_capture_name_for_id(one, k, &n);
+            if (n == strlen(r->report) && !memcmp(nm, r->report, n)) has_report = true;
+        }
+        ts_query_delete(one);
+        if (!has_report) {
+            ut_buf_printf(err, "%s:%d: rule %s: the query has no @%s capture to report\n", r->origin, r->origin_line,
+                          r->code, r->report);
+            (*nerr)++;
+            continue;
+        }
+        ut_vec_push(&owners, r);
+        ut_vec_push(&starts, (uint32_t)src.len);
+        ut_buf_puts(&src, r->query);
+        ut_buf_putc(&src, '\n');
+    }
+    if (!owners.len) {
+        ut_buf_free(&src);
+        ut_vec_free(&owners);
+        ut_vec_free(&starts);
+        return NULL;
+    }
+    struct an_query_set *qs = ut_calloc(1, sizeof *qs);
+    uint32_t eo;
+    TSQueryError et;
+    qs->query = ts_query_new(tl, src.data, (uint32_t)src.len, &eo, &et);
+    if (!qs->query) {
+        ut_buf_printf(err, "rules: the combined %s query fails: %s at offset %u\n", an_lang_name(lang), error_name(et), eo);
+        (*nerr)++;
+        goto fail;
+    }
+    uint32_t np = ts_query_pattern_count(qs->query);
+    for (uint32_t p = 0; p < np; p++) {
+        uint32_t sb = ts_query_start_byte_for_pattern(qs->query, p);
+        size_t k = 0;
+        while (k + 1 < starts.len && starts.items[k + 1] <= sb) k++;
+        pattern_info pi = {0};
+        pi.rule = owners.items[k];
+        pi.report_cap = UINT32_MAX;
+        for (uint32_t cid = 0; cid < ts_query_capture_count(qs->query); cid++) {
+            uint32_t n;
+            const char *nm = ts_query_capture_name_for_id(qs->query, cid, &n);
+            if (n == strlen(pi.rule->report) && !memcmp(nm, pi.rule->report, n)) pi.report_cap = cid;
+        }
+        if (!parse_preds(qs->query, p, &pi, pi.rule, err)) (*nerr)++;
+        ut_vec_push(&qs->patterns, pi);
+    }
+    ut_buf_free(&src);
+    ut_vec_free(&owners);
+    ut_vec_free(&starts);
+    return qs;
+fail:
+    ut_buf_free(&src);
+    ut_vec_free(&owners);
+    ut_vec_free(&starts);
+    an_query_set_free(qs);
+    return NULL;
+}
+
+void an_py_string_content(TSNode str, const char *src, uint32_t *start, uint32_t *end) {
+    (void)src;
+    *start = ts_node_start_byte(str);
+    *end = ts_node_end_byte(str);
+    uint32_t n = ts_node_child_count(str);
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode ch = ts_node_child(str, i);
+        const char *t = ts_node_type(ch);
+        if (!strcmp(t, "string_start")) *start = ts_node_end_byte(ch);
+        else if (!strcmp(t, "string_end")) *end = ts_node_start_byte(ch);
+    }
+    if (*end < *start) *end = *start;
+}
+
+static bool re_match(pcre2_code *re, const char *s, size_t n) {
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
+static bool text_eq(const char *src, TSNode n, const char *s) {
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    return strlen(s) == b - a && !memcmp(src + a, s, b - a);
+}
+
+static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resolve_fn resolve, void *rctx, ut_buf *tmp) {
+    /* a capture absent from the match (optional part) makes positive predicates false */
+    TSNode n = {0}, n2 = {0};
+    bool have = false, have2 = false;
+    for (uint16_t i = 0; i < m->capture_count; i++) {
+        if (m->captures[i].index == p->cap && !have) n = m->captures[i].node, have = true;
+        if (m->captures[i].index == p->cap2 && !have2) n2 = m->captures[i].node, have2 = true;
+    }
+    if (!have) return p->neg;
+    bool r = false;
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    switch (p->kind) {
+    case P_EQ:
+        if (p->cap2 != UINT32_MAX) {
+            if (!have2) return p->neg;
+            uint32_t a2 = ts_node_start_byte(n2), b2 = ts_node_end_byte(n2);
+            r = b - a == b2 - a2 && !memcmp(src + a, src + a2, b - a);
+        } else r = text_eq(src, n, p->args.items[0]);
+        break;
+    case P_MATCH: r = re_match(p->re, src + a, b - a); break;
+    case P_STRING_MATCH: {
+        if (strcmp(ts_node_type(n), "string")) { r = false; break; }
+        uint32_t s, e;
+        an_py_string_content(n, src, &s, &e);
+        r = re_match(p->re, src + s, e - s);
+        break;
+    }
+    case P_ANY_OF:
+        for (size_t i = 0; i < p->args.len && !r; i++) r = text_eq(src, n, p->args.items[i]);
+        break;
+    case P_RESOLVES_TO:
+        ut_buf_clear(tmp);
+        if (resolve && resolve(rctx, n, tmp)) {
+            for (size_t i = 0; i < p->args.len && !r; i++) {
+                const char *want = p->args.items[i];
+                size_t wl = strlen(want);
+                if (wl > 2 && !strcmp(want + wl - 2, ".*"))
+                    r = tmp->len > wl - 2 && !strncmp(tmp->data, want, wl - 1);
+                else r = !strcmp(tmp->data, want);
+            }
+        }
+        break;
+    case P_HAS_KEYWORD:
+    case P_HAS_POSITIONAL: {
+        uint32_t nc = ts_node_named_child_count(n);
+        for (uint32_t i = 0; i < nc && !r; i++) {
+            TSNode ch = ts_node_named_child(n, i);
+            const char *t = ts_node_type(ch);
+            if (p->kind == P_HAS_KEYWORD) {
+                if (!strcmp(t, "dictionary_splat")) r = true; /* **kwargs may hold it */
+                else if (!strcmp(t, "keyword_argument")) {
+                    TSNode nm = ts_node_child_by_field_name(ch, "name", 4);
+                    for (size_t k = 0; k < p->args.len && !r; k++) r = text_eq(src, nm, p->args.items[k]);
+                }
+            } else {
+                r = strcmp(t, "keyword_argument") && strcmp(t, "comment") && strcmp(t, "dictionary_splat");
+            }
+        }
+        break;
+    }
+    }
+    return p->neg ? !r : r;
+}
+
+void an_query_run(const an_query_set *qs, TSNode root, const char *src, an_resolve_fn resolve, void *rctx,
+                  an_match_fn on_match, void *mctx) {
+    if (!qs || !qs->query) return;
+    TSQueryCursor *qc = ts_query_cursor_new();
+    ts_query_cursor_exec(qc, qs->query, root);
+    TSQueryMatch m;
+    ut_buf tmp;
+    ut_buf_init(&tmp);
+    while (ts_query_cursor_next_match(qc, &m)) {
+        const pattern_info *pi = &qs->patterns.items[m.pattern_index];
+        bool ok = true;
+        for (size_t i = 0; i < pi->preds.len && ok; i++) ok = eval(&pi->preds.items[i], &m, src, resolve, rctx, &tmp);
+        if (!ok) continue;
+        for (uint16_t i = 0; i < m.capture_count; i++)
+            if (m.captures[i].index == pi->report_cap) {
+                on_match(mctx, pi->rule, m.captures[i].node);
+                break;
+            }
+    }
+    ut_buf_free(&tmp);
+    ts_query_cursor_delete(qc);
+}

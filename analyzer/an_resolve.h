@@ -1,0 +1,30 @@
+/* an_resolve: Python name resolution: which qualified name (torch.cuda.synchronize) an identifier or a dotted
+ * attribute chain stands for, through the file's imports (every scope, like TorchFix). */
+#ifndef AN_RESOLVE_H
+#define AN_RESOLVE_H
+#include "../util/ut_buf.h"
+#include "../util/ut_mem.h"
+#include <tree_sitter/api.h>
+
+typedef struct {
+    char *local;       /* the name bound in the file */
+    char *qual;        /* what it stands for */
+    uint32_t start;    /* byte range of the import's name node */
+    uint32_t end;
+    bool in_fallback;  /* inside an `except` clause (try/except ImportError fallbacks) */
+} an_binding;
+
+typedef struct {
+    UT_VEC(an_binding) bindings;
+    UT_VEC(char *) stars; /* modules imported with `from M import *` */
+} an_pyscope;
+
+void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src);
+void an_pyscope_free(an_pyscope *sc);
+/* What a local name stands for: NULL when unbound or when its imports disagree. *bound says whether any import
+ * binds it. */
+const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, bool *bound);
+/* Qualified name of an identifier or a pure attribute chain (a.b.c); false otherwise. Unbound roots stand for
+ * themselves, so `torch.cuda.x` resolves without an import. */
+bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_buf *out);
+#endif

@@ -1,0 +1,37 @@
+/* an_source: one input file in memory: its bytes, its line table, and byte -> (line, column) positions. */
+#ifndef AN_SOURCE_H
+#define AN_SOURCE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    char *path;           /* as given or as found by the walk; used in every message */
+    char *text;           /* the file's bytes, NUL-terminated */
+    uint32_t len;
+    uint32_t *line_starts; /* byte offset of each line's first byte */
+    uint32_t nlines;
+    uint32_t body;        /* first byte after a UTF-8 BOM (0 or 3) */
+} an_source;
+
+typedef enum {
+    AN_LOAD_OK = 0,
+    AN_LOAD_UNREADABLE, /* open/read failed: errno in the message */
+    AN_LOAD_TOO_LARGE,
+    AN_LOAD_BINARY,     /* NUL bytes */
+    AN_LOAD_NOT_UTF8,
+    AN_LOAD_NOT_REGULAR,
+} an_load_status;
+
+/* Reads and validates a file. On failure *why receives a heap message (without the path). */
+an_load_status an_source_load(an_source *src, const char *path, size_t max_size, char **why);
+/* Takes a copy of text that is already in memory (editor buffers, tests). No validation. */
+void an_source_init_mem(an_source *src, const char *path, const char *text, size_t len);
+void an_source_free(an_source *src);
+/* 1-based line and 1-based column in Unicode code points. */
+void an_source_position(const an_source *src, uint32_t byte, uint32_t *line, uint32_t *col);
+/* Byte range [start, end) of the line holding byte, without its line terminator. */
+void an_source_line_span(const an_source *src, uint32_t line, uint32_t *start, uint32_t *end);
+/* Returns the byte offset of the first invalid UTF-8 sequence, or -1 when valid. */
+long an_utf8_invalid_at(const char *s, size_t n);
+#endif

@@ -1,0 +1,22 @@
+/* cli: the command-line verbs (check, rule, version) and what they share: loading the catalog, parsing
+ * --select/--ignore, exit codes. */
+#ifndef CLI_H
+#define CLI_H
+#include "../analyzer/an_rule.h"
+
+#define XPUIFY_VERSION "0.1.0"
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FINDINGS = 1, CLI_EXIT_USAGE = 2 };
+
+int cli_check(int argc, char **argv);
+int cli_rule(int argc, char **argv);
+
+/* Loads the built-in rules plus any YAML files under the given directories; prints errors; NULL on failure. */
+an_catalog *cli_load_catalog(const char *const *rule_dirs, size_t ndirs);
+/* Applies comma-separated selectors (codes, code prefixes, names, ALL) to enabled[]. false on an unknown one. */
+bool cli_apply_selectors(const an_catalog *cat, const char *list, bool value, bool *enabled, const char *flag);
+/* Parses "10M", "512K", "1000" into bytes. */
+bool cli_parse_size(const char *s, size_t *out);
+/* For options: matches "--name VALUE" and "--name=VALUE"; advances *i. */
+bool cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+#endif

@@ -1,0 +1,32 @@
+/* cli_main: the entry point: dispatches the verb. */
+#include "cli.h"
+#include <stdio.h>
+
+static void usage(FILE *fp) {
+    fprintf(fp,
+            "xpuify %s: find CUDA-only code and make it device-agnostic (CUDA, Intel XPU, CPU, MPS)\n\n"
+            "Usage: xpuify <command> [options]\n\n"
+            "Commands:\n"
+            "  check [PATH...]      report CUDA-only code (default PATH: .)\n"
+            "  rule CODE|NAME       explain a rule; `rule --all [--format json|markdown]` lists them\n"
+            "  version              print the version\n"
+            "  help                 this text\n\n"
+            "Run `xpuify <command> --help` for a command's options.\n"
+            "Exit status: 0 clean, 1 findings, 2 usage, configuration or input error.\n",
+            XPUIFY_VERSION);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { usage(stderr); return CLI_EXIT_USAGE; }
+    const char *verb = argv[1];
+    if (!strcmp(verb, "check")) return cli_check(argc - 1, argv + 1);
+    if (!strcmp(verb, "rule")) return cli_rule(argc - 1, argv + 1);
+    if (!strcmp(verb, "version") || !strcmp(verb, "--version") || !strcmp(verb, "-V")) {
+        printf("xpuify %s\n", XPUIFY_VERSION);
+        return 0;
+    }
+    if (!strcmp(verb, "help") || !strcmp(verb, "--help") || !strcmp(verb, "-h")) { usage(stdout); return 0; }
+    fprintf(stderr, "xpuify: error: unknown command `%s`\n\n", verb);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}

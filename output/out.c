@@ -1,0 +1,54 @@
+/* out: format selection and the pieces the formats share. */
+#include "out.h"
+#include <cjson/cJSON.h>
+
+bool out_format_parse(const char *s, out_format *f) {
+    static const struct { const char *n; out_format f; } t[] = {
+        {"text", OUT_TEXT}, {"full", OUT_TEXT}, {"concise", OUT_CONCISE}, {"json", OUT_JSON},
+        {"sarif", OUT_SARIF}, {"github", OUT_GITHUB}};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (!strcmp(s, t[i].n)) return *f = t[i].f, true;
+    return false;
+}
+
+const char *out_format_names(void) { return "text, concise, json, sarif, github"; }
+
+void out_write(out_format f, const out_report *r, FILE *fp) {
+    switch (f) {
+    case OUT_TEXT: out_text(r, fp, false); break;
+    case OUT_CONCISE: out_text(r, fp, true); break;
+    case OUT_JSON: out_json(r, fp); break;
+    case OUT_SARIF: out_sarif(r, fp); break;
+    case OUT_GITHUB: out_github(r, fp); break;
+    }
+}
+
+size_t out_count(const an_results *r) {
+    size_t n = 0;
+    for (size_t i = 0; i < r->len; i++) n += r->items[i].diags.len;
+    return n;
+}
+
+cJSON *out_json_fix(const an_diag *d, const an_source *src) {
+    if (!d->fix) return NULL;
+    cJSON *fix = cJSON_CreateObject();
+    cJSON_AddStringToObject(fix, "message", d->fix->title ? d->fix->title : "");
+    cJSON_AddStringToObject(fix, "applicability", an_applicability_name(d->fix->applicability));
+    cJSON *edits = cJSON_AddArrayToObject(fix, "edits");
+    for (size_t i = 0; i < d->fix->edits.len; i++) {
+        const an_edit *e = &d->fix->edits.items[i];
+        uint32_t l, c, el, ec;
+        an_source_position(src, e->start, &l, &c);
+        an_source_position(src, e->end, &el, &ec);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "content", e->text ? e->text : "");
+        cJSON_AddNumberToObject(o, "start_byte", e->start);
+        cJSON_AddNumberToObject(o, "end_byte", e->end);
+        cJSON_AddNumberToObject(o, "line", l);
+        cJSON_AddNumberToObject(o, "column", c);
+        cJSON_AddNumberToObject(o, "end_line", el);
+        cJSON_AddNumberToObject(o, "end_column", ec);
+        cJSON_AddItemToArray(edits, o);
+    }
+    return fix;
+}

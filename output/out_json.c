@@ -1,0 +1,32 @@
+/* out_json: an array of findings: path, line, column, end_line, end_column (1-based, code points), code, name,
+ * severity, message, fix. */
+#include "out.h"
+#include <cjson/cJSON.h>
+
+void out_json(const out_report *r, FILE *fp) {
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < r->res->len; i++) {
+        const an_file_result *f = &r->res->items[i];
+        for (size_t j = 0; j < f->diags.len; j++) {
+            const an_diag *d = &f->diags.items[j];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "path", f->file->path);
+            cJSON_AddNumberToObject(o, "line", d->line);
+            cJSON_AddNumberToObject(o, "column", d->col);
+            cJSON_AddNumberToObject(o, "end_line", d->end_line);
+            cJSON_AddNumberToObject(o, "end_column", d->end_col);
+            cJSON_AddStringToObject(o, "code", d->rule->code);
+            cJSON_AddStringToObject(o, "name", d->rule->name);
+            cJSON_AddStringToObject(o, "severity", an_severity_name(d->rule->severity));
+            cJSON_AddStringToObject(o, "message", d->message);
+            cJSON *fix = out_json_fix(d, &f->src);
+            cJSON_AddItemToObject(o, "fix", fix ? fix : cJSON_CreateNull());
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    char *s = cJSON_Print(arr);
+    fputs(s, fp);
+    fputc('\n', fp);
+    cJSON_free(s);
+    cJSON_Delete(arr);
+}

@@ -1,0 +1,135 @@
+/* out_sarif: SARIF 2.1.0: one run, the tool's rules (id, name, descriptions, help), results with regions in
+ * Unicode code points, fixes as artifactChanges. */
+#include "out.h"
+#include <cjson/cJSON.h>
+
+static const char *level(an_severity s) {
+    return s == AN_SEV_ERROR ? "error" : s == AN_SEV_WARNING ? "warning" : "note";
+}
+
+static char *uri(const char *path) {
+    ut_buf b;
+    ut_buf_init(&b);
+    if (!strncmp(path, "./", 2)) path += 2;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
+            ut_buf_putc(&b, (char)*p);
+        else ut_buf_printf(&b, "%%%02X", *p);
+    }
+    return ut_buf_take(&b);
+}
+
+static cJSON *region(uint32_t l, uint32_t c, uint32_t el, uint32_t ec) {
+    cJSON *reg = cJSON_CreateObject();
+    cJSON_AddNumberToObject(reg, "startLine", l);
+    cJSON_AddNumberToObject(reg, "startColumn", c);
+    cJSON_AddNumberToObject(reg, "endLine", el);
+    cJSON_AddNumberToObject(reg, "endColumn", ec);
+    return reg;
+}
+
+void out_sarif(const out_report *r, FILE *fp) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    cJSON_AddStringToObject(root, "version", "2.1.0");
+    cJSON *runs = cJSON_AddArrayToObject(root, "runs");
+    cJSON *run = cJSON_CreateObject();
+    cJSON_AddItemToArray(runs, run);
+    cJSON *driver = cJSON_CreateObject();
+    cJSON *tool = cJSON_CreateObject();
+    cJSON_AddItemToObject(tool, "driver", driver);
+    cJSON_AddItemToObject(run, "tool", tool);
+    cJSON_AddStringToObject(driver, "name", "xpuify");
+    cJSON_AddStringToObject(driver, "version", r->version);
+    cJSON_AddStringToObject(driver, "informationUri", "https://github.com/xpuify/xpuify");
+    cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
+    size_t nrules = an_catalog_count(r->cat);
+    for (size_t i = 0; i < nrules; i++) {
+        const an_rule *ru = an_catalog_rule(r->cat, i);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", ru->code);
+        cJSON_AddStringToObject(o, "name", ru->name);
+        cJSON *sd = cJSON_CreateObject();
+        cJSON_AddStringToObject(sd, "text", ru->summary);
+        cJSON_AddItemToObject(o, "shortDescription", sd);
+        cJSON *fd = cJSON_CreateObject();
+        cJSON_AddStringToObject(fd, "text", ru->doc ? ru->doc : ru->summary);
+        cJSON_AddItemToObject(o, "fullDescription", fd);
+        cJSON *help = cJSON_CreateObject();
+        cJSON_AddStringToObject(help, "text", ru->doc ? ru->doc : ru->summary);
+        cJSON_AddStringToObject(help, "markdown", ru->doc ? ru->doc : ru->summary);
+        cJSON_AddItemToObject(o, "help", help);
+        char href[256];
+        snprintf(href, sizeof href, "https://github.com/xpuify/xpuify/blob/main/docs/rules.md#%s", ru->code);
+        cJSON_AddStringToObject(o, "helpUri", href);
+        cJSON *cfg = cJSON_CreateObject();
+        cJSON_AddStringToObject(cfg, "level", level(ru->severity));
+        cJSON_AddItemToObject(o, "defaultConfiguration", cfg);
+        cJSON *props = cJSON_CreateObject();
+        cJSON_AddStringToObject(props, "fix", an_applicability_name(ru->fix));
+        cJSON_AddStringToObject(props, "language", an_lang_name(ru->lang));
+        cJSON_AddItemToObject(o, "properties", props);
+        cJSON_AddItemToArray(rules, o);
+    }
+    cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
+    cJSON *results = cJSON_AddArrayToObject(run, "results");
+    for (size_t i = 0; i < r->res->len; i++) {
+        const an_file_result *f = &r->res->items[i];
+        for (size_t j = 0; j < f->diags.len; j++) {
+            const an_diag *d = &f->diags.items[j];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "ruleId", d->rule->code);
+            cJSON_AddNumberToObject(o, "ruleIndex", d->rule->index);
+            cJSON_AddStringToObject(o, "level", level(d->rule->severity));
+            cJSON *msg = cJSON_CreateObject();
+            cJSON_AddStringToObject(msg, "text", d->message);
+            cJSON_AddItemToObject(o, "message", msg);
+            char *u = uri(f->file->path);
+            cJSON *locs = cJSON_AddArrayToObject(o, "locations");
+            cJSON *loc = cJSON_CreateObject();
+            cJSON *phys = cJSON_CreateObject();
+            cJSON *art = cJSON_CreateObject();
+            cJSON_AddStringToObject(art, "uri", u);
+            cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
+            cJSON_AddItemToObject(phys, "artifactLocation", art);
+            cJSON_AddItemToObject(phys, "region", region(d->line, d->col, d->end_line, d->end_col));
+            cJSON_AddItemToObject(loc, "physicalLocation", phys);
+            cJSON_AddItemToArray(locs, loc);
+            if (d->fix) {
+                cJSON *fixes = cJSON_AddArrayToObject(o, "fixes");
+                cJSON *fx = cJSON_CreateObject();
+                cJSON *desc = cJSON_CreateObject();
+                cJSON_AddStringToObject(desc, "text", d->fix->title ? d->fix->title : "");
+                cJSON_AddItemToObject(fx, "description", desc);
+                cJSON *changes = cJSON_AddArrayToObject(fx, "artifactChanges");
+                cJSON *ch = cJSON_CreateObject();
+                cJSON *a2 = cJSON_CreateObject();
+                cJSON_AddStringToObject(a2, "uri", u);
+                cJSON_AddStringToObject(a2, "uriBaseId", "%SRCROOT%");
+                cJSON_AddItemToObject(ch, "artifactLocation", a2);
+                cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
+                for (size_t k = 0; k < d->fix->edits.len; k++) {
+                    const an_edit *e = &d->fix->edits.items[k];
+                    uint32_t l, c, el, ec;
+                    an_source_position(&f->src, e->start, &l, &c);
+                    an_source_position(&f->src, e->end, &el, &ec);
+                    cJSON *rep = cJSON_CreateObject();
+                    cJSON_AddItemToObject(rep, "deletedRegion", region(l, c, el, ec));
+                    cJSON *ins = cJSON_CreateObject();
+                    cJSON_AddStringToObject(ins, "text", e->text ? e->text : "");
+                    cJSON_AddItemToObject(rep, "insertedContent", ins);
+                    cJSON_AddItemToArray(reps, rep);
+                }
+                cJSON_AddItemToArray(changes, ch);
+                cJSON_AddItemToArray(fixes, fx);
+            }
+            ut_free(u);
+            cJSON_AddItemToArray(results, o);
+        }
+    }
+    char *s = cJSON_Print(root);
+    fputs(s, fp);
+    fputc('\n', fp);
+    cJSON_free(s);
+    cJSON_Delete(root);
+}

@@ -1,0 +1,57 @@
+/* out_text: the human formats: `path:line:col: CODE [name] message` with the source line and carets (text), or
+ * the first line alone (concise); a summary line closes both. */
+#include "out.h"
+
+static void frame(const an_diag *d, const an_source *src, FILE *fp, bool color) {
+    uint32_t ls, le;
+    an_source_line_span(src, d->line, &ls, &le);
+    int w = snprintf(NULL, 0, "%u", d->line);
+    fprintf(fp, " %*u | %.*s\n", w, d->line, (int)(le - ls), src->text + ls);
+    fprintf(fp, " %*s | ", w, "");
+    /* reproduce tabs so the carets line up; one column per code point otherwise */
+    uint32_t i = ls;
+    uint32_t start = d->start < ls ? ls : d->start;
+    for (; i < start && i < le; i++) {
+        unsigned char ch = (unsigned char)src->text[i];
+        if ((ch & 0xC0) == 0x80) continue;
+        fputc(ch == '\t' ? '\t' : ' ', fp);
+    }
+    uint32_t end = d->end_line == d->line ? d->end : le;
+    if (end > le) end = le;
+    int n = 0;
+    for (; i < end; i++)
+        if (((unsigned char)src->text[i] & 0xC0) != 0x80) n++;
+    if (n < 1) n = 1;
+    if (color) fputs("\033[31m", fp);
+    for (int k = 0; k < n; k++) fputc('^', fp);
+    if (color) fputs("\033[0m", fp);
+    fputc('\n', fp);
+}
+
+void out_text(const out_report *r, FILE *fp, bool concise) {
+    size_t files = 0, total = 0, fixable = 0;
+    for (size_t i = 0; i < r->res->len; i++) {
+        const an_file_result *f = &r->res->items[i];
+        if (f->diags.len) files++;
+        for (size_t j = 0; j < f->diags.len; j++) {
+            const an_diag *d = &f->diags.items[j];
+            total++;
+            if (d->fix) fixable++;
+            if (r->color)
+                fprintf(fp, "\033[1m%s\033[0m:%u:%u: \033[1;31m%s\033[0m [%s] %s%s\n", f->file->path, d->line, d->col,
+                        d->rule->code, d->rule->name, d->fix ? "[*] " : "", d->message);
+            else
+                fprintf(fp, "%s:%u:%u: %s [%s] %s%s\n", f->file->path, d->line, d->col, d->rule->code, d->rule->name,
+                        d->fix ? "[*] " : "", d->message);
+            if (!concise) frame(d, &f->src, fp, r->color);
+        }
+    }
+    if (total) {
+        fprintf(fp, "Found %zu finding%s in %zu file%s (%zu file%s checked).", total, total == 1 ? "" : "s", files,
+                files == 1 ? "" : "s", r->res->len, r->res->len == 1 ? "" : "s");
+        if (fixable) fprintf(fp, " [*] %zu fixable with `xpuify fix`.", fixable);
+        fputc('\n', fp);
+    } else {
+        fprintf(fp, "All checks passed (%zu file%s checked).\n", r->res->len, r->res->len == 1 ? "" : "s");
+    }
+}

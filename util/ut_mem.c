@@ -1,0 +1,35 @@
+/* ut_mem: allocation that never returns NULL (out of memory aborts with a message). */
+#include "ut_mem.h"
+#include <stdio.h>
+
+static void oom(size_t n) {
+    fprintf(stderr, "xpuify: fatal: out of memory (%zu bytes)\n", n);
+    abort();
+}
+
+void *ut_malloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) oom(n);
+    return p;
+}
+
+void *ut_calloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom(n * size);
+    return p;
+}
+
+void *ut_realloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) oom(n);
+    return q;
+}
+
+char *ut_strndup(const char *s, size_t n) {
+    char *d = ut_malloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *ut_strdup(const char *s) { return s ? ut_strndup(s, strlen(s)) : NULL; }
