@@ -1,0 +1,238 @@
+"""End-to-end tests of `xpuify check` and `xpuify rule`: every output format, every exit code, bad input,
+.gitignore, selection, exclusion."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from harness import ROOT, check, eq, main, read, run, write  # noqa: E402
+
+CUDA = "import torch\nx = torch.zeros(3).cuda()\ntorch.cuda.synchronize()\n"
+CLEAN = "import torch\nx = torch.zeros(3)\n"
+
+
+def test_exit_codes(d):
+    write("clean.py", CLEAN)
+    write("bad.py", CUDA)
+    eq(run("check", "clean.py").code, 0)
+    r = run("check", "bad.py")
+    eq(r.code, 1)
+    eq(run("check", "--exit-zero", "bad.py").code, 0)
+    eq(run("check", "--bogus").code, 2)
+    eq(run("check", "--format", "xml", "bad.py").code, 2)
+    eq(run("check", "--select", "NOPE", "bad.py").code, 2)
+    r = run("check", "missing.py")
+    eq(r.code, 2)
+    check("missing.py" in r.err and "No such file" in r.err, "names the missing file", r)
+    # 2 wins over --exit-zero
+    eq(run("check", "--exit-zero", "missing.py", "bad.py").code, 2)
+    eq(run("bogus-command").code, 2)
+
+
+def test_default_path_is_cwd(d):
+    write("pkg/a.py", CUDA)
+    r = run("check", "--format", "json")
+    eq(r.code, 1)
+    eq({f["path"] for f in r.json()}, {"pkg/a.py"})
+
+
+def test_text_format_has_frame_and_summary(d):
+    write("bad.py", CUDA)
+    r = run("check", "bad.py")
+    lines = r.out.splitlines()
+    eq(lines[0], "bad.py:2:20: XPU101 [cuda-method-call] `.cuda()` only targets CUDA; use `.to(DEV)` with a device chosen at run time")
+    eq(lines[1], " 2 | x = torch.zeros(3).cuda()")
+    eq(lines[2], "   |                    ^^^^")
+    check(lines[-1].startswith("Found 2 findings in 1 file"), "summary", r)
+    check("\033[" not in r.out, "no colour when not a terminal")
+
+
+def test_concise_format(d):
+    write("bad.py", CUDA)
+    r = run("check", "--format", "concise", "bad.py")
+    eq(r.out.splitlines()[:2], [
+        "bad.py:2:20: XPU101 [cuda-method-call] `.cuda()` only targets CUDA; use `.to(DEV)` with a device chosen at run time",
+        "bad.py:3:1: XPU202 [cuda-stream-event] `torch.cuda.synchronize` is CUDA-only; use `torch.accelerator.synchronize` (torch >= 2.6)"])
+
+
+def test_json_format(d):
+    write("bad.py", "# é\nimport torch\ny = 'é'; torch.cuda.synchronize()\n")
+    r = run("check", "--format", "json", "bad.py")
+    eq(r.code, 1)
+    items = r.json()
+    eq(len(items), 1)
+    f = items[0]
+    eq(set(f), {"path", "line", "column", "end_line", "end_column", "code", "name", "severity", "message", "fix"})
+    eq((f["path"], f["line"], f["column"], f["end_line"], f["end_column"]), ("bad.py", 3, 10, 3, 32))
+    eq((f["code"], f["name"], f["severity"]), ("XPU202", "cuda-stream-event", "warning"))
+    eq(r.err, "")
+    eq(run("check", "--format", "json", "--exit-zero", "bad.py").json(), items)
+
+
+def test_json_empty_array_when_clean(d):
+    write("clean.py", CLEAN)
+    r = run("check", "--format", "json", "clean.py")
+    eq((r.code, r.json()), (0, []))
+
+
+def test_sarif_format(d):
+    write("src/bad file.py", CUDA)
+    r = run("check", "--format", "sarif", "src")
+    eq(r.code, 1)
+    s = r.json()
+    eq(s["version"], "2.1.0")
+    run0 = s["runs"][0]
+    driver = run0["tool"]["driver"]
+    eq(driver["name"], "xpuify")
+    ids = [x["id"] for x in driver["rules"]]
+    check("XPU101" in ids and "XPU202" in ids, "rules listed")
+    for rule in driver["rules"]:
+        check(rule["name"] and rule["shortDescription"]["text"] and rule["help"]["text"], "rule metadata", rule)
+    res = run0["results"]
+    eq(len(res), 2)
+    eq(res[0]["ruleId"], "XPU101")
+    eq(driver["rules"][res[0]["ruleIndex"]]["id"], "XPU101")
+    eq(res[0]["level"], "warning")
+    loc = res[0]["locations"][0]["physicalLocation"]
+    eq(loc["artifactLocation"]["uri"], "src/bad%20file.py")
+    eq(loc["region"], {"startLine": 2, "startColumn": 20, "endLine": 2, "endColumn": 24})
+
+
+def test_github_format(d):
+    write("a,b.py", "import torch\ntorch.cuda.synchronize()\n")
+    r = run("check", "--format", "github", "a,b.py")
+    eq(r.code, 1)
+    eq(r.out.strip(), "::warning file=a%2Cb.py,line=2,col=1,endLine=2,endColumn=23,title=XPU202 cuda-stream-event::"
+                      "XPU202 `torch.cuda.synchronize` is CUDA-only; use `torch.accelerator.synchronize` (torch >= 2.6)")
+
+
+def test_output_file(d):
+    write("bad.py", CUDA)
+    r = run("check", "--format", "json", "--output-file", "out.json", "bad.py")
+    eq((r.code, r.out), (1, ""))
+    eq(len(json.loads(read("out.json"))), 2)
+    eq(run("check", "--output-file", "/nonexistent/dir/x", "bad.py").code, 2)
+
+
+def test_select_and_ignore(d):
+    write("bad.py", CUDA)
+    codes = lambda *a: [f["code"] for f in run("check", "--format", "json", *a, "bad.py").json()]
+    eq(codes("--select", "XPU1"), ["XPU101"])
+    eq(codes("--select", "cuda-stream-event"), ["XPU202"])
+    eq(codes("--ignore", "XPU101"), ["XPU202"])
+    eq(codes("--select", "ALL", "--ignore", "XPU2,XPU1"), [])
+    eq(run("check", "--select", "XPU101,nope", "bad.py").code, 2)
+
+
+def test_bad_files_are_skipped_and_named(d):
+    write("good.py", CUDA)
+    write("bin.py", b"import torch\x00\x01", "wb")
+    write("latin1.py", b"x = '\xe9'\ntorch.cuda.synchronize()\n", "wb")
+    write("big.py", "x = 1\n" * 300000)
+    r = run("check", "--format", "json", "--max-file-size", "1M", ".")
+    eq(r.code, 1)
+    eq({f["path"] for f in r.json()}, {"good.py"})
+    check("bin.py: binary file" in r.err, "binary named", r)
+    check("latin1.py: not valid UTF-8 (first bad byte 0xe9 at line 1, column 6)" in r.err, "utf8 named", r)
+    check("big.py: file is 1800000 bytes, over the 1048576-byte limit" in r.err, "size named", r)
+    # a file named on the command line that cannot be read is an input error
+    r = run("check", "--format", "json", "bin.py", "good.py")
+    eq(r.code, 2)
+    eq(len(r.json()), 2)
+    eq(run("check", "-q", "--max-file-size", "1M", ".").err, "")
+
+
+def test_syntax_error_still_lints_the_rest(d):
+    write("broken.py", "import torch\ntorch.cuda.synchronize()\ndef f(:\n    pass\nx = y.cuda()\n")
+    r = run("check", "--format", "json", "broken.py")
+    codes = sorted(f["code"] for f in r.json())
+    eq(codes, ["XPU001", "XPU101", "XPU202"])
+
+
+def test_gitignore_and_no_ignore(d):
+    subprocess.run(["git", "init", "-q", "."], check=True)
+    write(".gitignore", "ignored.py\ngen/\n")
+    write("kept.py", CUDA)
+    write("ignored.py", CUDA)
+    write("gen/x.py", CUDA)
+    write("sub/deeper/y.py", CUDA)
+    paths = lambda *a: sorted({f["path"] for f in run("check", "--format", "json", *a).json()})
+    eq(paths(), ["kept.py", "sub/deeper/y.py"])
+    eq(paths("--no-ignore"), ["gen/x.py", "ignored.py", "kept.py", "sub/deeper/y.py"])
+    eq(paths("sub"), ["sub/deeper/y.py"])
+    # a named file is checked even when ignored (like ruff without --force-exclude)
+    eq(paths("ignored.py"), ["ignored.py"])
+
+
+def test_exclude_and_default_excludes(d):
+    write("a.py", CUDA)
+    write("tests/test_a.py", CUDA)
+    write(".venv/lib/x.py", CUDA)
+    write("node_modules/x.py", CUDA)
+    paths = lambda *a: sorted({f["path"] for f in run("check", "--format", "json", *a).json()})
+    eq(paths(), ["a.py", "tests/test_a.py"])
+    eq(paths("--exclude", "tests"), ["a.py"])
+    eq(paths("--exclude", "test_*.py"), ["a.py"])
+
+
+def test_directory_symlink_loop(d):
+    write("a/x.py", CUDA)
+    os.symlink("..", "a/loop")
+    r = run("check", "--format", "json", ".")
+    eq(r.code, 1)
+    eq([f["path"] for f in r.json()], ["a/x.py", "a/x.py"])  # once, not once per trip round the loop
+
+
+def test_crlf_and_bom(d):
+    write("w.py", b"\xef\xbb\xbfimport torch\r\nx = torch.zeros(1).cuda()\r\n", "wb")
+    f = run("check", "--format", "json", "w.py").json()
+    eq([(x["line"], x["column"], x["code"]) for x in f], [(2, 20, "XPU101")])
+
+
+def test_threads_agree(d):
+    for i in range(30):
+        write(f"m{i:02}.py", CUDA if i % 3 else CLEAN)
+    a = run("check", "--format", "json", "-j", "1").out
+    b = run("check", "--format", "json", "-j", "4").out
+    eq(a, b)
+    eq(len(json.loads(a)), 40)
+
+
+def test_rule_command(d):
+    r = run("rule", "XPU101")
+    eq(r.code, 0)
+    check(r.out.startswith("XPU101 cuda-method-call (python, warning, fix: unsafe)"), "rule text", r)
+    eq(run("rule", "cuda-method-call").out, r.out)
+    j = json.loads(run("rule", "XPU202", "--format", "json").out)
+    eq(j["name"], "cuda-stream-event")
+    check(any(q["name"] == "torch.cuda.synchronize" and q["replacement"] == "torch.accelerator.synchronize"
+              and q["min_torch"] == "2.6" for q in j["qualnames"]), "table entry", j)
+    allr = json.loads(run("rule", "--all", "--format", "json").out)
+    codes = [x["code"] for x in allr]
+    eq(len(codes), len(set(codes)))
+    check(len(codes) > 40, "catalog size")
+    for x in allr:
+        check(re.fullmatch(r"XPU\d{3}", x["code"]) and re.fullmatch(r"[a-z0-9-]+", x["name"]), "code/name form", x)
+        check(x["doc"] and x["summary"] and x["message"], "documented", x["code"])
+    eq(run("rule", "XPU999").code, 2)
+    eq(run("rule").code, 2)
+
+
+def test_docs_rules_md_is_generated(d):
+    r = run("rule", "--all", "--format", "markdown")
+    eq(r.code, 0)
+    check(read(os.path.join(ROOT, "docs", "rules.md")) == r.out,
+          "docs/rules.md is stale: run `make docs`")
+
+
+def test_help_and_version(d):
+    eq(run("--version").out.strip().split()[0], "xpuify")
+    r = run("check", "--help")
+    check(r.code == 0 and "--select" in r.out, "check help", r)
+    check(run("help").code == 0, "help")
+
+
+if __name__ == "__main__":
+    main(globals())

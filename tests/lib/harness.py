@@ -1,0 +1,86 @@
+"""harness: a tiny TAP test runner for xpuify's end-to-end tests (no third-party packages).
+
+Tests are functions named test_* in the calling module; each runs in a fresh temporary directory.
+`run(...)` invokes the xpuify binary and returns (exit code, stdout, stderr)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+XPUIFY = os.environ.get("XPUIFY", os.path.join(ROOT, "build", "xpuify"))
+
+
+class Result:
+    def __init__(self, code, out, err):
+        self.code, self.out, self.err = code, out, err
+
+    def json(self):
+        return json.loads(self.out)
+
+    def __repr__(self):
+        return f"exit {self.code}\n--- stdout\n{self.out}\n--- stderr\n{self.err}"
+
+
+def run(*args, cwd=None, input=None, env=None, timeout=120):
+    e = dict(os.environ)
+    e.pop("NO_COLOR", None)
+    if env:
+        e.update(env)
+    p = subprocess.run([XPUIFY, *args], cwd=cwd, input=input, capture_output=True, text=True, env=e,
+                       timeout=timeout)
+    return Result(p.returncode, p.stdout, p.stderr)
+
+
+def write(path, text, mode="w"):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, mode) as f:
+        f.write(text)
+
+
+def read(path, mode="r"):
+    with open(path, mode) as f:
+        return f.read()
+
+
+def fixture(*parts):
+    return os.path.join(ROOT, "fixtures", *parts)
+
+
+def check(cond, msg="check failed", detail=None):
+    if not cond:
+        raise AssertionError(msg + ("\n" + str(detail) if detail is not None else ""))
+
+
+def eq(a, b, msg=""):
+    if a != b:
+        raise AssertionError(f"{msg}\nexpected: {b!r}\n     got: {a!r}")
+
+
+def main(module_globals):
+    tests = [(n, f) for n, f in module_globals.items() if n.startswith("test_") and callable(f)]
+    only = os.environ.get("TEST_ONLY")
+    if only:
+        tests = [(n, f) for n, f in tests if only in n]
+    print(f"1..{len(tests)}")
+    failed = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        d = tempfile.mkdtemp(prefix="xpuify-test-")
+        old = os.getcwd()
+        try:
+            os.chdir(d)
+            fn(d) if fn.__code__.co_argcount else fn()
+            print(f"ok {i} - {name}")
+        except Exception:
+            failed += 1
+            print(f"not ok {i} - {name}")
+            for line in traceback.format_exc().splitlines():
+                print("# " + line)
+        finally:
+            os.chdir(old)
+            shutil.rmtree(d, ignore_errors=True)
+        sys.stdout.flush()
+    sys.exit(1 if failed else 0)

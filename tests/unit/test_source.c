@@ -1,0 +1,78 @@
+/* Unit tests for an_source: UTF-8 validation, line table, positions in code points (BOM, CRLF, multibyte). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include "../../analyzer/an_source.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void utf8(void **s) {
+    (void)s;
+    assert_int_equal(an_utf8_invalid_at("abc", 3), -1);
+    assert_int_equal(an_utf8_invalid_at("\xc3\xa9t\xc3\xa9", 5), -1);
+    assert_int_equal(an_utf8_invalid_at("ab\xff", 3), 2);
+    assert_int_equal(an_utf8_invalid_at("a\xc3", 2), 1);           /* truncated */
+    assert_int_equal(an_utf8_invalid_at("\xed\xa0\x80", 3), 0);    /* surrogate */
+    assert_int_equal(an_utf8_invalid_at("\xc0\xaf", 2), 0);        /* overlong */
+    assert_int_equal(an_utf8_invalid_at("\xf0\x9f\x98\x80", 4), -1);
+}
+
+static void positions(void **s) {
+    (void)s;
+    an_source src;
+    const char *t = "\xef\xbb\xbfx = 1\r\n\xc3\xa9\xc3\xa9 = y.cuda()\n";
+    an_source_init_mem(&src, "p.py", t, strlen(t));
+    uint32_t l, c;
+    an_source_position(&src, 3, &l, &c); /* after the BOM */
+    assert_int_equal(l, 1);
+    assert_int_equal(c, 1);
+    const char *cuda = strstr(t, "cuda");
+    an_source_position(&src, (uint32_t)(cuda - t), &l, &c);
+    assert_int_equal(l, 2);
+    assert_int_equal(c, 8); /* two 2-byte code points count as two columns */
+    uint32_t a, b;
+    an_source_line_span(&src, 1, &a, &b);
+    assert_int_equal(a, 3);
+    assert_int_equal(b, 8); /* without \r\n */
+    an_source_free(&src);
+}
+
+static void load_rejects_bad_files(void **s) {
+    (void)s;
+    char dir[] = "/tmp/xpuify-src-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[256];
+    snprintf(p, sizeof p, "%s/bin.py", dir);
+    FILE *f = fopen(p, "wb");
+    fwrite("a\0b", 1, 3, f);
+    fclose(f);
+    an_source src;
+    char *why;
+    assert_int_equal(an_source_load(&src, p, 1 << 20, &why), AN_LOAD_BINARY);
+    free(why);
+    f = fopen(p, "wb");
+    fwrite("x = '\xff'\n", 1, 8, f);
+    fclose(f);
+    assert_int_equal(an_source_load(&src, p, 1 << 20, &why), AN_LOAD_NOT_UTF8);
+    assert_non_null(strstr(why, "line 1, column 6"));
+    free(why);
+    assert_int_equal(an_source_load(&src, p, 4, &why), AN_LOAD_TOO_LARGE);
+    free(why);
+    assert_int_equal(an_source_load(&src, dir, 1 << 20, &why), AN_LOAD_NOT_REGULAR);
+    free(why);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/missing.py", dir);
+    assert_int_equal(an_source_load(&src, p, 1 << 20, &why), AN_LOAD_UNREADABLE);
+    assert_non_null(strstr(why, "No such file"));
+    free(why);
+    rmdir(dir);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(utf8), cmocka_unit_test(positions),
+                                       cmocka_unit_test(load_rejects_bad_files)};
+    return cmocka_run_group_tests_name("source", tests, NULL, NULL);
+}
