@@ -20,9 +20,10 @@ SRC_OUTPUT   := $(wildcard output/*.c)
 SRC_REWRITE  := $(wildcard rewriters/*.c)
 SRC_CLI      := $(wildcard cli/*.c)
 RULE_FILES   := $(sort $(wildcard rules/*/*.yml))
+TEMPLATES    := $(sort $(wildcard rewriters/templates/*))
 
 LIB_SRC := $(SRC_UTIL) $(SRC_ANALYZER) $(SRC_OUTPUT) $(SRC_REWRITE)
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/grammar/parser.o $(B)/obj/grammar/scanner.o
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/templates_data.o $(B)/obj/grammar/parser.o $(B)/obj/grammar/scanner.o
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build
 
@@ -49,7 +50,11 @@ $(B)/gen/rules_data.c: $(B)/tools/embed $(RULE_FILES)
 	@mkdir -p $(dir $@)
 	$(B)/tools/embed $@ xp_builtin_rules $(RULE_FILES)
 
-$(B)/obj/gen/rules_data.o: $(B)/gen/rules_data.c
+$(B)/gen/templates_data.c: $(B)/tools/embed $(TEMPLATES)
+	@mkdir -p $(dir $@)
+	$(B)/tools/embed $@ xp_templates $(TEMPLATES)
+
+$(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -c $< -o $@
 

@@ -49,6 +49,12 @@ static void want_str_list(ld *l, yaml_node_t *n, const char *key, void *vec_) {
     }
 }
 
+static void want_bool(ld *l, yaml_node_t *n, const char *key, bool *out) {
+    const char *b = scalar(n);
+    if (b && (!strcmp(b, "true") || !strcmp(b, "false"))) *out = !strcmp(b, "true");
+    else lerr(l, n, "`%s` must be true or false", key);
+}
+
 static bool parse_fix(ld *l, yaml_node_t *n, an_applicability *out) {
     const char *s = scalar(n);
     if (s && !strcmp(s, "safe")) *out = AN_FIX_SAFE;
@@ -137,14 +143,11 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "report")) r->report = want_str(l, v, key);
         else if (!strcmp(key, "triggers")) want_str_list(l, v, key, &r->triggers);
         else if (!strcmp(key, "supersedes")) want_str_list(l, v, key, &r->supersedes);
-        else if (!strcmp(key, "fix_accelerator")) r->fix_accelerator = want_str(l, v, key);
-        else if (!strcmp(key, "fix_compat")) r->fix_compat = want_str(l, v, key);
+        else if (!strcmp(key, "fixer")) r->fixer = want_str(l, v, key);
         else if (!strcmp(key, "qualnames")) entries = v;
-        else if (!strcmp(key, "in_guarded_code")) {
-            const char *b = scalar(v);
-            if (b && (!strcmp(b, "true") || !strcmp(b, "false"))) r->in_guarded_code = !strcmp(b, "true");
-            else lerr(l, v, "`in_guarded_code` must be true or false");
-        }
+        else if (!strcmp(key, "in_guarded_code")) want_bool(l, v, key, &r->in_guarded_code);
+        else if (!strcmp(key, "cuda_guard_ok")) want_bool(l, v, key, &r->cuda_guard_ok);
+        else if (!strcmp(key, "guard_condition")) want_bool(l, v, key, &r->guard_condition);
         else if (!strcmp(key, "examples")) {
             if (v->type != YAML_MAPPING_NODE) { lerr(l, v, "`examples` must map `flag`/`ok` to lists"); continue; }
             EACH_PAIR(l, v, ek, ev) {
@@ -231,7 +234,7 @@ void an_rule_free(an_rule *r) {
     FREE_LIST(r->examples.ok);
     ut_free(r->code), ut_free(r->name), ut_free(r->summary), ut_free(r->message), ut_free(r->doc);
     ut_free(r->min_torch), ut_free(r->origin), ut_free(r->builtin), ut_free(r->query), ut_free(r->report);
-    ut_free(r->fix_accelerator), ut_free(r->fix_compat);
+    ut_free(r->fixer);
     ut_free(r);
 }
 

@@ -1,6 +1,7 @@
 /* an_diag: helpers over the shared diagnostics model. */
 #include "an_diag.h"
 #include "an_rule.h"
+#include <stdio.h>
 
 const char *an_severity_name(an_severity s) {
     switch (s) {
@@ -61,4 +62,26 @@ void an_diag_list_sort(an_diag_list *l) {
         l->items[w++] = l->items[i];
     }
     l->len = w;
+}
+
+char *an_edits_apply(const char *text, size_t len, const an_edit *e, size_t n, size_t *out_len) {
+    ut_buf b;
+    ut_buf_init(&b);
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].start < pos || e[i].end > len) continue; /* defensive: callers pass sorted, disjoint edits */
+        ut_buf_append(&b, text + pos, e[i].start - pos);
+        if (e[i].text) ut_buf_puts(&b, e[i].text);
+        pos = e[i].end;
+    }
+    ut_buf_append(&b, text + pos, len - pos);
+    *out_len = b.len;
+    return ut_buf_take(&b);
+}
+
+bool an_version_newer(const char *v, int major, int minor) {
+    if (!v || (!major && !minor)) return false;
+    int a = 0, b = 0;
+    if (sscanf(v, "%d.%d", &a, &b) < 1) return false;
+    return a > major || (a == major && b > minor);
 }

@@ -19,11 +19,19 @@ typedef struct {
 typedef struct {
     char *title;
     an_applicability applicability;
+    const char *min_torch; /* the torch version the rewritten code needs (static or catalog-owned), or NULL */
     UT_VEC(an_edit) edits;
 } an_fix;
 
+struct an_entry;
+
+/* How a finding was matched: a name reference, an imported name, a query or a built-in matcher. */
+typedef enum { AN_ORIGIN_REF = 0, AN_ORIGIN_IMPORT, AN_ORIGIN_QUERY, AN_ORIGIN_BUILTIN } an_origin;
+
 typedef struct {
     const struct an_rule *rule;
+    const struct an_entry *entry; /* the table row, for qualified-name findings */
+    an_origin origin;
     char *message;
     uint32_t start, end;                     /* byte range of the finding */
     uint32_t line, col, end_line, end_col;   /* 1-based; columns in code points; end exclusive */
@@ -40,4 +48,19 @@ void an_fix_free(an_fix *f);
 void an_diag_locate(an_diag *d, const an_source *src);
 /* Sorts by position then code, and drops exact duplicates (same rule and range). */
 void an_diag_list_sort(an_diag_list *l);
+/* Which API family fixes target. */
+typedef enum { AN_TARGET_NONE = 0, AN_TARGET_ACCELERATOR, AN_TARGET_COMPAT } an_target;
+
+typedef struct {
+    an_target target;           /* AN_TARGET_NONE: findings only, no fixes */
+    int torch_major, torch_minor; /* accelerator: oldest torch the project supports (0.0 = newest) */
+    const char *helper_module;  /* compat: module name of the device helper (default xpuify_device) */
+    const char *helper_import;  /* compat: the import statement for this file (default "import <module>") */
+    bool unsafe;                /* also compute unsafe fixes' import needs (they are always generated) */
+} an_fix_options;
+
+/* Applies edits to text; edits must be sorted and not overlap. Returns a new heap string. */
+char *an_edits_apply(const char *text, size_t len, const an_edit *edits, size_t n, size_t *out_len);
+/* true when version "a.b" is newer than major.minor */
+bool an_version_newer(const char *v, int major, int minor);
 #endif

@@ -19,14 +19,14 @@ typedef struct {
 } worker_state;
 
 static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
-                    an_diag_list *out, bool *parsed) {
+                    const an_fix_options *fix, an_diag_list *out, bool *parsed) {
     *parsed = false;
     if (!an_catalog_prefilter(cat, lang, src->text, src->len)) return;
     *parsed = true;
     switch (lang) {
     case AN_LANG_PYTHON:
         if (!ws->py) ws->py = an_python_new();
-        an_python_analyze(ws->py, cat, src, en, out);
+        an_python_analyze(ws->py, cat, src, en, fix, out);
         break;
     default:
         break;
@@ -44,7 +44,10 @@ static void *work(void *arg) {
         r->file = f;
         r->status = an_source_load(&r->src, f->path, j->opt->max_file_size, &r->error);
         if (r->status != AN_LOAD_OK) continue;
-        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &r->diags, &r->parsed);
+        an_fix_options fo = j->opt->fix;
+        char buf[1024];
+        if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
+        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, &r->diags, &r->parsed);
         if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
     }
     an_python_free(ws.py);
@@ -84,9 +87,20 @@ void an_results_free(an_results *r) {
 }
 
 void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
-                              an_diag_list *out) {
+                              const an_fix_options *fix, an_diag_list *out) {
     worker_state ws = {0};
     bool parsed;
-    analyze(&ws, cat, lang, src, en, out, &parsed);
+    analyze(&ws, cat, lang, src, en, fix, out, &parsed);
     an_python_free(ws.py);
+}
+
+bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t len) {
+    if (lang != AN_LANG_PYTHON) return true;
+    an_source src;
+    an_source_init_mem(&src, path, text, len);
+    an_python *py = an_python_new();
+    bool ok = an_python_parses(py, &src);
+    an_python_free(py);
+    an_source_free(&src);
+    return ok;
 }

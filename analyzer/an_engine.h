@@ -11,6 +11,10 @@ typedef struct {
     int threads;          /* 0 = number of cores */
     const bool *enabled;  /* by rule index; NULL = all */
     bool keep_sources;    /* keep the text of every file, not only of files with findings */
+    an_fix_options fix;   /* which fixes to compute (target NONE: none) */
+    /* per-file adjustment of `fix` (the compat helper's import differs by file); buf holds its strings */
+    void (*fix_for_file)(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t bufsz);
+    void *fix_ctx;
 } an_options;
 
 typedef struct {
@@ -31,5 +35,7 @@ void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_op
 void an_results_free(an_results *r);
 /* Analyzes text already in memory (editor buffer, fixer passes). */
 void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *enabled,
-                              an_diag_list *out);
+                              const an_fix_options *fix, an_diag_list *out);
+/* true when the text parses without syntax errors (used by the fixer to refuse a fix that breaks a file) */
+bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t len);
 #endif

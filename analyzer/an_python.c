@@ -2,7 +2,10 @@
 #include "an_python.h"
 #include "an_message.h"
 #include "an_query.h"
+#include "an_pyfix.h"
 #include "an_resolve.h"
+#include "an_suppress.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <tree_sitter/api.h>
 
@@ -29,6 +32,9 @@ typedef struct {
     an_diag_list *out;
     UT_VEC(range) errors;   /* syntax-error regions */
     UT_VEC(range) agnostic; /* if/conditional expressions that already branch on XPU or torch.accelerator */
+    UT_VEC(range) comments; /* comments that may be suppression directives */
+    UT_VEC(range) cuda_guarded;     /* bodies of `if DEV == "cuda":` and the like */
+    UT_VEC(range) cuda_guard_conds; /* their conditions */
     ut_buf tmp;
 } ctx;
 
@@ -83,6 +89,7 @@ static bool enabled(const ctx *c, const an_rule *r) { return !c->enabled || c->e
 static an_diag *emit(ctx *c, const an_rule *r, uint32_t start, uint32_t end, char *message) {
     an_diag d = {0};
     d.rule = r;
+    d.origin = r->builtin ? AN_ORIGIN_BUILTIN : r->query ? AN_ORIGIN_QUERY : AN_ORIGIN_REF;
     d.start = start;
     d.end = end;
     d.message = message;
@@ -94,7 +101,7 @@ static void emit_entry(ctx *c, const an_entry *e, const char *qual, TSNode n) {
     if (!enabled(c, e->rule)) return;
     an_message_vars v = {qual, e->replacement, e->min_torch, NULL, e->note};
     char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
-    emit(c, e->rule, ts_node_start_byte(n), ts_node_end_byte(n), msg);
+    emit(c, e->rule, ts_node_start_byte(n), ts_node_end_byte(n), msg)->entry = e;
 }
 
 /* Longest exact prefix of the chain first, then a wildcard over the whole chain. */
@@ -127,6 +134,7 @@ static void check_identifier(ctx *c, TSNode n) {
     bool bound;
     const char *q = an_pyscope_lookup(&c->scope, s, len, &bound);
     if (q) {
+        if (an_pyscope_shadowed(n, c->src->text)) return;
         const an_entry *e = an_catalog_lookup(c->cat, q, false);
         if (e) emit_entry(c, e, q, n);
         return;
@@ -140,26 +148,50 @@ static void check_identifier(ctx *c, TSNode n) {
     }
 }
 
-/* `from torch.cuda.amp import GradScaler`: each imported name that is in a table. */
+/* `from torch.cuda.amp import GradScaler`, `import torch.cuda.amp as amp`: each imported name in a table. */
 static void check_import_from(ctx *c, TSNode st) {
     for (size_t i = 0; i < c->scope.bindings.len; i++) {
         const an_binding *b = &c->scope.bindings.items[i];
         if (b->start < ts_node_start_byte(st) || b->end > ts_node_end_byte(st)) continue;
         bool bound;
         /* a fallback import of a name that is also imported from elsewhere is a compatibility shim */
-        if (b->in_fallback && !an_pyscope_lookup(&c->scope, b->local, strlen(b->local), &bound) && bound) continue;
+        if (b->in_fallback) {
+            const char *primary = an_pyscope_lookup(&c->scope, b->local, strlen(b->local), &bound);
+            if (!primary || strcmp(primary, b->qual)) continue;
+        }
         const an_entry *e = an_catalog_lookup(c->cat, b->qual, true);
         if (e) {
             if (!enabled(c, e->rule)) continue;
             an_message_vars v = {b->qual, e->replacement, e->min_torch, NULL, e->note};
             char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
-            emit(c, e->rule, b->start, b->end, msg);
+            an_diag *d = emit(c, e->rule, b->start, b->end, msg);
+            d->entry = e;
+            d->origin = AN_ORIGIN_IMPORT;
         }
     }
 }
 
+static bool word_at(const char *s, size_t n, size_t i, size_t wl) {
+    bool l = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+    bool r = i + wl >= n || !(isalnum((unsigned char)s[i + wl]) || s[i + wl] == '_');
+    return l && r;
+}
+
+/* A condition that already considers XPU: the word `xpu` (torch.xpu, "xpu", device.type == 'xpu'), or
+ * torch.accelerator / get_device_module. `args.accelerator == "gpu"` is not one. */
 static bool mentions_agnostic(const char *s, size_t n) {
-    return memmem(s, n, "xpu", 3) || memmem(s, n, "accelerator", 11) || memmem(s, n, "get_device_module", 17);
+    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), "xpu", 3)); p++)
+        if (word_at(s, n, (size_t)(p - s), 3)) return true;
+    return memmem(s, n, "torch.accelerator", 17) || memmem(s, n, "get_device_module", 17);
+}
+
+/* A condition that limits its branch to CUDA: `DEV == "cuda"`, `x.device.type == 'cuda'`, torch.cuda.is_available() */
+static bool mentions_cuda_guard(const char *s, size_t n) {
+    static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "==\"cuda\"", "=='cuda'", "\"cuda\" ==", "'cuda' ==",
+                                       "cuda.is_available()", "is_cuda", NULL};
+    for (int i = 0; pats[i]; i++)
+        if (memmem(s, n, pats[i], strlen(pats[i]))) return true;
+    return false;
 }
 
 /* An if-chain or conditional expression whose conditions already consider XPU or torch.accelerator is
@@ -185,6 +217,18 @@ static void check_agnostic(ctx *c, TSNode n, bool is_if) {
     if (hit) {
         range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
         ut_vec_push(&c->agnostic, r);
+    }
+    /* `if DEV == "cuda": torch.cuda.ipc_collect()`: the body is CUDA-only by design */
+    if (is_if && !hit) {
+        TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+        TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+        if (!ts_node_is_null(cond) && !ts_node_is_null(body) &&
+            mentions_cuda_guard(src + ts_node_start_byte(cond), ts_node_end_byte(cond) - ts_node_start_byte(cond))) {
+            range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
+            ut_vec_push(&c->cuda_guarded, r);
+            range cr = {ts_node_start_byte(cond), ts_node_end_byte(cond)};
+            ut_vec_push(&c->cuda_guard_conds, cr);
+        }
     }
 }
 
@@ -218,7 +262,15 @@ static void walk(ctx *c, TSNode root) {
         } else if (s == py->s_import_from) {
             check_import_from(c, n);
             descend = false;
-        } else if (s == py->s_import_statement || s == py->s_comment) {
+        } else if (s == py->s_import_statement) {
+            check_import_from(c, n); /* only aliased imports bind a CUDA-only name: `import torch.cuda.amp as a` */
+            descend = false;
+        } else if (s == py->s_comment) {
+            uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+            if (b - a > 8 && memmem(c->src->text + a, b - a, "xpuify:", 7)) {
+                range r = {a, b};
+                ut_vec_push(&c->comments, r);
+            }
             descend = false;
         } else if (s == py->s_if) {
             check_agnostic(c, n, true);
@@ -322,7 +374,8 @@ static bool supersedes(const an_rule *r, const char *code) {
     return false;
 }
 
-void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en, an_diag_list *out) {
+void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
+                       const an_fix_options *fix, an_diag_list *out) {
     if (src->body) {
         TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
         ts_parser_set_included_ranges(py->parser, &r, 1);
@@ -348,7 +401,8 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         bool drop = false;
         if (!d->rule->builtin) {
             drop = overlaps(c.errors.items, c.errors.len, d->start, d->end) ||
-                   (!d->rule->in_guarded_code && inside(c.agnostic.items, c.agnostic.len, d->start, d->end));
+                   (!d->rule->in_guarded_code && inside(c.agnostic.items, c.agnostic.len, d->start, d->end)) ||
+                   (d->rule->cuda_guard_ok && inside(c.cuda_guarded.items, c.cuda_guarded.len, d->start, d->end));
             for (size_t j = 0; j < mine.len && !drop; j++) {
                 const an_diag *o = &mine.items[j];
                 if (j != i && o->rule && o->rule != d->rule && d->start >= o->start && d->end <= o->end &&
@@ -362,8 +416,47 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
             d->message = NULL, d->fix = NULL, d->rule = NULL;
         }
     }
+    /* a CUDA test that guards calls which must stay CUDA-only (rules with cuda_guard_ok) is not a finding of
+     * rules marked guard_condition: rewriting it to torch.accelerator would run CUDA-only code on XPU */
+    for (size_t k = 0; k < c.cuda_guard_conds.len; k++) {
+        range cond = c.cuda_guard_conds.items[k], body = c.cuda_guarded.items[k];
+        bool guards_cuda_only = false;
+        for (size_t j = 0; j < mine.len && !guards_cuda_only; j++)
+            guards_cuda_only = mine.items[j].rule && mine.items[j].rule->cuda_guard_ok &&
+                               mine.items[j].start >= body.start && mine.items[j].end <= body.end;
+        if (!guards_cuda_only) continue;
+        for (size_t j = 0; j < mine.len; j++) {
+            an_diag *d = &mine.items[j];
+            if (d->rule && d->rule->guard_condition && d->start >= cond.start && d->end <= cond.end) {
+                ut_free(d->message);
+                an_fix_free(d->fix);
+                d->message = NULL, d->fix = NULL, d->rule = NULL;
+            }
+        }
+    }
+    /* suppression comments (syntax errors are never hidden) */
+    an_suppressions sup = {0};
+    for (size_t i = 0; i < c.comments.len; i++)
+        an_suppress_add_comment(&sup, src, c.comments.items[i].start, c.comments.items[i].end, "#");
+    an_suppress_finish(&sup, src);
+    size_t w = 0;
     for (size_t i = 0; i < mine.len; i++) {
-        if (!mine.items[i].rule) continue;
+        an_diag *d = &mine.items[i];
+        if (!d->rule) continue;
+        if (sup.items.len && !d->rule->builtin) {
+            an_diag_locate(d, src);
+            if (an_suppress_hides(&sup, d)) {
+                ut_free(d->message);
+                an_fix_free(d->fix);
+                continue;
+            }
+        }
+        mine.items[w++] = *d;
+    }
+    mine.len = w;
+    an_suppress_free(&sup);
+    if (fix && fix->target != AN_TARGET_NONE) an_pyfix_generate(fix, src, root, &c.scope, &mine);
+    for (size_t i = 0; i < mine.len; i++) {
         an_diag_locate(&mine.items[i], src);
         ut_vec_push(out, mine.items[i]);
     }
@@ -372,6 +465,23 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     ut_buf_free(&c.tmp);
     ut_vec_free(&c.errors);
     ut_vec_free(&c.agnostic);
+    ut_vec_free(&c.comments);
+    ut_vec_free(&c.cuda_guarded);
+    ut_vec_free(&c.cuda_guard_conds);
     an_pyscope_free(&c.scope);
     ts_tree_delete(tree);
+}
+
+bool an_python_parses(an_python *py, const an_source *src) {
+    if (src->body) {
+        TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
+        ts_parser_set_included_ranges(py->parser, &r, 1);
+    } else {
+        ts_parser_set_included_ranges(py->parser, NULL, 0);
+    }
+    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+    if (!tree) return false;
+    bool ok = !ts_node_has_error(ts_tree_root_node(tree));
+    ts_tree_delete(tree);
+    return ok;
 }

@@ -10,7 +10,9 @@ typedef struct an_python an_python; /* one per thread: owns a TSParser */
 
 an_python *an_python_new(void);
 void an_python_free(an_python *py);
-/* enabled: indexed by rule->index, NULL = all. */
+/* enabled: indexed by rule->index, NULL = all. fix: NULL or target NONE = no fixes. */
 void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
-                       an_diag_list *out);
+                       const an_fix_options *fix, an_diag_list *out);
+/* true when the source parses without ERROR or MISSING nodes */
+bool an_python_parses(an_python *py, const an_source *src);
 #endif

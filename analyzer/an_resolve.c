@@ -116,16 +116,49 @@ void an_pyscope_free(an_pyscope *sc) {
 }
 
 const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, bool *bound) {
-    const char *found = NULL;
+    const char *found = NULL, *primary = NULL;
+    bool disagree = false, primaries_disagree = false;
     *bound = false;
     for (size_t i = 0; i < sc->bindings.len; i++) {
         const an_binding *b = &sc->bindings.items[i];
         if (strlen(b->local) != n || memcmp(b->local, name, n)) continue;
-        if (*bound && strcmp(found, b->qual)) return NULL; /* imports disagree: try/except fallbacks */
+        if (*bound && strcmp(found, b->qual)) disagree = true;
         *bound = true;
         found = b->qual;
+        if (!b->in_fallback) {
+            if (primary && strcmp(primary, b->qual)) primaries_disagree = true;
+            primary = b->qual;
+        }
     }
-    return found;
+    if (!disagree) return found;
+    /* try: from torch.amp import X / except ImportError: from torch.cuda.amp import X: the primary import is
+     * what runs on a current torch */
+    return primary && !primaries_disagree ? primary : NULL;
+}
+
+static bool param_named(TSNode p, const char *src, const char *name, size_t n) {
+    TSNode id = p;
+    if (is(p, "default_parameter") || is(p, "typed_default_parameter")) id = ts_node_child_by_field_name(p, "name", 4);
+    else if (is(p, "typed_parameter") || is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern"))
+        id = ts_node_named_child(p, 0);
+    if (ts_node_is_null(id) || !is(id, "identifier")) return false;
+    return ts_node_end_byte(id) - ts_node_start_byte(id) == n && !memcmp(src + ts_node_start_byte(id), name, n);
+}
+
+bool an_pyscope_shadowed(TSNode id, const char *src) {
+    const char *name = src + ts_node_start_byte(id);
+    size_t n = ts_node_end_byte(id) - ts_node_start_byte(id);
+    for (TSNode p = ts_node_parent(id); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        TSNode params = {0};
+        if (is(p, "function_definition")) params = ts_node_child_by_field_name(p, "parameters", 10);
+        else if (is(p, "lambda")) params = ts_node_child_by_field_name(p, "parameters", 10);
+        else continue;
+        if (ts_node_is_null(params)) continue;
+        uint32_t c = ts_node_named_child_count(params);
+        for (uint32_t i = 0; i < c; i++)
+            if (param_named(ts_node_named_child(params, i), src, name, n)) return true;
+    }
+    return false;
 }
 
 bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_buf *out) {
@@ -146,6 +179,7 @@ bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_
     bool bound;
     const char *q = an_pyscope_lookup(sc, src + a, b - a, &bound);
     size_t base = out->len;
+    if (q && an_pyscope_shadowed(n, src)) return false; /* a parameter of that name hides the import */
     if (q) ut_buf_puts(out, q);
     else if (bound) return false;
     else ut_buf_append(out, src + a, b - a);

@@ -27,4 +27,6 @@ const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, 
 /* Qualified name of an identifier or a pure attribute chain (a.b.c); false otherwise. Unbound roots stand for
  * themselves, so `torch.cuda.x` resolves without an import. */
 bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_buf *out);
+/* true when an enclosing function or lambda has a parameter with the identifier's name */
+bool an_pyscope_shadowed(TSNode id, const char *src);
 #endif

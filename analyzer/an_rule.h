@@ -47,9 +47,10 @@ typedef struct an_rule {
     UT_VEC(char *) triggers;   /* PCRE2 patterns; a file without any of them cannot match */
     UT_VEC(char *) supersedes; /* codes whose findings inside this one's range are dropped */
     an_examples examples;
-    /* fix templates by target, used by the fixer: "accelerator", "compat" */
-    char *fix_accelerator, *fix_compat;
+    char *fixer; /* fix routine for query rules (an_pyfix.c); table rules use their entries' templates */
     bool in_guarded_code; /* still reported inside branches that already handle XPU / torch.accelerator */
+    bool cuda_guard_ok;   /* not reported inside `if DEV == "cuda":`-style branches (CUDA-only by design) */
+    bool guard_condition; /* not reported as the condition of such a branch when it guards cuda_guard_ok code */
     uint32_t index; /* position in the catalog */
 } an_rule;
 

@@ -8,6 +8,7 @@ static void usage(FILE *fp) {
             "Usage: xpuify <command> [options]\n\n"
             "Commands:\n"
             "  check [PATH...]      report CUDA-only code (default PATH: .)\n"
+            "  fix [PATH...]        rewrite it into device-agnostic code (--diff to preview)\n"
             "  rule CODE|NAME       explain a rule; `rule --all [--format json|markdown]` lists them\n"
             "  version              print the version\n"
             "  help                 this text\n\n"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
     const char *verb = argv[1];
     if (!strcmp(verb, "check")) return cli_check(argc - 1, argv + 1);
     if (!strcmp(verb, "rule")) return cli_rule(argc - 1, argv + 1);
+    if (!strcmp(verb, "fix")) return cli_fix(argc - 1, argv + 1);
     if (!strcmp(verb, "version") || !strcmp(verb, "--version") || !strcmp(verb, "-V")) {
         printf("xpuify %s\n", XPUIFY_VERSION);
         return 0;

@@ -20,6 +20,8 @@ const char *out_format_names(void);
 void out_write(out_format f, const out_report *r, FILE *fp);
 
 void out_text(const out_report *r, FILE *fp, bool concise);
+/* the findings alone, without the closing summary line */
+void out_text_findings(const out_report *r, FILE *fp, bool concise);
 void out_json(const out_report *r, FILE *fp);
 void out_sarif(const out_report *r, FILE *fp);
 void out_github(const out_report *r, FILE *fp);

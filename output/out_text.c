@@ -28,24 +28,33 @@ static void frame(const an_diag *d, const an_source *src, FILE *fp, bool color) 
     fputc('\n', fp);
 }
 
+void out_text_findings(const out_report *r, FILE *fp, bool concise) {
+    for (size_t i = 0; i < r->res->len; i++) {
+        const an_file_result *f = &r->res->items[i];
+        for (size_t j = 0; j < f->diags.len; j++) {
+            const an_diag *d = &f->diags.items[j];
+            if (r->color)
+                fprintf(fp, "\033[1m%s\033[0m:%u:%u: \033[1;31m%s\033[0m [%s] %s%s\n", f->file->path, d->line, d->col,
+                        d->rule->code, d->rule->name, d->fix && d->fix->applicability == AN_FIX_SAFE ? "[*] " : "", d->message);
+            else
+                fprintf(fp, "%s:%u:%u: %s [%s] %s%s\n", f->file->path, d->line, d->col, d->rule->code, d->rule->name,
+                        d->fix && d->fix->applicability == AN_FIX_SAFE ? "[*] " : "", d->message);
+            if (!concise) frame(d, &f->src, fp, r->color);
+        }
+    }
+}
+
 void out_text(const out_report *r, FILE *fp, bool concise) {
     size_t files = 0, total = 0, fixable = 0;
     for (size_t i = 0; i < r->res->len; i++) {
         const an_file_result *f = &r->res->items[i];
         if (f->diags.len) files++;
         for (size_t j = 0; j < f->diags.len; j++) {
-            const an_diag *d = &f->diags.items[j];
             total++;
-            if (d->fix) fixable++;
-            if (r->color)
-                fprintf(fp, "\033[1m%s\033[0m:%u:%u: \033[1;31m%s\033[0m [%s] %s%s\n", f->file->path, d->line, d->col,
-                        d->rule->code, d->rule->name, d->fix ? "[*] " : "", d->message);
-            else
-                fprintf(fp, "%s:%u:%u: %s [%s] %s%s\n", f->file->path, d->line, d->col, d->rule->code, d->rule->name,
-                        d->fix ? "[*] " : "", d->message);
-            if (!concise) frame(d, &f->src, fp, r->color);
+            if (f->diags.items[j].fix && f->diags.items[j].fix->applicability == AN_FIX_SAFE) fixable++;
         }
     }
+    out_text_findings(r, fp, concise);
     if (total) {
         fprintf(fp, "Found %zu finding%s in %zu file%s (%zu file%s checked).", total, total == 1 ? "" : "s", files,
                 files == 1 ? "" : "s", r->res->len, r->res->len == 1 ? "" : "s");

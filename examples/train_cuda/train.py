@@ -1,6 +1,7 @@
 """Train a tiny MLP with mixed precision on the GPU (CUDA-only, as many scripts are written)."""
 import argparse
 import os
+import shutil
 import subprocess
 
 import torch
@@ -26,7 +27,8 @@ def main():
     seed_everything(0)
     if args.distributed:
         setup_distributed(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]))
-    print(subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout)
+    if shutil.which("nvidia-smi"):
+        print(subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout)
 
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     model = TinyMLP().cuda()

@@ -54,7 +54,7 @@ def test_concise_format(d):
     r = run("check", "--format", "concise", "bad.py")
     eq(r.out.splitlines()[:2], [
         "bad.py:2:20: XPU101 [cuda-method-call] `.cuda()` only targets CUDA; use `.to(DEV)` with a device chosen at run time",
-        "bad.py:3:1: XPU202 [cuda-stream-event] `torch.cuda.synchronize` is CUDA-only; use `torch.accelerator.synchronize` (torch >= 2.6)"])
+        "bad.py:3:1: XPU202 [cuda-stream-event] [*] `torch.cuda.synchronize` is CUDA-only; use `torch.accelerator.synchronize` (torch >= 2.6)"])
 
 
 def test_json_format(d):

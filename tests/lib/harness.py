@@ -11,7 +11,7 @@ import tempfile
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-XPUIFY = os.environ.get("XPUIFY", os.path.join(ROOT, "build", "xpuify"))
+XPUIFY = os.path.abspath(os.environ.get("XPUIFY", os.path.join(ROOT, "build", "xpuify")))
 
 
 class Result:
@@ -77,7 +77,9 @@ def main(module_globals):
         except Exception:
             failed += 1
             print(f"not ok {i} - {name}")
-            for line in traceback.format_exc().splitlines():
+            exc = traceback.format_exc().splitlines()
+            # the assertion message carries the detail; the frames inside the harness do not
+            for line in exc[-12:]:
                 print("# " + line)
         finally:
             os.chdir(old)

@@ -59,10 +59,21 @@ static void unbound_root_is_itself(void **s) { (void)s; EXPECT("x = torch.cuda.i
 static void local_import(void **s) { (void)s; EXPECT("def f():\n    import torch as th\n    th.cuda.synchronize()\n", "th.cuda.synchronize", "torch.cuda.synchronize"); }
 static void relative_import_ignored(void **s) { (void)s; EXPECT("from . import cuda\ncuda.synchronize()\n", "cuda.synchronize", "cuda.synchronize"); }
 static void call_in_chain_is_not_a_name(void **s) { (void)s; EXPECT("import torch\ntorch.cuda.get_device_properties(0).major\n", "torch.cuda.get_device_properties(0).major", NULL); }
-static void conflicting_imports_unresolved(void **s) {
+static void fallback_import_resolves_to_primary(void **s) {
     (void)s;
     EXPECT("try:\n    from torch.amp import autocast\nexcept ImportError:\n    from torch.cuda.amp import autocast\nautocast('cuda')\n",
+           "autocast", "torch.amp.autocast");
+}
+static void conflicting_imports_unresolved(void **s) {
+    (void)s;
+    EXPECT("if A:\n    from torch.amp import autocast\nelse:\n    from torch.cuda.amp import autocast\nautocast('cuda')\n",
            "autocast", NULL);
+}
+static void parameter_shadows_import(void **s) {
+    (void)s;
+    EXPECT("from torch.cuda import amp\ndef f(x, amp=None):\n    return amp.autocast()\n", "amp.autocast", NULL);
+    EXPECT("from torch.cuda import amp\ng = lambda amp: amp.autocast()\n", "amp.autocast", NULL);
+    EXPECT("from torch.cuda import amp\ndef f(x):\n    return amp.autocast()\n", "amp.autocast", "torch.cuda.amp.autocast");
 }
 static void same_import_twice_resolves(void **s) {
     (void)s;
@@ -95,7 +106,8 @@ int main(void) {
         cmocka_unit_test(from_import_name), cmocka_unit_test(from_import_alias),
         cmocka_unit_test(unbound_root_is_itself), cmocka_unit_test(local_import),
         cmocka_unit_test(relative_import_ignored), cmocka_unit_test(call_in_chain_is_not_a_name),
-        cmocka_unit_test(conflicting_imports_unresolved), cmocka_unit_test(same_import_twice_resolves),
+        cmocka_unit_test(conflicting_imports_unresolved), cmocka_unit_test(fallback_import_resolves_to_primary),
+        cmocka_unit_test(parameter_shadows_import), cmocka_unit_test(same_import_twice_resolves),
         cmocka_unit_test(comment_inside_dotted_import), cmocka_unit_test(lookup_reports_binding),
     };
     return cmocka_run_group_tests_name("resolve", tests, NULL, NULL);

@@ -24,7 +24,7 @@ static an_diag_list analyze(an_catalog *c, const char *py) {
     an_source src;
     an_source_init_mem(&src, "x.py", py, strlen(py));
     an_diag_list l = {0};
-    an_engine_analyze_source(c, AN_LANG_PYTHON, &src, NULL, &l);
+    an_engine_analyze_source(c, AN_LANG_PYTHON, &src, NULL, NULL, &l);
     an_source_free(&src);
     return l;
 }

@@ -1,0 +1,20 @@
+/* cli_target: choosing the fix target (auto, accelerator, compat) for check and fix. */
+#ifndef CLI_TARGET_H
+#define CLI_TARGET_H
+#include "../analyzer/an_engine.h"
+#include <sys/stat.h>
+
+typedef enum { CLI_TARGET_AUTO, CLI_TARGET_ACCELERATOR, CLI_TARGET_COMPAT, CLI_TARGET_NONE } cli_target_mode;
+
+typedef struct {
+    const char *module; /* helper module name */
+    const char *path;   /* forced helper path, or NULL */
+} cli_helper_opts;
+
+bool cli_target_parse(const char *s, cli_target_mode *m);
+void cli_target_choose(cli_target_mode mode, const char *torch_version, const char *const *paths, size_t npaths,
+                       const an_catalog *cat, const an_file_list *files, const bool *enabled, an_fix_options *out,
+                       ut_buf *reason);
+/* an_options.fix_for_file callback; ctx is a cli_helper_opts */
+void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t sz);
+#endif

@@ -1,0 +1,72 @@
+/* rw_apply: conflict handling between fixes of one pass. */
+#include "rw_apply.h"
+#include "../analyzer/an_rule.h"
+
+typedef struct {
+    const an_diag *d;
+    uint32_t first;
+} cand;
+
+static int cand_cmp(const void *a, const void *b) {
+    const cand *x = a, *y = b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return strcmp(x->d->rule->code, y->d->rule->code);
+}
+
+static bool same(const an_edit *a, const an_edit *b) {
+    return a->start == b->start && a->end == b->end && !strcmp(a->text ? a->text : "", b->text ? b->text : "");
+}
+
+/* Overlap, with insertions at one point conflicting only when they differ and touching ranges allowed. */
+static bool clash(const an_edit *a, const an_edit *b) {
+    if (same(a, b)) return false;
+    if (a->start == a->end && b->start == b->end) return a->start == b->start;
+    if (a->start == a->end) return a->start > b->start && a->start < b->end;
+    if (b->start == b->end) return b->start > a->start && b->start < a->end;
+    return a->start < b->end && b->start < a->end;
+}
+
+static int edit_cmp(const void *a, const void *b) {
+    const an_edit *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    /* an insertion goes before a replacement that starts at the same point */
+    return (x->end - x->start) < (y->end - y->start) ? -1 : (x->end - x->start) > (y->end - y->start);
+}
+
+void rw_apply_pass(const char *text, size_t len, an_diag_list *diags, bool unsafe, rw_pass *out,
+                   void (*on_applied)(void *ctx, const an_diag *d), void *ctx) {
+    UT_VEC(cand) cands = {0};
+    for (size_t i = 0; i < diags->len; i++) {
+        const an_diag *d = &diags->items[i];
+        if (!d->fix || !d->fix->edits.len) continue;
+        if (d->fix->applicability == AN_FIX_UNSAFE && !unsafe) continue;
+        if (d->fix->applicability == AN_FIX_NONE) continue;
+        uint32_t first = UINT32_MAX;
+        for (size_t k = 0; k < d->fix->edits.len; k++)
+            if (d->fix->edits.items[k].start < first) first = d->fix->edits.items[k].start;
+        cand c = {d, first};
+        ut_vec_push(&cands, c);
+    }
+    if (cands.len > 1) qsort(cands.items, cands.len, sizeof(cand), cand_cmp);
+    UT_VEC(an_edit) accepted = {0};
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < cands.len; i++) {
+        const an_fix *f = cands.items[i].d->fix;
+        bool ok = true;
+        for (size_t k = 0; k < f->edits.len && ok; k++)
+            for (size_t j = 0; j < accepted.len && ok; j++)
+                if (clash(&f->edits.items[k], &accepted.items[j])) ok = false;
+        if (!ok) { out->waiting++; continue; }
+        for (size_t k = 0; k < f->edits.len; k++) {
+            bool dup = false;
+            for (size_t j = 0; j < accepted.len && !dup; j++) dup = same(&f->edits.items[k], &accepted.items[j]);
+            if (!dup) ut_vec_push(&accepted, f->edits.items[k]);
+        }
+        out->applied++;
+        if (on_applied) on_applied(ctx, cands.items[i].d);
+    }
+    if (accepted.len > 1) qsort(accepted.items, accepted.len, sizeof(an_edit), edit_cmp);
+    out->text = an_edits_apply(text, len, accepted.items, accepted.len, &out->len);
+    ut_vec_free(&accepted);
+    ut_vec_free(&cands);
+}

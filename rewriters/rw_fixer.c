@@ -1,0 +1,100 @@
+/* rw_fixer: the fixpoint loop with re-parse safety. */
+#include "rw_fixer.h"
+#include "rw_apply.h"
+#include <stdio.h>
+
+typedef struct {
+    rw_file_fix *out;
+    UT_VEC(const an_rule *) pass_rules;
+} pass_ctx;
+
+static void on_applied(void *vc, const an_diag *d) {
+    pass_ctx *c = vc;
+    ut_vec_push(&c->pass_rules, d->rule);
+}
+
+static char *rule_list(const pass_ctx *c) {
+    ut_buf b;
+    ut_buf_init(&b);
+    for (size_t i = 0; i < c->pass_rules.len; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++) seen = c->pass_rules.items[j] == c->pass_rules.items[i];
+        if (seen) continue;
+        ut_buf_printf(&b, "%s%s (%s)", b.len ? ", " : "", c->pass_rules.items[i]->code, c->pass_rules.items[i]->name);
+    }
+    return ut_buf_take(&b);
+}
+
+void rw_fix_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *enabled,
+                   const an_fix_options *fix, bool unsafe, rw_file_fix *out) {
+    memset(out, 0, sizeof *out);
+    an_fix_options opt = *fix;
+    opt.unsafe = unsafe;
+    char *cur = ut_strndup(src->text, src->len);
+    size_t len = src->len;
+    bool parsed_before = an_engine_parses(lang, src->path, src->text, src->len);
+    pass_ctx pc = {out, {0}};
+    bool converged = false;
+    for (int pass = 1; pass <= RW_MAX_PASSES; pass++) {
+        an_source s;
+        an_source_init_mem(&s, src->path, cur, len);
+        an_diag_list diags = {0};
+        an_engine_analyze_source(cat, lang, &s, enabled, &opt, &diags);
+        rw_pass p;
+        pc.pass_rules.len = 0;
+        rw_apply_pass(cur, len, &diags, unsafe, &p, on_applied, &pc);
+        an_diag_list_free(&diags);
+        an_source_free(&s);
+        if (!p.applied || (p.len == len && !memcmp(p.text, cur, len))) {
+            ut_free(p.text);
+            converged = true;
+            break;
+        }
+        if (parsed_before && !an_engine_parses(lang, src->path, p.text, p.len)) {
+            char *rules = rule_list(&pc);
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "a fix introduced a syntax error (pass %d, rules %s); file left untouched: this is a bug in xpuify, please report it", pass, rules);
+            out->error = ut_buf_take(&b);
+            ut_free(rules);
+            ut_free(p.text);
+            goto fail;
+        }
+        out->fixed += p.applied;
+        for (size_t i = 0; i < pc.pass_rules.len; i++) ut_vec_push(&out->rules, pc.pass_rules.items[i]);
+        out->passes = pass;
+        ut_free(cur);
+        cur = p.text;
+        len = p.len;
+    }
+    if (!converged) {
+        char *rules = rule_list(&pc);
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "fixes did not converge after %d passes (last pass: %s); file left untouched: this is a bug in xpuify, please report it",
+                      RW_MAX_PASSES, rules);
+        out->error = ut_buf_take(&b);
+        ut_free(rules);
+        goto fail;
+    }
+    ut_vec_free(&pc.pass_rules);
+    if (len == src->len && !memcmp(cur, src->text, len)) {
+        ut_free(cur);
+        return;
+    }
+    out->text = cur;
+    out->len = len;
+    return;
+fail:
+    ut_vec_free(&pc.pass_rules);
+    ut_free(cur);
+    out->fixed = 0;
+    out->rules.len = 0;
+}
+
+void rw_file_fix_free(rw_file_fix *f) {
+    ut_free(f->text);
+    ut_free(f->error);
+    ut_vec_free(&f->rules);
+    memset(f, 0, sizeof *f);
+}

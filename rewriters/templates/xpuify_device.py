@@ -1,0 +1,258 @@
+# xpuify: ignore-file  (this module is the device-agnostic layer: it must name CUDA)
+"""Device helper written by xpuify (`xpuify fix --target compat`): one place that picks the device at run time
+and wraps what differs between CUDA, Intel XPU, Apple MPS, XLA and CPU. Works with torch 1.13 and later.
+
+Priority: the XPUIFY_DEVICE_PRIORITY environment variable (comma-separated, e.g. "xpu,cuda,cpu") or the
+default baked in below. XPUIFY_DEVICE forces one device type. On an NVIDIA machine the result is "cuda", so
+CUDA code behaves exactly as before.
+"""
+import contextlib
+import os
+
+import torch
+
+__all__ = ["DEV", "device", "device_str", "module", "is_available", "device_count", "current_device", "set_device",
+           "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "GradScaler", "custom_fwd",
+           "custom_bwd", "dist_backend", "dist_backend_available", "OutOfMemoryError"]
+
+_DEFAULT_PRIORITY = "@PRIORITY@"
+
+
+def _xpu_available():
+    try:
+        return hasattr(torch, "xpu") and torch.xpu.is_available()
+    except Exception as e:  # a broken XPU runtime must not hide CUDA or CPU
+        import warnings
+        warnings.warn("xpuify_device: torch.xpu.is_available() failed: %s" % (e,))
+        return False
+
+
+def _mps_available():
+    mps = getattr(torch.backends, "mps", None)
+    return bool(mps is not None and mps.is_available())
+
+
+def _xla_available():
+    try:
+        import torch_xla  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+_PROBES = {"cuda": lambda: torch.cuda.is_available(), "xpu": _xpu_available, "mps": _mps_available,
+           "xla": _xla_available, "cpu": lambda: True}
+
+
+def _pick():
+    forced = os.environ.get("XPUIFY_DEVICE")
+    if forced:
+        return forced
+    order = os.environ.get("XPUIFY_DEVICE_PRIORITY", _DEFAULT_PRIORITY)
+    for name in [p.strip() for p in order.split(",") if p.strip()] + ["cpu"]:
+        probe = _PROBES.get(name)
+        if probe is not None and probe():
+            return name
+    return "cpu"
+
+
+DEV = _pick()
+"""The device type picked at import time: "cuda", "xpu", "mps", "xla" or "cpu"."""
+
+
+def module(dev=None):
+    """The torch module of a device type (torch.cuda, torch.xpu, torch.mps, torch.cpu)."""
+    dev = dev or DEV
+    if hasattr(torch, "get_device_module"):
+        return torch.get_device_module(dev)
+    return getattr(torch, dev)
+
+
+def device(index=None):
+    """A torch.device of the picked type, optionally with an index."""
+    return torch.device(DEV) if index is None else torch.device(DEV, index)
+
+
+def device_str(index=None):
+    """"cuda:1", "xpu:1"; plain "cpu" on the CPU, where an index means nothing (map_location rejects "cpu:0")."""
+    if DEV == "cpu" or index is None:
+        return DEV
+    return "%s:%s" % (DEV, index)
+
+
+def is_available():
+    return DEV != "cpu"
+
+
+def device_count():
+    if DEV == "cpu":
+        return 0
+    return module().device_count()
+
+
+def current_device():
+    return module().current_device() if DEV != "cpu" else 0
+
+
+def set_device(index):
+    if isinstance(index, str) and ":" in index:
+        index = int(index.split(":", 1)[1])
+    if DEV != "cpu":
+        module().set_device(index)
+
+
+def synchronize(dev=None):
+    if DEV != "cpu":
+        module().synchronize(dev)
+
+
+def current_stream(dev=None):
+    return module().current_stream(dev)
+
+
+def set_stream(stream):
+    return module().set_stream(stream)
+
+
+def stream(s):
+    if DEV == "cpu":
+        return contextlib.nullcontext()
+    return module().stream(s)
+
+
+def _event_or_stream(kind, *args, **kwargs):
+    generic = getattr(torch, kind, None)
+    if generic is not None and hasattr(torch, "accelerator"):
+        return generic(*args, **kwargs)
+    return getattr(module(), kind)(*args, **kwargs)
+
+
+def Stream(*args, **kwargs):
+    return _event_or_stream("Stream", *args, **kwargs)
+
+
+def Event(*args, **kwargs):
+    return _event_or_stream("Event", *args, **kwargs)
+
+
+def _mem(name, *args, default=0):
+    mod = module()
+    fn = getattr(mod, name, None)
+    if DEV == "cpu" or fn is None:
+        return default
+    return fn(*args)
+
+
+def empty_cache():
+    _mem("empty_cache", default=None)
+
+
+def memory_allocated(dev=None):
+    return _mem("memory_allocated", dev)
+
+
+def max_memory_allocated(dev=None):
+    return _mem("max_memory_allocated", dev)
+
+
+def memory_reserved(dev=None):
+    return _mem("memory_reserved", dev)
+
+
+def max_memory_reserved(dev=None):
+    return _mem("max_memory_reserved", dev)
+
+
+def reset_peak_memory_stats(dev=None):
+    _mem("reset_peak_memory_stats", dev, default=None)
+
+
+def reset_accumulated_memory_stats(dev=None):
+    _mem("reset_accumulated_memory_stats", dev, default=None)
+
+
+def memory_stats(dev=None):
+    return _mem("memory_stats", dev, default={})
+
+
+def mem_get_info(dev=None):
+    return _mem("mem_get_info", dev, default=(0, 0))
+
+
+def manual_seed(seed):
+    if DEV != "cpu":
+        module().manual_seed(seed)
+
+
+def manual_seed_all(seed):
+    if DEV != "cpu":
+        module().manual_seed_all(seed)
+
+
+def get_device_name(dev=None):
+    if DEV == "cpu":
+        import platform
+        return platform.processor() or "cpu"
+    return module().get_device_name(dev)
+
+
+def get_device_properties(dev=None):
+    return module().get_device_properties(dev)
+
+
+def is_bf16_supported():
+    fn = getattr(module(), "is_bf16_supported", None)
+    return bool(fn()) if fn is not None else DEV == "cpu"
+
+
+def GradScaler(*args, **kwargs):
+    """torch.amp.GradScaler for the picked device; on torch < 2.3 the CUDA scaler, disabled off CUDA.
+    Note: Intel Arc A-series GPUs lack FP64, which GradScaler's unscale step needs: prefer bf16 there."""
+    amp = getattr(torch, "amp", None)
+    if amp is not None and hasattr(amp, "GradScaler"):
+        return amp.GradScaler(DEV, *args, **kwargs)
+    if DEV != "cuda":
+        kwargs["enabled"] = False
+    return torch.cuda.amp.GradScaler(*args, **kwargs)
+
+
+def _amp_decorator(name, fwd=None, **kwargs):
+    amp = getattr(torch, "amp", None)
+    if amp is not None and hasattr(amp, name):
+        deco = getattr(amp, name)
+        if fwd is not None:
+            return deco(fwd, device_type=DEV, **kwargs)
+        return deco(device_type=DEV, **kwargs)
+    deco = getattr(torch.cuda.amp, name)
+    return deco(fwd, **kwargs) if fwd is not None else deco(**kwargs)
+
+
+def custom_fwd(fwd=None, **kwargs):
+    return _amp_decorator("custom_fwd", fwd, **kwargs)
+
+
+def custom_bwd(bwd=None, **kwargs):
+    return _amp_decorator("custom_bwd", bwd, **kwargs)
+
+
+_BACKENDS = {"cuda": "nccl", "xpu": "xccl", "cpu": "gloo", "mps": "gloo", "xla": "xla"}
+
+
+def dist_backend():
+    """The torch.distributed backend for the picked device: nccl, xccl (ccl with oneCCL bindings), gloo."""
+    import torch.distributed as dist
+    if hasattr(dist, "get_default_backend_for_device"):
+        return dist.get_default_backend_for_device(DEV)
+    backend = _BACKENDS.get(DEV, "gloo")
+    if backend == "xccl" and not getattr(dist, "is_xccl_available", lambda: False)():
+        backend = "ccl"  # oneccl_bindings_for_pytorch, before torch 2.8
+    return backend
+
+
+def dist_backend_available():
+    import torch.distributed as dist
+    return dist.is_available() and dist.is_backend_available(dist_backend()) if hasattr(
+        dist, "is_backend_available") else dist.is_available()
+
+
+OutOfMemoryError = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", RuntimeError)
