@@ -24,6 +24,7 @@ typedef struct {
     uint32_t after_imports; /* end of the line of the last import of the top block (or of `import torch`) */
     bool has_dev;           /* the device definition already exists */
     bool has_helper;        /* the helper import already exists */
+    bool crlf;              /* the file's first line ends in \r\n */
     char *dev_name;
     /* union of what the applied fixes need */
     bool need_torch, need_dev, need_helper;
@@ -84,14 +85,16 @@ static void analyze_header(fx *f) {
     const char *dev_line_prefix = NULL;
     uint32_t c = ts_node_named_child_count(f->root);
     f->header = f->src->body;
-    bool in_prologue = true, in_block = true;
+    bool in_prologue = true, in_block = true, seen_docstring = false;
     f->after_imports = 0;
     for (uint32_t i = 0; i < c; i++) {
         TSNode st = ts_node_named_child(f->root, i);
         if (in_prologue) {
             if (is(st, "comment") || is(st, "future_import_statement") ||
-                (i == 0 && is(st, "expression_statement") && is(ts_node_named_child(st, 0), "string"))) {
+                (!seen_docstring && is(st, "expression_statement") && is(ts_node_named_child(st, 0), "string"))) {
+                if (is(st, "expression_statement")) seen_docstring = true;
                 f->header = line_end(f, E(st));
+                if (!is(st, "comment")) f->after_imports = f->header;
                 continue;
             }
             in_prologue = false;
@@ -167,11 +170,15 @@ static char *subst_dev(const fx *f, const char *t, needs *nd) {
     ut_buf b;
     ut_buf_init(&b);
     for (const char *p = t; *p;) {
-        if (!strncmp(p, "DEV", 3) && (p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.')) &&
-            !(isalnum((unsigned char)p[3]) || p[3] == '_')) {
+        bool start = p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.');
+        if (start && !strncmp(p, "DEV", 3) && !(isalnum((unsigned char)p[3]) || p[3] == '_')) {
             ut_buf_puts(&b, f->dev);
             nd->dev = true;
             p += 3;
+        } else if (start && !strncmp(p, "xpuify_device.", 14)) {
+            /* templates name the helper by its default module name */
+            ut_buf_printf(&b, "%s.", f->opt->helper_module);
+            p += 14;
         } else {
             ut_buf_putc(&b, *p++);
         }
@@ -443,8 +450,10 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
                 TSNode k = ts_node_child_by_field_name(p, "name", 4);
                 map_location = E(k) - S(k) == 12 && !memcmp(f->text + S(k), "map_location", 12);
             }
-            if (map_location) ut_buf_printf(&b, "(f\"{%s}:{%s}\" if %s != \"cpu\" else \"cpu\")", f->dev, idx, f->dev);
-            else ut_buf_printf(&b, "f%s{%s}:{%s}%s", quote, f->dev, idx, quote);
+            const char *o = digits ? "" : "{", *cl = digits ? "" : "}";
+            if (map_location)
+                ut_buf_printf(&b, "(f\"{%s}:%s%s%s\" if %s != \"cpu\" else \"cpu\")", f->dev, o, idx, cl, f->dev);
+            else ut_buf_printf(&b, "f%s{%s}:%s%s%s%s", quote, f->dev, o, idx, cl, quote);
         }
         ut_free(idx);
         edit_own(x, S(n), E(n), ut_buf_take(&b));
@@ -536,7 +545,7 @@ static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
     TSNode obj = ts_node_child_by_field_name(attr, "object", 6);
     TSNode p = ts_node_parent(attr);
     /* `==` binds tighter than not/and/or, so these contexts need no parentheses */
-    bool bare = is(p, "if_statement") || is(p, "elif_clause") || is(p, "while_statement") || is(p, "not_operator") ||
+    bool bare = is(p, "if_statement") || is(p, "elif_clause") || is(p, "while_statement") ||
                 is(p, "boolean_operator") || is(p, "assignment") || is(p, "return_statement") ||
                 is(p, "argument_list") || is(p, "keyword_argument") || is(p, "expression_statement") ||
                 is(p, "parenthesized_expression") || is(p, "assert_statement");
@@ -639,11 +648,21 @@ static void requirement_edits(fx *f, an_fix *x, const needs *nd) {
     /* new imports go at the end of the file's top import block (after the docstring and __future__ imports),
      * the device definition right after them */
     if (dev) ut_buf_puts(&head, devline);
+    if (head.len && f->crlf) { /* inserted lines follow the file's line endings */
+        ut_buf t;
+        ut_buf_init(&t);
+        for (size_t i = 0; i < head.len; i++) {
+            if (head.data[i] == '\n') ut_buf_putc(&t, '\r');
+            ut_buf_putc(&t, head.data[i]);
+        }
+        ut_buf_free(&head);
+        head = t;
+    }
     if (head.len) {
         uint32_t at = f->after_imports;
         if (at > 0 && f->text[at - 1] != '\n') { /* a last line without a newline needs one first */
             char *t = ut_buf_take(&head);
-            ut_buf_printf(&head, "\n%s", t);
+            ut_buf_printf(&head, "%s%s", f->crlf ? "\r\n" : "\n", t);
             ut_free(t);
         }
         edit_own(x, at, at, ut_buf_take(&head));
@@ -676,6 +695,8 @@ void an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode r
     fx f = {0};
     f.opt = &o, f.src = src, f.text = src->text, f.root = root, f.scope = scope;
     analyze_header(&f);
+    const char *nl = memchr(f.text, '\n', src->len);
+    f.crlf = nl && nl > f.text && nl[-1] == '\r';
     char *name = pick_dev_name(&f);
     ut_free(f.dev_name);
     f.dev_name = name;

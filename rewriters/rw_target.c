@@ -3,6 +3,7 @@
 #include "rw_target.h"
 #include "../util/ut_mem.h"
 #include "rw_write.h"
+#include <errno.h>
 #include <limits.h>
 #include <pcre2.h>
 #include <stdio.h>
@@ -38,13 +39,16 @@ static void scan_file(const char *path, pcre2_code *re, rw_torch_req *out) {
         if (hash) *hash = 0;
         if (pcre2_match(re, (PCRE2_SPTR)line, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) < 0) continue;
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-        int a = atoi(line + ov[4]), b = atoi(line + ov[6]);
+        int a = atoi(line + ov[6]), b = atoi(line + ov[8]); /* groups 3 and 4: major, minor */
         if (!out->known || a > out->major || (a == out->major && b > out->minor)) {
             out->known = true, out->major = a, out->minor = b;
             ut_free(out->source);
             ut_buf s;
             ut_buf_init(&s);
-            ut_buf_printf(&s, "%s:%d", path, n);
+            char cwd[PATH_MAX];
+            size_t cl = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+            const char *shown = cl && !strncmp(path, cwd, cl) && path[cl] == '/' ? path + cl + 1 : path;
+            ut_buf_printf(&s, "%s:%d", shown, n);
             out->source = ut_buf_take(&s);
         }
     }
@@ -171,6 +175,22 @@ int rw_helper_write(const char *path, const char *priority, char **why) {
     if (exists(path, false)) return 0;
     char *t = rw_helper_text(priority);
     if (!t) { *why = ut_strdup("the helper template is missing from this build"); return -1; }
+    /* --helper-path may name a directory that does not exist yet */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "cannot create %s: %s", dir, strerror(errno));
+            *why = ut_buf_take(&b);
+            ut_free(t);
+            return -1;
+        }
+        *p = '/';
+    }
     int rc = rw_create_atomic(path, t, strlen(t), why);
     ut_free(t);
     return rc == 0 ? 1 : -1;

@@ -50,7 +50,7 @@ def make_test(path):
     return test
 
 
-for p in sorted(glob.glob(os.path.join(ROOT, "fixtures", "python", "**", "*.py"), recursive=True)):
+for p in sorted(glob.glob(os.path.join(ROOT, "fixtures", "python", "*.py"))):
     rel = os.path.relpath(p, os.path.join(ROOT, "fixtures", "python"))
     globals()["test_fixture_" + re.sub(r"\W", "_", rel)] = make_test(p)
 

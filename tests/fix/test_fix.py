@@ -1,0 +1,252 @@
+"""End-to-end tests of `xpuify fix`: golden before/after fixtures per target, idempotency, every output compiles,
+--diff, unsafe fixes, safety (read-only files, failed writes, non-converging and syntax-breaking fixes),
+target selection from the project's torch requirement, compat helper placement, fixes in check's JSON/SARIF."""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from harness import ROOT, check, eq, main, read, run, write  # noqa: E402
+
+GOLDEN = os.path.join(ROOT, "fixtures", "python", "golden")
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
+def _compile(path):
+    """What `python3 -m py_compile` checks: the file byte-compiles (nothing is written)."""
+    with open(path, "rb") as f:
+        compile(f.read(), path, "exec", dont_inherit=True)
+
+
+def compiles(path):
+    try:
+        _compile(path)
+        return True
+    except (SyntaxError, ValueError) as e:
+        raise AssertionError(f"{path} does not compile: {e}")
+
+
+def golden_case(case, expected_name):
+    target, _, ver = expected_name[:-3].partition("-")
+
+    def test(d):
+        shutil.copy(os.path.join(GOLDEN, case, "input.py"), "input.py")
+        args = ["fix", "-q", "--unsafe-fixes", "--target", target, "--torch-version", ver or "2.10", "input.py"]
+        r = run(*args)
+        check(r.code in (0, 1), "fix failed", r)
+        want = read(os.path.join(GOLDEN, case, expected_name), "rb")
+        eq(read("input.py", "rb").decode("utf-8"), want.decode("utf-8"), f"{case}/{expected_name}")
+        compiles("input.py")
+        if target == "compat" and b"xpuify_device" in want:
+            check(os.path.exists("xpuify_device.py"), "the compat helper is written beside the script")
+            compiles("xpuify_device.py")
+        # idempotent: a second run changes nothing
+        r2 = run(*args[:-1], "--diff", "input.py")
+        eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
+    return test
+
+
+for case in sorted(os.listdir(GOLDEN)):
+    for exp in sorted(glob.glob(os.path.join(GOLDEN, case, "*.py"))):
+        name = os.path.basename(exp)
+        if name != "input.py":
+            globals()[f"test_golden_{case}_{name[:-3].replace('-', '_').replace('.', '_')}"] = golden_case(case, name)
+
+
+def test_whole_fixture_set_twice(d):
+    """Every labelled fixture, fixed on both targets: the second run changes nothing and outputs compile."""
+    src = os.path.join(ROOT, "fixtures", "python")
+    for target in ("accelerator", "compat"):
+        tree = os.path.join(d, target)
+        shutil.copytree(src, tree, ignore=shutil.ignore_patterns("golden"))
+        broken = {p for p in glob.glob(os.path.join(tree, "*.py")) if not _parses(p)}
+        r = run("fix", "-q", "--no-ignore", "--unsafe-fixes", "--target", target, "--torch-version", "2.10", tree)
+        check(r.code in (0, 1), f"{target}: first fix failed", r)
+        r2 = run("fix", "-q", "--no-ignore", "--unsafe-fixes", "--target", target, "--torch-version", "2.10",
+                 "--diff", tree)
+        eq((r2.code, r2.out), (0, ""), f"{target}: second fix changed something")
+        for p in glob.glob(os.path.join(tree, "*.py")):
+            if p not in broken:
+                compiles(p)
+
+
+def _parses(p):
+    try:
+        _compile(p)
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+CUDA = "import torch\nx = torch.zeros(3).cuda()\ntorch.cuda.synchronize()\n"
+
+
+def test_diff_writes_nothing(d):
+    write("a.py", CUDA)
+    r = run("fix", "--diff", "--target", "compat", "a.py")
+    eq(r.code, 1)
+    eq(read("a.py"), CUDA)
+    check("--- a/a.py\n+++ b/a.py\n" in r.out and "+xpuify_device.synchronize()" in r.out, "diff", r)
+    check("--- /dev/null\n+++ b/xpuify_device.py" in r.out, "the helper shows as a new file", r)
+    check(not os.path.exists("xpuify_device.py"), "helper not written under --diff")
+    check("would fix 1 finding in 1 file" in r.err, "summary", r)
+
+
+def test_unsafe_fixes_need_the_flag(d):
+    write("a.py", CUDA)
+    r = run("fix", "--target", "compat", "a.py")
+    eq(r.code, 1)  # .cuda() remains: its fix is unsafe
+    check(".cuda()" in read("a.py") and "xpuify_device.synchronize()" in read("a.py"), "only the safe fix", read("a.py"))
+    check("Fixed 1 finding in 1 file; 1 remaining" in r.out, "summary", r)
+    r = run("fix", "--unsafe-fixes", "--target", "compat", "a.py")
+    eq(r.code, 0)
+    check(".to(xpuify_device.DEV)" in read("a.py"), "unsafe fix applied")
+
+
+def test_read_only_file_left_untouched(d):
+    write("a.py", CUDA)
+    os.chmod("a.py", 0o444)
+    r = run("fix", "--target", "accelerator", "a.py")
+    eq(r.code, 2)
+    eq(read("a.py"), CUDA)
+    check("a.py: file is read-only; left untouched" in r.err, "reported", r)
+
+
+def test_failed_write_keeps_original(d):
+    write("a.py", CUDA)
+    r = run("fix", "--target", "accelerator", "a.py", env={"XPUIFY_FAULT_WRITE": "enospc"})
+    eq(r.code, 2)
+    eq(read("a.py"), CUDA)
+    check("No space left on device" in r.err, "reported", r)
+    eq(sorted(os.listdir(".")), ["a.py"])  # no temporary file left behind
+
+
+def test_mode_is_kept(d):
+    write("a.py", CUDA)
+    os.chmod("a.py", 0o750)
+    run("fix", "--target", "accelerator", "a.py")
+    eq(os.stat("a.py").st_mode & 0o777, 0o750)
+
+
+GROW = """rules:
+  - code: USR001
+    name: grow
+    language: python
+    fix: safe
+    message: "grow {name}"
+    doc: test rule whose fix never converges
+    qualnames:
+      - {name: mylib.grow, replacement: mylib.grow.grow}
+"""
+BREAK = """rules:
+  - code: USR002
+    name: breaker
+    language: python
+    fix: safe
+    message: "break {name}"
+    doc: test rule whose fix breaks the syntax
+    qualnames:
+      - {name: mylib.bad, replacement: "mylib.bad("}
+"""
+
+
+def test_non_converging_fix_is_a_reported_bug(d):
+    write("rules/grow.yml", GROW)
+    write("a.py", "import mylib\nmylib.grow(1)\n")
+    r = run("fix", "--rules", "rules", "--select", "USR001", "a.py")
+    eq(r.code, 2)
+    eq(read("a.py"), "import mylib\nmylib.grow(1)\n")
+    check("did not converge after 20 passes" in r.err and "USR001 (grow)" in r.err and "bug in xpuify" in r.err, "msg", r)
+
+
+def test_syntax_breaking_fix_is_reverted(d):
+    write("rules/break.yml", BREAK)
+    write("a.py", "import mylib\nmylib.bad(1)\n")
+    r = run("fix", "--rules", "rules", "--select", "USR002", "a.py")
+    eq(r.code, 2)
+    eq(read("a.py"), "import mylib\nmylib.bad(1)\n")
+    check("introduced a syntax error" in r.err and "USR002 (breaker)" in r.err, "names the rule", r)
+
+
+def test_auto_target_reads_requirements(d):
+    write("proj/train.py", CUDA)
+    r = run("fix", "--diff", "proj")
+    check("target: compat: the project declares no minimum torch version" in r.err, "no requirement", r)
+    write("proj/requirements.txt", "numpy\ntorch>=2.1.0  # old\n")
+    r = run("fix", "--diff", "proj")
+    check("target: compat: proj/requirements.txt:2 guarantees torch >= 2.1, but torch.cuda.synchronize" in r.err
+          or ("target: compat:" in r.err and "guarantees torch >= 2.1" in r.err), "old torch", r)
+    write("proj/requirements.txt", "torch>=2.10\n")
+    r = run("fix", "--diff", "proj")
+    check("target: accelerator:" in r.err and "guarantees torch >= 2.10" in r.err, "new torch", r)
+    check("+torch.accelerator.synchronize()" in r.out, "accelerator fix", r)
+    write("proj/requirements.txt", "torch>=2.6\n")
+    r = run("fix", "--diff", "--torch-version", "2.9", "proj")
+    check("--torch-version guarantees torch >= 2.9" in r.err, "explicit version wins", r)
+
+
+def test_accelerator_version_gating(d):
+    write("a.py", "import torch\ntorch.cuda.empty_cache()\ntorch.cuda.synchronize()\n")
+    r = run("fix", "--target", "accelerator", "--torch-version", "2.6", "a.py")
+    eq(read("a.py"), "import torch\ntorch.cuda.empty_cache()\ntorch.accelerator.synchronize()\n")
+    eq(r.code, 1)
+
+
+def test_compat_helper_imports_from_scripts_and_packages(d):
+    write("scripts/run.py", "import torch\nprint(torch.cuda.device_count())\n")
+    write("pkg/__init__.py", "")
+    write("pkg/sub/__init__.py", "")
+    write("pkg/sub/m.py", "import torch\n\ndef n():\n    return torch.cuda.device_count()\n")
+    write("main.py", "import pkg.sub.m\nprint(pkg.sub.m.n())\n")
+    r = run("fix", "--target", "compat", ".")
+    eq(r.code, 0, r)
+    check("import xpuify_device" in read("scripts/run.py"), "script imports its sibling helper")
+    check("from pkg import xpuify_device" in read("pkg/sub/m.py"), "package module imports the package helper")
+    check(os.path.exists("scripts/xpuify_device.py") and os.path.exists("pkg/xpuify_device.py"), "helpers written")
+    env = dict(os.environ, PYTHONPATH="")
+    for cmd in ([PY, "scripts/run.py"], [PY, "main.py"], [PY, "-m", "pkg.sub.m"]):
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        eq(p.returncode, 0, f"{cmd}: {p.stderr}")
+    # the helper itself is never reported or rewritten
+    r = run("check", "--format", "json", ".")
+    eq([f["path"] for f in r.json()], [])
+
+
+def test_helper_path_and_priority(d):
+    write("a.py", CUDA)
+    r = run("fix", "--target", "compat", "--helper-path", "lib/devhelp.py", "--device-priority", "xpu,cuda,cpu", "a.py")
+    check("import devhelp" in read("a.py") and "devhelp.synchronize()" in read("a.py"), "custom module", read("a.py"))
+    check('_DEFAULT_PRIORITY = "xpu,cuda,cpu"' in read("lib/devhelp.py"), "priority baked in")
+    eq(run("fix", "--helper-path", "x.txt", "a.py").code, 2)
+    eq(run("fix", "--helper-module", "1bad", "a.py").code, 2)
+    eq(run("fix", "--target", "gpu", "a.py").code, 2)
+
+
+def test_check_json_and_sarif_carry_fixes(d):
+    write("a.py", CUDA)
+    f = run("check", "--format", "json", "--target", "accelerator", "--torch-version", "2.10", "a.py").json()
+    by = {x["code"]: x for x in f}
+    fix = by["XPU202"]["fix"]
+    eq(fix["applicability"], "safe")
+    check(any(e["content"] == "torch.accelerator.synchronize" and e["line"] == 3 and e["column"] == 1
+              for e in fix["edits"]), "edit", fix)
+    eq(by["XPU101"]["fix"]["applicability"], "unsafe")
+    s = run("check", "--format", "sarif", "--target", "compat", "a.py").json()
+    res = [x for x in s["runs"][0]["results"] if x["ruleId"] == "XPU202"][0]
+    reps = res["fixes"][0]["artifactChanges"][0]["replacements"]
+    check(any(rp["insertedContent"]["text"] == "xpuify_device.synchronize" for rp in reps), "sarif fix", reps)
+
+
+def test_crlf_and_bom_kept(d):
+    write("w.py", b"\xef\xbb\xbfimport torch\r\nx = 1\r\ntorch.cuda.synchronize()\r\n", "wb")
+    run("fix", "--target", "compat", "w.py")
+    data = read("w.py", "rb")
+    check(data.startswith(b"\xef\xbb\xbf"), "BOM kept")
+    check(b"\n" not in data.replace(b"\r\n", b""), "only CRLF line ends", data)
+    check(b"xpuify_device.synchronize()\r\n" in data, "fixed", data)
+
+
+if __name__ == "__main__":
+    main(globals())
