@@ -92,9 +92,17 @@ test: $(B)/xpuify $(UNIT_BIN) build/.deps-test
 docs: $(B)/xpuify
 	$(B)/xpuify rule --all --format markdown > docs/rules.md
 
-demo: $(B)/xpuify
-	@echo "== xpuify check examples/train_cuda (a small CUDA-only PyTorch project)"
+# The demo never writes into examples/: it fixes a copy under build/demo and runs it on the CPU.
+demo: $(B)/xpuify build/.deps-test
+	@echo "== 1. xpuify check examples/train_cuda (a small CUDA-only PyTorch project)"
 	-$(B)/xpuify check examples/train_cuda
+	@rm -rf build/demo && mkdir -p build/demo && cp -r examples/train_cuda build/demo/
+	@echo "== 2. the original on this machine's CPU (it needs an NVIDIA GPU)"
+	-cd build/demo/train_cuda && /usr/bin/python3 train.py --epochs 2
+	@echo "== 3. xpuify fix --unsafe-fixes (on a copy in build/demo)"
+	-$(B)/xpuify fix --unsafe-fixes build/demo/train_cuda
+	@echo "== 4. the fixed project on the CPU (CUDA and Intel XPU machines pick their GPU at run time)"
+	cd build/demo/train_cuda && /usr/bin/python3 train.py --epochs 2
 
 clean:
 	rm -rf build

@@ -168,6 +168,12 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
             }
         }
         if (S_ISDIR(st.st_mode)) {
+            /* a directory named on the command line is checked even when .gitignore covers it (as ruff does);
+             * rules inside it still apply to what is below */
+            if (w.repo && git_ignored(&w, path, true)) {
+                git_repository_free(w.repo);
+                w.repo = NULL;
+            }
             walk_dir(&w, path, 0);
         } else {
             an_lang lang;

@@ -154,7 +154,7 @@ int cli_fix(int argc, char **argv) {
             }
             fprintf(out, "Fixed %zu finding%s in %zu file%s; %zu remaining%s\n", fixed, fixed == 1 ? "" : "s",
                     files_changed, files_changed == 1 ? "" : "s", remaining,
-                    remaining ? " (they need a human: see `xpuify rule CODE`, or try --unsafe-fixes)" : ".");
+                    remaining ? unsafe ? " (they need a human: `xpuify rule CODE` explains each)" : " (they need a human or --unsafe-fixes: `xpuify rule CODE` explains each)" : ".");
         } else {
             out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false};
             out_write(o.format, &rep, out);

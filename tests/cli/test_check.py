@@ -162,8 +162,9 @@ def test_gitignore_and_no_ignore(d):
     eq(paths(), ["kept.py", "sub/deeper/y.py"])
     eq(paths("--no-ignore"), ["gen/x.py", "ignored.py", "kept.py", "sub/deeper/y.py"])
     eq(paths("sub"), ["sub/deeper/y.py"])
-    # a named file is checked even when ignored (like ruff without --force-exclude)
+    # a named file or directory is checked even when ignored (like ruff without --force-exclude)
     eq(paths("ignored.py"), ["ignored.py"])
+    eq(paths("gen"), ["gen/x.py"])
 
 
 def test_exclude_and_default_excludes(d):
