@@ -142,6 +142,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "query")) r->query = want_str(l, v, key);
         else if (!strcmp(key, "report")) r->report = want_str(l, v, key);
         else if (!strcmp(key, "triggers")) want_str_list(l, v, key, &r->triggers);
+        else if (!strcmp(key, "locality")) want_str_list(l, v, key, &r->locality);
         else if (!strcmp(key, "supersedes")) want_str_list(l, v, key, &r->supersedes);
         else if (!strcmp(key, "fixer")) r->fixer = want_str(l, v, key);
         else if (!strcmp(key, "qualnames")) entries = v;
@@ -175,6 +176,9 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         lerr(l, n, "rule `%s` needs exactly one of `qualnames`, `query`, `builtin`", r->code ? r->code : "?");
     if (r->query && !r->triggers.len && l->nerr == before)
         lerr(l, n, "query rule `%s` needs `triggers` (regexes a file must contain to be parsed)", r->code);
+    for (size_t t = 0; t < r->triggers.len && l->nerr == before; t++)
+        if (!r->locality.len && (!strncmp(r->triggers.items[t], "(?s)\\A", 6) || !strncmp(r->triggers.items[t], "\\A", 2)))
+            lerr(l, n, "rule `%s`: a trigger anchored at the start of the file says nothing about where a finding is; add `locality`", r->code);
     if (!r->report) r->report = ut_strdup("report");
     if (l->nerr != before) { an_rule_free(r); return; }
     if (an_catalog_find(c, r->code) || an_catalog_find(c, r->name)) {
@@ -229,6 +233,7 @@ void an_rule_free(an_rule *r) {
     ut_vec_free(&r->entries);
 #define FREE_LIST(v) do { for (size_t i = 0; i < (v).len; i++) ut_free((v).items[i]); ut_vec_free(&(v)); } while (0)
     FREE_LIST(r->triggers);
+    FREE_LIST(r->locality);
     FREE_LIST(r->supersedes);
     FREE_LIST(r->examples.flag);
     FREE_LIST(r->examples.ok);
@@ -247,6 +252,8 @@ void an_catalog_free(an_catalog *c) {
     for (int i = 0; i < AN_LANG__COUNT; i++) {
         an_query_set_free(c->queries[i]);
         if (c->prefilter[i]) pcre2_code_free(c->prefilter[i]);
+        if (c->locality[i]) pcre2_code_free(c->locality[i]);
+        if (c->roots[i]) pcre2_code_free(c->roots[i]);
     }
     ut_free(c);
 }
@@ -301,7 +308,15 @@ static int wild_cmp(const void *a, const void *b) {
 }
 
 /* The literal a qualified name needs in the file: every component after the root is spelled somewhere (in the
- * chain itself or in the import that binds it), so any one of them is a sound trigger. Prefer a CUDA-ish one. */
+ * chain itself or in the import that binds it), so any one of them, as a whole word, is a sound trigger. The
+ * CUDA-ish one is the most selective; otherwise the last (the most specific name). */
+static bool cudaish(const char *s, size_t n) {
+    static const char *const w[] = {"cuda", "nccl", "cudnn", "nvml", "CUDA", "NCCL", "nvidia", NULL};
+    for (int i = 0; w[i]; i++)
+        if (memmem(s, n, w[i], strlen(w[i]))) return true;
+    return false;
+}
+
 static void entry_trigger(const an_entry *e, ut_buf *out) {
     const char *best = NULL;
     size_t bestn = 0;
@@ -310,19 +325,17 @@ static void entry_trigger(const an_entry *e, ut_buf *out) {
     while (p) {
         const char *s = p + 1, *q = strchr(s, '.');
         size_t n = q ? (size_t)(q - s) : strlen(s);
-        bool cudaish = memmem(s, n, "cuda", 4) || memmem(s, n, "nccl", 4) || memmem(s, n, "cudnn", 5) ||
-                       memmem(s, n, "nvml", 4);
-        bool best_cudaish = best && (memmem(best, bestn, "cuda", 4) || memmem(best, bestn, "nccl", 4) ||
-                                     memmem(best, bestn, "cudnn", 5) || memmem(best, bestn, "nvml", 4));
-        if (!best || (cudaish && !best_cudaish) || (cudaish == best_cudaish && n > bestn)) best = s, bestn = n;
+        if (!best || !cudaish(best, bestn)) best = s, bestn = n; /* the first CUDA-ish one, else the last */
         p = q;
     }
+    ut_buf_puts(out, "\\b");
     for (size_t i = 0; i < bestn; i++) {
         char ch = best[i];
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_'))
             ut_buf_putc(out, '\\');
         ut_buf_putc(out, ch);
     }
+    ut_buf_puts(out, "\\b");
 }
 
 typedef UT_VEC(char *) strvec;
@@ -332,6 +345,84 @@ static void add_alt(strvec *alts, const char *alt, size_t n) {
         if (strlen(alts->items[i]) == n && !memcmp(alts->items[i], alt, n)) return;
     ut_vec_push(alts, ut_strndup(alt, n));
 }
+
+static pcre2_code *compile_alts(strvec *alts, const char *what, an_lang lang, ut_buf *err, int *nerr) {
+    ut_buf b;
+    ut_buf_init(&b);
+    for (size_t i = 0; i < alts->len; i++) {
+        ut_buf_printf(&b, "%s(?:%s)", i ? "|" : "", alts->items[i]);
+        ut_free(alts->items[i]);
+    }
+    ut_vec_free(alts);
+    pcre2_code *re = NULL;
+    if (b.len) {
+        int ec;
+        PCRE2_SIZE eo;
+        re = pcre2_compile((PCRE2_SPTR)b.data, b.len, PCRE2_UTF | PCRE2_NO_UTF_CHECK, &ec, &eo, NULL);
+        if (!re) {
+            PCRE2_UCHAR msg[256];
+            pcre2_get_error_message(ec, msg, sizeof msg);
+            ut_buf_printf(err, "rules: a `%s` pattern of the %s rules does not compile: %s\n", what, an_lang_name(lang), (char *)msg);
+            (*nerr)++;
+        } else {
+            pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+        }
+    }
+    ut_buf_free(&b);
+    return re;
+}
+
+static void add_root(strvec *roots, const char *name) {
+    size_t n = strcspn(name, ".");
+    if (!n) return;
+    char buf[128];
+    snprintf(buf, sizeof buf, "\\b%.*s\\b", (int)(n < 100 ? n : 100), name);
+    add_alt(roots, buf, strlen(buf));
+}
+
+/* Locality: each rule's `locality`, else its triggers, else its table's literals. Roots: the first component of
+ * every name a rule resolves (table entries, #resolves-to? arguments). */
+static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
+    int nerr = 0;
+    strvec alts = {0}, roots = {0};
+    for (size_t i = 0; i < c->rules.len; i++) {
+        an_rule *r = c->rules.items[i];
+        if (r->lang != lang || r->builtin) continue;
+        if (r->locality.len)
+            for (size_t t = 0; t < r->locality.len; t++) add_alt(&alts, r->locality.items[t], strlen(r->locality.items[t]));
+        else
+            for (size_t t = 0; t < r->triggers.len; t++) add_alt(&alts, r->triggers.items[t], strlen(r->triggers.items[t]));
+        for (size_t j = 0; j < r->entries.len; j++) {
+            if (!r->triggers.len && !r->locality.len) {
+                ut_buf lit;
+                ut_buf_init(&lit);
+                entry_trigger(r->entries.items[j], &lit);
+                if (lit.len) add_alt(&alts, lit.data, lit.len);
+                ut_buf_free(&lit);
+            }
+            add_root(&roots, r->entries.items[j]->name);
+        }
+        for (const char *q = r->query ? strstr(r->query, "resolves-to?") : NULL; q; q = strstr(q + 1, "resolves-to?")) {
+            const char *end = strchr(q, ')');
+            for (const char *s = strchr(q, '"'); s && (!end || s < end); s = strchr(s + 1, '"')) {
+                const char *e = strchr(s + 1, '"');
+                if (!e) break;
+                char name[128];
+                snprintf(name, sizeof name, "%.*s", (int)(e - s - 1 < 120 ? e - s - 1 : 120), s + 1);
+                add_root(&roots, name);
+                s = e;
+            }
+        }
+    }
+    if (c->locality[lang]) pcre2_code_free(c->locality[lang]);
+    if (c->roots[lang]) pcre2_code_free(c->roots[lang]);
+    c->locality[lang] = compile_alts(&alts, "locality", lang, err, &nerr);
+    c->roots[lang] = compile_alts(&roots, "roots", lang, err, &nerr);
+    return nerr;
+}
+
+const struct pcre2_real_code_8 *an_catalog_locality(const an_catalog *c, an_lang lang) { return c->locality[lang]; }
+const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang) { return c->roots[lang]; }
 
 int an_catalog_finalize(an_catalog *c, ut_buf *err) {
     int nerr = 0;
@@ -394,6 +485,7 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
         if (b.len && !always) {
             int ec;
             PCRE2_SIZE eo;
+            if (getenv("XPUIFY_DEBUG_PREFILTER")) fprintf(stderr, "prefilter[%s]: %s\n", an_lang_name(lang), b.data);
             c->prefilter[lang] = pcre2_compile((PCRE2_SPTR)b.data, b.len, PCRE2_UTF | PCRE2_NO_UTF_CHECK, &ec, &eo, NULL);
             if (!c->prefilter[lang]) {
                 PCRE2_UCHAR msg[256];
@@ -407,6 +499,7 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
         }
         ut_buf_free(&b);
     }
+    for (int lang = 0; lang < AN_LANG__COUNT; lang++) nerr += build_locality(c, (an_lang)lang, err);
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) {
         an_query_set_free(c->queries[lang]);
         c->queries[lang] = an_query_set_build(c, (an_lang)lang, err, &nerr);

@@ -13,6 +13,8 @@ struct an_catalog {
     size_t exact_cap;
     UT_VEC(an_entry *) wild; /* wildcard prefixes, longest first */
     pcre2_code *prefilter[AN_LANG__COUNT];
+    pcre2_code *locality[AN_LANG__COUNT];
+    pcre2_code *roots[AN_LANG__COUNT];
     bool prefilter_all[AN_LANG__COUNT];  /* some rule cannot be prefiltered */
     bool prefilter_none[AN_LANG__COUNT]; /* no rule at all for the language */
     struct an_query_set *queries[AN_LANG__COUNT];

@@ -19,14 +19,14 @@ typedef struct {
 } worker_state;
 
 static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
-                    const an_fix_options *fix, an_diag_list *out, bool *parsed) {
+                    const an_fix_options *fix, bool regions, an_diag_list *out, bool *parsed) {
     *parsed = false;
     if (!an_catalog_prefilter(cat, lang, src->text, src->len)) return;
     *parsed = true;
     switch (lang) {
     case AN_LANG_PYTHON:
         if (!ws->py) ws->py = an_python_new();
-        an_python_analyze(ws->py, cat, src, en, fix, out);
+        an_python_analyze(ws->py, cat, src, en, fix, regions, out);
         break;
     default:
         break;
@@ -47,7 +47,7 @@ static void *work(void *arg) {
         an_fix_options fo = j->opt->fix;
         char buf[1024];
         if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
-        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, &r->diags, &r->parsed);
+        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, !j->opt->whole_files, &r->diags, &r->parsed);
         if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
     }
     an_python_free(ws.py);
@@ -90,7 +90,7 @@ void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_sour
                               const an_fix_options *fix, an_diag_list *out) {
     worker_state ws = {0};
     bool parsed;
-    analyze(&ws, cat, lang, src, en, fix, out, &parsed);
+    analyze(&ws, cat, lang, src, en, fix, false, out, &parsed);
     an_python_free(ws.py);
 }
 

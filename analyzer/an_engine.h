@@ -11,6 +11,7 @@ typedef struct {
     int threads;          /* 0 = number of cores */
     const bool *enabled;  /* by rule index; NULL = all */
     bool keep_sources;    /* keep the text of every file, not only of files with findings */
+    bool whole_files;     /* parse whole files instead of the regions that can hold a finding */
     an_fix_options fix;   /* which fixes to compute (target NONE: none) */
     /* per-file adjustment of `fix` (the compat helper's import differs by file); buf holds its strings */
     void (*fix_for_file)(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t bufsz);

@@ -25,6 +25,8 @@ typedef struct {
     bool has_dev;           /* the device definition already exists */
     bool has_helper;        /* the helper import already exists */
     bool crlf;              /* the file's first line ends in \r\n */
+    int *refs;              /* per scope binding: references outside imports (lazily counted) */
+    bool refs_done;
     char *dev_name;
     /* union of what the applied fixes need */
     bool need_torch, need_dev, need_helper;
@@ -324,19 +326,30 @@ none:
 
 /* ---- imports ------------------------------------------------------------------------------------------------ */
 
-/* References to a local name outside import statements (attribute names and keywords excluded). */
-static int count_refs(const fx *f, const char *name) {
-    size_t n = strlen(name);
-    int count = 0;
+/* References to each imported local name outside import statements (attribute names and keywords excluded),
+ * counted in one walk the first time any is needed. */
+static void count_all_refs(fx *f) {
+    size_t n = f->scope->bindings.len;
+    f->refs = ut_calloc(n ? n : 1, sizeof(int));
+    f->refs_done = true;
+    if (!n) return;
     TSTreeCursor cur = ts_tree_cursor_new(f->root);
     for (;;) {
         TSNode node = ts_tree_cursor_current_node(&cur);
-        bool descend = !(is(node, "import_statement") || is(node, "import_from_statement") || is(node, "comment"));
-        if (is(node, "identifier") && E(node) - S(node) == n && !memcmp(f->text + S(node), name, n)) {
-            TSNode p = ts_node_parent(node);
-            bool member = is(p, "attribute") && ts_node_eq(ts_node_child_by_field_name(p, "attribute", 9), node);
-            bool kw = is(p, "keyword_argument") && ts_node_eq(ts_node_child_by_field_name(p, "name", 4), node);
-            if (!member && !kw) count++;
+        bool descend = !(is(node, "import_statement") || is(node, "import_from_statement") || is(node, "comment") ||
+                         is(node, "string_content"));
+        if (is(node, "identifier")) {
+            uint32_t len = E(node) - S(node);
+            const char *t = f->text + S(node);
+            for (size_t i = 0; i < n; i++) {
+                const char *l = f->scope->bindings.items[i].local;
+                if (strlen(l) != len || memcmp(l, t, len)) continue;
+                TSNode p = ts_node_parent(node);
+                bool member = is(p, "attribute") && ts_node_eq(ts_node_child_by_field_name(p, "attribute", 9), node);
+                bool kw = is(p, "keyword_argument") && ts_node_eq(ts_node_child_by_field_name(p, "name", 4), node);
+                if (!member && !kw) f->refs[i]++;
+                break;
+            }
         }
         if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
         while (!ts_tree_cursor_goto_next_sibling(&cur))
@@ -344,7 +357,14 @@ static int count_refs(const fx *f, const char *name) {
     }
 done:
     ts_tree_cursor_delete(&cur);
-    return count;
+}
+
+static int count_refs(fx *f, const char *name) {
+    if (!f->refs_done) count_all_refs(f);
+    int total = 0;
+    for (size_t i = 0; i < f->scope->bindings.len; i++)
+        if (!strcmp(f->scope->bindings.items[i].local, name)) return f->refs[i];
+    return total;
 }
 
 /* Removes one imported name (the finding's range) from its `from ... import` statement when nothing uses it. */
@@ -736,6 +756,7 @@ void an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode r
         qsort(x->edits.items, x->edits.len, sizeof(an_edit), edit_cmp);
     }
     ut_free(nds);
+    ut_free(f.refs);
     ut_free(f.dev);
     ut_free(f.dev_name);
 }

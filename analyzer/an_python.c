@@ -3,6 +3,7 @@
 #include "an_message.h"
 #include "an_query.h"
 #include "an_pyfix.h"
+#include "an_pyregion.h"
 #include "an_resolve.h"
 #include "an_suppress.h"
 #include <ctype.h>
@@ -134,7 +135,7 @@ static void check_identifier(ctx *c, TSNode n) {
     bool bound;
     const char *q = an_pyscope_lookup(&c->scope, s, len, &bound);
     if (q) {
-        if (an_pyscope_shadowed(n, c->src->text)) return;
+        if (an_pyscope_shadowed(&c->scope, n, c->src->text)) return;
         const an_entry *e = an_catalog_lookup(c->cat, q, false);
         if (e) emit_entry(c, e, q, n);
         return;
@@ -374,16 +375,45 @@ static bool supersedes(const an_rule *r, const char *code) {
     return false;
 }
 
+static TSPoint point_at(const an_source *src, uint32_t byte) {
+    uint32_t lo = 0, hi = src->nlines;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (src->line_starts[mid] <= byte) lo = mid;
+        else hi = mid;
+    }
+    TSPoint p = {lo, byte - src->line_starts[lo]};
+    return p;
+}
+
 void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
-                       const an_fix_options *fix, an_diag_list *out) {
-    if (src->body) {
+                       const an_fix_options *fix, bool regions, an_diag_list *out) {
+    an_pyregions reg = {0};
+    reg.whole = true;
+    if (regions) an_pyregion_select(cat, src, &reg);
+    if (!reg.whole) {
+        /* only the statements that can hold a finding: byte offsets stay those of the whole file */
+        TSRange *rs = ut_malloc(reg.spans.len * sizeof(TSRange));
+        for (size_t i = 0; i < reg.spans.len; i++) {
+            uint32_t s = reg.spans.items[i].start < src->body ? src->body : reg.spans.items[i].start;
+            rs[i].start_byte = s;
+            rs[i].end_byte = reg.spans.items[i].end;
+            rs[i].start_point = point_at(src, s);
+            rs[i].end_point = point_at(src, reg.spans.items[i].end);
+        }
+        ts_parser_set_included_ranges(py->parser, rs, (uint32_t)reg.spans.len);
+        ut_free(rs);
+    } else if (src->body) {
         TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
         ts_parser_set_included_ranges(py->parser, &r, 1);
     } else {
         ts_parser_set_included_ranges(py->parser, NULL, 0);
     }
     TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
-    if (!tree) return;
+    if (!tree) {
+        an_pyregions_free(&reg);
+        return;
+    }
     TSNode root = ts_tree_root_node(tree);
     ctx c = {0};
     c.py = py, c.cat = cat, c.src = src, c.enabled = en;
@@ -434,7 +464,15 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
             }
         }
     }
-    /* suppression comments (syntax errors are never hidden) */
+    /* suppression comments (syntax errors are never hidden); with regions, the scanner saw every comment */
+    if (!reg.whole) {
+        c.comments.len = 0;
+        for (size_t i = 0; i < reg.comments.len; i++) {
+            range r = {reg.comments.items[i].start, reg.comments.items[i].end};
+            ut_vec_push(&c.comments, r);
+        }
+    }
+    an_pyregions_free(&reg);
     an_suppressions sup = {0};
     for (size_t i = 0; i < c.comments.len; i++)
         an_suppress_add_comment(&sup, src, c.comments.items[i].start, c.comments.items[i].end, "#");

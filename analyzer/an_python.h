@@ -10,9 +10,11 @@ typedef struct an_python an_python; /* one per thread: owns a TSParser */
 
 an_python *an_python_new(void);
 void an_python_free(an_python *py);
-/* enabled: indexed by rule->index, NULL = all. fix: NULL or target NONE = no fixes. */
+/* enabled: indexed by rule->index, NULL = all. fix: NULL or target NONE = no fixes. regions: parse only the
+ * statements that can hold a finding (an_pyregion.c); findings are the same, syntax errors are reported only for
+ * what was parsed. */
 void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
-                       const an_fix_options *fix, an_diag_list *out);
+                       const an_fix_options *fix, bool regions, an_diag_list *out);
 /* true when the source parses without ERROR or MISSING nodes */
 bool an_python_parses(an_python *py, const an_source *src);
 #endif

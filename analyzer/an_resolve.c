@@ -76,6 +76,38 @@ out:
     ut_buf_free(&q), ut_buf_free(&l);
 }
 
+/* Imports are statements: the walk for them enters statement containers and skips every expression. */
+static bool descends(const char *t) {
+    static const char *const containers[] = {
+        "module", "block", "function_definition", "class_definition", "decorated_definition", "if_statement",
+        "elif_clause", "else_clause", "try_statement", "except_clause", "except_group_clause", "finally_clause",
+        "with_statement", "for_statement", "while_statement", "match_statement", "case_clause", "ERROR",
+        "lambda", "parameters", "lambda_parameters", "expression_statement", "assignment", NULL};
+    for (int i = 0; containers[i]; i++)
+        if (!strcmp(t, containers[i])) return true;
+    return false;
+}
+
+static void add_param(an_pyscope *sc, TSNode id, const char *src) {
+    if (ts_node_is_null(id) || strcmp(ts_node_type(id), "identifier")) return;
+    uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
+    for (size_t i = 0; i < sc->params.len; i++)
+        if (strlen(sc->params.items[i]) == b - a && !memcmp(sc->params.items[i], src + a, b - a)) return;
+    ut_vec_push(&sc->params, ut_strndup(src + a, b - a));
+}
+
+static void collect_params(an_pyscope *sc, TSNode params, const char *src) {
+    uint32_t c = ts_node_named_child_count(params);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode p = ts_node_named_child(params, i);
+        const char *t = ts_node_type(p);
+        if (!strcmp(t, "identifier")) add_param(sc, p, src);
+        else if (!strcmp(t, "default_parameter") || !strcmp(t, "typed_default_parameter"))
+            add_param(sc, ts_node_child_by_field_name(p, "name", 4), src);
+        else add_param(sc, ts_node_named_child(p, 0), src);
+    }
+}
+
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
     memset(sc, 0, sizeof *sc);
     TSTreeCursor cur = ts_tree_cursor_new(root);
@@ -85,12 +117,12 @@ void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
     for (;;) {
         TSNode n = ts_tree_cursor_current_node(&cur);
         const char *t = ts_node_type(n);
-        bool descend = true;
+        bool descend = descends(t);
         if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) {
             collect_import(sc, n, src, except_depth > 0);
             descend = false;
-        } else if (!strcmp(t, "string") || !strcmp(t, "comment")) {
-            descend = false;
+        } else if (!strcmp(t, "parameters") || !strcmp(t, "lambda_parameters")) {
+            collect_params(sc, n, src);
         }
         if (descend && ts_tree_cursor_goto_first_child(&cur)) {
             bool ex = !strcmp(t, "except_clause");
@@ -113,6 +145,8 @@ void an_pyscope_free(an_pyscope *sc) {
     ut_vec_free(&sc->bindings);
     for (size_t i = 0; i < sc->stars.len; i++) ut_free(sc->stars.items[i]);
     ut_vec_free(&sc->stars);
+    for (size_t i = 0; i < sc->params.len; i++) ut_free(sc->params.items[i]);
+    ut_vec_free(&sc->params);
 }
 
 const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, bool *bound) {
@@ -145,9 +179,14 @@ static bool param_named(TSNode p, const char *src, const char *name, size_t n) {
     return ts_node_end_byte(id) - ts_node_start_byte(id) == n && !memcmp(src + ts_node_start_byte(id), name, n);
 }
 
-bool an_pyscope_shadowed(TSNode id, const char *src) {
+bool an_pyscope_shadowed(const an_pyscope *sc, TSNode id, const char *src) {
     const char *name = src + ts_node_start_byte(id);
     size_t n = ts_node_end_byte(id) - ts_node_start_byte(id);
+    /* climbing parents is costly in tree-sitter: only names that are a parameter somewhere can be shadowed */
+    bool candidate = false;
+    for (size_t i = 0; i < sc->params.len && !candidate; i++)
+        candidate = strlen(sc->params.items[i]) == n && !memcmp(sc->params.items[i], name, n);
+    if (!candidate) return false;
     for (TSNode p = ts_node_parent(id); !ts_node_is_null(p); p = ts_node_parent(p)) {
         TSNode params = {0};
         if (is(p, "function_definition")) params = ts_node_child_by_field_name(p, "parameters", 10);
@@ -179,7 +218,7 @@ bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_
     bool bound;
     const char *q = an_pyscope_lookup(sc, src + a, b - a, &bound);
     size_t base = out->len;
-    if (q && an_pyscope_shadowed(n, src)) return false; /* a parameter of that name hides the import */
+    if (q && an_pyscope_shadowed(sc, n, src)) return false; /* a parameter of that name hides the import */
     if (q) ut_buf_puts(out, q);
     else if (bound) return false;
     else ut_buf_append(out, src + a, b - a);

@@ -16,7 +16,8 @@ typedef struct {
 
 typedef struct {
     UT_VEC(an_binding) bindings;
-    UT_VEC(char *) stars; /* modules imported with `from M import *` */
+    UT_VEC(char *) stars;  /* modules imported with `from M import *` */
+    UT_VEC(char *) params; /* every function/lambda parameter name in the file (shadowing candidates) */
 } an_pyscope;
 
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src);
@@ -28,5 +29,5 @@ const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, 
  * themselves, so `torch.cuda.x` resolves without an import. */
 bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_buf *out);
 /* true when an enclosing function or lambda has a parameter with the identifier's name */
-bool an_pyscope_shadowed(TSNode id, const char *src);
+bool an_pyscope_shadowed(const an_pyscope *sc, TSNode id, const char *src);
 #endif

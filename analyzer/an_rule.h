@@ -45,6 +45,7 @@ typedef struct an_rule {
     char *report;         /* capture to report (default "report") */
     UT_VEC(an_entry *) entries;
     UT_VEC(char *) triggers;   /* PCRE2 patterns; a file without any of them cannot match */
+    UT_VEC(char *) locality;   /* where a finding can be: patterns whose matches lie inside it (default: triggers) */
     UT_VEC(char *) supersedes; /* codes whose findings inside this one's range are dropped */
     an_examples examples;
     char *fixer; /* fix routine for query rules (an_pyfix.c); table rules use their entries' templates */
@@ -76,6 +77,11 @@ const an_entry *an_catalog_lookup(const an_catalog *c, const char *qualname, boo
 /* Compiled per-language query and predicate data, used by the front ends (an_query.c). */
 struct an_query_set;
 const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang);
+/* Region selection (an_pyregion.c): matches of `locality` lie inside the statements that can hold a finding;
+ * `roots` matches an import that can bind a name some rule resolves (torch, os, subprocess, ...). */
+struct pcre2_real_code_8;
+const struct pcre2_real_code_8 *an_catalog_locality(const an_catalog *c, an_lang lang);
+const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang);
 /* True when the file may hold a finding of some rule of the language (PCRE2 JIT over the whole text). */
 bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len);
 

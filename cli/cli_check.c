@@ -3,6 +3,7 @@
 #include "cli_opts.h"
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 int cli_check(int argc, char **argv) {
@@ -33,6 +34,7 @@ int cli_check(int argc, char **argv) {
     opt.max_file_size = o.max_file_size;
     opt.threads = o.threads;
     opt.enabled = o.enabled;
+    opt.whole_files = o.whole_files;
     ut_buf reason;
     ut_buf_init(&reason);
     /* fixes shown by check (json, sarif, text [*]) are the ones `fix` would make */
@@ -42,7 +44,16 @@ int cli_check(int argc, char **argv) {
     opt.fix.unsafe = true;
     opt.fix_for_file = cli_target_fix_for_file;
     opt.fix_ctx = &o.helper;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     an_engine_run(o.cat, &o.files, &opt, &res);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (o.verbose) {
+        size_t parsed = 0;
+        for (size_t i = 0; i < res.len; i++) parsed += res.items[i].parsed;
+        fprintf(stderr, "xpuify: %zu files, %zu parsed after the prefilter, %.1f ms\n", res.len, parsed,
+                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    }
     bool input_error = o.input_error | cli_report_unreadable(&o, &res);
     if (o.output_file) {
         out = fopen(o.output_file, "w");

@@ -10,6 +10,7 @@ bool cli_opt(int argc, char **argv, int *i, const char *name, const char **value
     const char *a = argv[*i];
     if (strncmp(a, name, n)) return false;
     if (a[n] == '=') { *value = a + n + 1; return true; }
+    if (a[n] && n == 2 && name[0] == '-' && name[1] != '-') { *value = a + n; return true; } /* -j4, -fjson */
     if (a[n]) return false;
     if (*i + 1 >= argc) {
         fprintf(stderr, "xpuify: error: %s needs a value\n", name);

@@ -42,7 +42,10 @@ const char *cli_opts_help(void) {
            "      --helper-path P     compat: write the helper here (default: beside scripts / top package)\n"
            "      --device-priority L compat: device order baked into the helper (default cuda,xpu,mps,cpu)\n"
            "      --exit-zero         exit 0 even with findings (errors still exit 2)\n"
-           "  -q, --quiet             no warnings about skipped files, no target line\n";
+           "  -q, --quiet             no warnings about skipped files, no target line\n"
+           "  -v, --verbose           say how many files were read, parsed and how long it took (stderr)\n"
+           "      --whole-files       parse whole files, not only the statements that can hold a finding (slower;\n"
+           "                          the findings are the same, syntax errors are then reported everywhere)\n";
 }
 
 static bool valid_module(const char *m) {
@@ -119,6 +122,8 @@ int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i) {
     } else if (!strcmp(argv[*i], "--exit-zero")) o->exit_zero = true;
     else if (!strcmp(argv[*i], "--no-ignore")) o->walk.no_ignore = true;
     else if (!strcmp(argv[*i], "-q") || !strcmp(argv[*i], "--quiet")) o->quiet = true;
+    else if (!strcmp(argv[*i], "-v") || !strcmp(argv[*i], "--verbose")) o->verbose = true;
+    else if (!strcmp(argv[*i], "--whole-files")) o->whole_files = true;
     else return 0;
     return 1;
 }

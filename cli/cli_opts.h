@@ -16,7 +16,7 @@ typedef struct {
     an_walk_options walk;
     size_t max_file_size;
     int threads;
-    bool exit_zero, quiet;
+    bool exit_zero, quiet, verbose, whole_files;
     cli_target_mode target;
     const char *torch_version;
     cli_helper_opts helper;

@@ -235,5 +235,50 @@ def test_help_and_version(d):
     check(run("help").code == 0, "help")
 
 
+
+
+def _region_corpus():
+    """A module where only a few statements can hold findings, with the shapes region selection must get right."""
+    parts = ['"""Module docstring."""\n# leading comment\nfrom __future__ import annotations\nimport os\nimport torch as t\n'
+             'from torch.cuda import amp as A\n\nVALUE = "cuda"\n']
+    for i in range(60):
+        parts.append(f"def plain_{i}(x, y=[1,\n      2]):\n    s = '''not code: torch.cuda.synchronize()\n'''\n"
+                     f"    return x + {i}  # a comment\n\n")
+    parts.append("class Big:\n    '''docstring'''\n    attr = {'k': (1,\n  2)}\n\n")
+    for i in range(40):
+        body = "        return x\n"
+        if i == 7:
+            body = "        import torch.cuda as tc\n        tc.synchronize()\n        return x.cuda()\n"
+        if i == 19:
+            body = "        with A.autocast():  # alias hides the CUDA name\n            return x\n"
+        if i == 23:
+            body = ("        try:\n            t.cuda.get_device_name()\n        except Exception:\n            pass\n"
+                    "        return x\n")
+        parts.append(f"    @staticmethod\n    def m{i}(x):\n{body}\n")
+    parts.append("    # xpuify: ignore[XPU202]\n    def later(self):\n        t.cuda.synchronize()\n\n")
+    parts.append("if t.cuda.is_available():\n    t.cuda.synchronize()\nelif t.xpu.is_available():\n    t.xpu.synchronize()\n")
+    parts.append("def tail(x):\n    if x:\n        return os.environ['CUDA_VISIBLE_DEVICES']\n    else:\n        return 1\n")
+    return "".join(parts)
+
+
+def test_regions_match_whole_files(d):
+    """Parsing only the statements that can hold a finding gives exactly the whole-file results."""
+    write("big.py", _region_corpus())
+    write("crlf.py", _region_corpus().replace("\n", "\r\n"))
+    write("tabs.py", _region_corpus().replace("    ", "\t"))
+    for f in ("big.py", "crlf.py", "tabs.py"):
+        a = run("check", "--format", "json", "-v", f)
+        b = run("check", "--format", "json", "--whole-files", f)
+        eq(a.json(), b.json(), f)
+        check(len(a.json()) >= 8, "findings in the big file", a.json())
+    codes = sorted({x["code"] for x in run("check", "--format", "json", "big.py").json()})
+    check({"XPU101", "XPU202", "XPU301", "XPU305", "XPU601", "XPU703"} <= set(codes), "kinds of findings", codes)
+    # the fixtures too
+    for f in sorted(os.listdir(os.path.join(ROOT, "fixtures", "python"))):
+        p = os.path.join(ROOT, "fixtures", "python", f)
+        if f.endswith(".py") and f not in ("syntax_error.py", "XPU001.py"):
+            eq(run("check", "--format", "json", p).out, run("check", "--format", "json", "--whole-files", p).out, f)
+
+
 if __name__ == "__main__":
     main(globals())

@@ -1,0 +1,322 @@
+/* an_pyregion: statement-level region selection for the Python front end. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "an_pyregion.h"
+#include <ctype.h>
+#include <pcre2.h>
+
+typedef struct {
+    uint32_t start;  /* start of its first physical line (indentation included) */
+    uint32_t first;  /* first non-blank byte */
+    uint32_t end;    /* byte after its last newline */
+    uint32_t indent; /* columns, tabs to multiples of 8 */
+} lline;
+
+typedef struct {
+    uint32_t first, last; /* lline indices */
+    uint32_t start, end;  /* bytes; end = start of the next unit (or of the parent's end) */
+    int header;           /* lline index of the def/class line, -1 when not a definition */
+    bool whole, any_member;
+    uint32_t mfirst, mcount; /* members in the member array */
+} unit;
+
+typedef UT_VEC(lline) lline_vec;
+typedef UT_VEC(unit) unit_vec;
+typedef UT_VEC(char *) str_vec;
+
+static bool word_is(const char *t, size_t avail, const char *w) {
+    size_t n = strlen(w);
+    return avail >= n && !memcmp(t, w, n) && (avail == n || !(isalnum((unsigned char)t[n]) || t[n] == '_'));
+}
+
+/* Splits the text into logical lines. Returns false when unsure (unterminated string or bracket). */
+static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments) {
+    const char *t = src->text;
+    uint32_t n = src->len, i = src->body;
+    while (i < n) {
+        /* a physical line that starts a logical line */
+        uint32_t ls = i, col = 0;
+        while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\f')) {
+            col = t[i] == '\t' ? (col / 8 + 1) * 8 : col + 1;
+            i++;
+        }
+        if (i >= n) break;
+        if (t[i] == '\n' || t[i] == '\r' || t[i] == '#') { /* blank or comment-only line */
+            uint32_t cs = i;
+            while (i < n && t[i] != '\n') i++;
+            if (t[cs] == '#' && memmem(t + cs, i - cs, "xpuify:", 7)) {
+                an_span c = {cs, i > cs && t[i - 1] == '\r' ? i - 1 : i};
+                ut_vec_push(comments, c);
+            }
+            if (i < n) i++;
+            continue;
+        }
+        lline l = {ls, i, 0, col};
+        int depth = 0;
+        for (;;) {
+            if (i >= n) { l.end = n; break; }
+            char ch = t[i];
+            if (ch == '#') {
+                uint32_t cs = i;
+                while (i < n && t[i] != '\n') i++;
+                if (memmem(t + cs, i - cs, "xpuify:", 7)) {
+                    an_span c = {cs, i > cs && t[i - 1] == '\r' ? i - 1 : i};
+                    ut_vec_push(comments, c);
+                }
+                continue;
+            }
+            if (ch == '"' || ch == '\'') {
+                bool triple = i + 2 < n && t[i + 1] == ch && t[i + 2] == ch;
+                i += triple ? 3 : 1;
+                for (;;) {
+                    if (i >= n) return false;
+                    if (t[i] == '\\') { i += 2; continue; }
+                    if (t[i] == ch) {
+                        if (!triple) { i++; break; }
+                        if (i + 2 < n && t[i + 1] == ch && t[i + 2] == ch) { i += 3; break; }
+                    }
+                    if (!triple && t[i] == '\n') return false; /* unterminated: let the parser decide */
+                    i++;
+                }
+                continue;
+            }
+            if (ch == '(' || ch == '[' || ch == '{') depth++;
+            else if (ch == ')' || ch == ']' || ch == '}') {
+                if (--depth < 0) return false;
+            } else if (ch == '\\' && i + 1 < n && (t[i + 1] == '\n' || t[i + 1] == '\r')) {
+                i += t[i + 1] == '\r' && i + 2 < n && t[i + 2] == '\n' ? 3 : 2;
+                continue;
+            } else if (ch == '\n' && depth == 0) {
+                l.end = i + 1;
+                i++;
+                break;
+            }
+            i++;
+        }
+        if (depth) return false;
+        ut_vec_push(out, l);
+        if (i >= n) break;
+    }
+    return true;
+}
+
+static bool continues(const char *t, const lline *l, uint32_t avail) {
+    const char *p = t + l->first;
+    return word_is(p, avail, "else") || word_is(p, avail, "elif") || word_is(p, avail, "except") ||
+           word_is(p, avail, "finally");
+}
+
+static uint32_t avail_of(const an_source *src, const lline *l) { return src->len - l->first; }
+
+static bool is_def(const an_source *src, const lline *l) {
+    const char *p = src->text + l->first;
+    uint32_t a = avail_of(src, l);
+    if (word_is(p, a, "async")) {
+        p += 5, a -= 5;
+        while (a && (*p == ' ' || *p == '\t')) p++, a--;
+    }
+    return word_is(p, a, "def") || word_is(p, a, "class");
+}
+
+/* Groups lines [from, to) whose indent is `level` into units (decorators, else/elif/except/finally merged). */
+static bool group(const an_source *src, const lline_vec *ls, uint32_t from, uint32_t to, uint32_t level,
+                  uint32_t end_byte, unit_vec *out) {
+    for (uint32_t k = from; k < to; k++) {
+        const lline *l = &ls->items[k];
+        if (l->indent < level) return false; /* a dedent below the block: unsure */
+        bool starts = l->indent == level && !continues(src->text, l, avail_of(src, l));
+        if (starts && out->len) {
+            unit *prev = &out->items[out->len - 1];
+            /* a decorator run continues into the definition it decorates */
+            bool prev_decorators = true;
+            for (uint32_t j = prev->first; j <= prev->last; j++)
+                if (src->text[ls->items[j].first] != '@') prev_decorators = false;
+            if (prev_decorators) starts = false;
+        }
+        if (starts || !out->len) {
+            if (!starts && !out->len) return false;
+            unit u = {k, k, l->start, 0, -1, false, false, 0, 0};
+            ut_vec_push(out, u);
+        } else {
+            out->items[out->len - 1].last = k;
+        }
+    }
+    for (size_t j = 0; j < out->len; j++) {
+        unit *u = &out->items[j];
+        u->end = j + 1 < out->len ? out->items[j + 1].start : end_byte;
+        for (uint32_t k = u->first; k <= u->last; k++) {
+            if (src->text[ls->items[k].first] == '@') continue;
+            if (ls->items[k].indent == level && is_def(src, &ls->items[k])) u->header = (int)k;
+            break;
+        }
+    }
+    return true;
+}
+
+static size_t find_unit(const unit *u, size_t n, uint32_t pos) {
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (u[mid].start <= pos) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* local names bound by an import logical line: `import a.b as x, c` -> x, c; `from m import (a as b, c)` -> b, c */
+static void import_locals(const char *t, uint32_t s, uint32_t e, str_vec *names, bool *star) {
+    const char *p = t + s, *end = t + e;
+    bool from = word_is(p, (size_t)(end - p), "from");
+    if (from) {
+        const char *imp = NULL;
+        for (const char *q = p; q + 6 < end; q++)
+            if (word_is(q, (size_t)(end - q), "import") && (q[-1] == ' ' || q[-1] == ')' || q[-1] == '\t')) { imp = q; break; }
+        if (!imp) return;
+        p = imp + 6;
+    } else {
+        p += 6;
+    }
+    while (p < end) {
+        while (p < end && !(isalpha((unsigned char)*p) || *p == '_' || *p == '*')) p++;
+        if (p >= end) break;
+        if (*p == '*') { *star = true; p++; continue; }
+        const char *a = p;
+        while (p < end && (isalnum((unsigned char)*p) || *p == '_' || *p == '.')) p++;
+        const char *ae = p;
+        const char *q = p;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\\' || *q == '\n' || *q == '\r')) q++;
+        if (word_is(q, (size_t)(end - q), "as")) {
+            q += 2;
+            while (q < end && !(isalpha((unsigned char)*q) || *q == '_')) q++;
+            a = q;
+            while (q < end && (isalnum((unsigned char)*q) || *q == '_')) q++;
+            ae = q;
+            p = q;
+        } else if (!from) {
+            const char *dot = memchr(a, '.', (size_t)(ae - a));
+            if (dot) ae = dot; /* `import a.b` binds a */
+        }
+        if (ae > a) ut_vec_push(names, ut_strndup(a, (size_t)(ae - a)));
+        while (p < end && *p != ',') p++;
+    }
+}
+
+static void add_span(an_pyregions *r, uint32_t s, uint32_t e) {
+    if (e <= s) return;
+    if (r->spans.len && r->spans.items[r->spans.len - 1].end >= s) {
+        if (e > r->spans.items[r->spans.len - 1].end) r->spans.items[r->spans.len - 1].end = e;
+        return;
+    }
+    an_span sp = {s, e};
+    ut_vec_push(&r->spans, sp);
+}
+
+void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregions *out) {
+    memset(out, 0, sizeof *out);
+    const pcre2_code *loc = (const pcre2_code *)an_catalog_locality(cat, AN_LANG_PYTHON);
+    const pcre2_code *roots = (const pcre2_code *)an_catalog_roots(cat, AN_LANG_PYTHON);
+    lline_vec ls = {0};
+    unit_vec top = {0}, members = {0};
+    UT_VEC(uint32_t) hits = {0};
+    str_vec extra = {0};
+    pcre2_match_data *md = NULL;
+    out->whole = true;
+    if (!loc || !scan(src, &ls, &out->comments) || !ls.len) goto done;
+    if (!group(src, &ls, 0, (uint32_t)ls.len, 0, src->len, &top)) goto done;
+    top.items[0].start = src->body; /* leading comments belong to the opening */
+    /* members of top-level definitions */
+    for (size_t j = 0; j < top.len; j++) {
+        unit *u = &top.items[j];
+        if (u->header < 0 || (uint32_t)u->header >= u->last) continue;
+        uint32_t level = ls.items[u->header + 1].indent;
+        if (level == 0) goto done;
+        unit_vec ms = {0};
+        if (!group(src, &ls, (uint32_t)u->header + 1, u->last + 1, level, u->end, &ms)) { ut_vec_free(&ms); goto done; }
+        u->mfirst = (uint32_t)members.len;
+        u->mcount = (uint32_t)ms.len;
+        for (size_t k = 0; k < ms.len; k++) ut_vec_push(&members, ms.items[k]);
+        ut_vec_free(&ms);
+    }
+    /* hits: locality matches; import lines (top level always, nested ones when they name a relevant root) */
+    md = pcre2_match_data_create(1, NULL);
+    for (PCRE2_SIZE off = 0; off < src->len;) {
+        int rc = pcre2_match(loc, (PCRE2_SPTR)src->text, src->len, off, PCRE2_NO_UTF_CHECK, md, NULL);
+        if (rc < 0) break;
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+        ut_vec_push(&hits, (uint32_t)ov[0]);
+        off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+    }
+    for (size_t k = 0; k < ls.len; k++) {
+        const lline *l = &ls.items[k];
+        const char *p = src->text + l->first;
+        uint32_t a = avail_of(src, l);
+        if (!word_is(p, a, "import") && !word_is(p, a, "from")) continue;
+        bool relevant = l->indent == 0 ||
+                        (roots && pcre2_match(roots, (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0 &&
+                         pcre2_get_ovector_pointer(md)[0] < l->end);
+        bool hit = pcre2_match(loc, (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;
+        if (relevant || hit) ut_vec_push(&hits, l->first);
+        if (hit) {
+            /* an alias hides the CUDA-ish name: `from torch.cuda import amp as A` makes `A` a hit too */
+            bool star = false;
+            import_locals(src->text, l->first, l->end, &extra, &star);
+            if (star) goto done;
+        }
+    }
+    for (size_t e = 0; e < extra.len; e++) {
+        size_t wl = strlen(extra.items[e]);
+        for (const char *p = src->text; (p = memmem(p, src->len - (size_t)(p - src->text), extra.items[e], wl)); p++) {
+            bool l = p == src->text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+            bool r = !(isalnum((unsigned char)p[wl]) || p[wl] == '_');
+            if (l && r) ut_vec_push(&hits, (uint32_t)(p - src->text));
+        }
+    }
+    /* the file's opening (docstring, __future__, the import block, and the statement that ends it): the fixer's
+     * header analysis reads it to place new imports */
+    for (size_t j = 0; j < top.len; j++) {
+        const lline *l = &ls.items[top.items[j].first];
+        const char *p = src->text + l->first;
+        uint32_t a = avail_of(src, l);
+        top.items[j].whole = true;
+        if (!(*p == '"' || *p == '\'' || word_is(p, a, "import") || word_is(p, a, "from") || word_is(p, a, "try") ||
+              word_is(p, a, "if") || isalpha((unsigned char)*p) == 0))
+            break;
+    }
+    for (size_t h = 0; h < hits.len; h++) {
+        uint32_t pos = hits.items[h];
+        if (pos < top.items[0].start) continue;
+        unit *u = &top.items[find_unit(top.items, top.len, pos)];
+        if (u->whole) continue;
+        if (u->header < 0 || !u->mcount || pos < ls.items[u->header].end) { u->whole = true; continue; }
+        unit *m = &members.items[u->mfirst + find_unit(members.items + u->mfirst, u->mcount, pos)];
+        if (pos < m->start) { u->whole = true; continue; }
+        m->whole = true;
+        u->any_member = true;
+    }
+    for (size_t j = 0; j < top.len; j++) {
+        unit *u = &top.items[j];
+        if (u->whole) add_span(out, u->start, u->end);
+        else if (u->any_member) {
+            add_span(out, u->start, ls.items[u->header].end);
+            for (uint32_t k = 0; k < u->mcount; k++)
+                if (members.items[u->mfirst + k].whole)
+                    add_span(out, members.items[u->mfirst + k].start, members.items[u->mfirst + k].end);
+        }
+    }
+    for (size_t k = 0; k < out->spans.len; k++) out->selected += out->spans.items[k].end - out->spans.items[k].start;
+    /* not worth it when most of the file is selected */
+    out->whole = out->selected * 4 > (src->len - src->body) * 3;
+done:
+    if (md) pcre2_match_data_free(md);
+    for (size_t e = 0; e < extra.len; e++) ut_free(extra.items[e]);
+    ut_vec_free(&extra);
+    ut_vec_free(&hits);
+    ut_vec_free(&ls);
+    ut_vec_free(&top);
+    ut_vec_free(&members);
+    if (out->whole) out->spans.len = 0, out->selected = 0;
+}
+
+void an_pyregions_free(an_pyregions *r) {
+    ut_vec_free(&r->spans);
+    ut_vec_free(&r->comments);
+}

@@ -1,0 +1,25 @@
+/* an_pyregion: picks the parts of a Python file that can hold a finding, so the front end parses only those
+ * (tree-sitter included ranges): every top-level statement holding a locality match or an import, and inside a
+ * top-level def/class only its header plus the members that do. A light line scanner (strings, brackets,
+ * continuations, comments) finds statement boundaries; anything it is unsure of means "parse the whole file". */
+#ifndef AN_PYREGION_H
+#define AN_PYREGION_H
+#include "an_rule.h"
+#include "an_source.h"
+
+typedef struct {
+    uint32_t start, end;
+} an_span;
+
+typedef UT_VEC(an_span) an_span_vec;
+
+typedef struct {
+    bool whole;             /* parse the whole file */
+    an_span_vec spans;      /* sorted, disjoint, each starting at a line start */
+    an_span_vec comments;   /* comments that contain "xpuify:" (suppression directives), anywhere in the file */
+    uint32_t selected;      /* bytes in spans */
+} an_pyregions;
+
+void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregions *out);
+void an_pyregions_free(an_pyregions *r);
+#endif
