@@ -85,7 +85,8 @@ static an_entry *parse_entry(ld *l, yaml_node_t *n, an_rule *r) {
             else if (!strcmp(key, "message")) e->message = want_str(l, v, key);
             else if (!strcmp(key, "note")) e->note = want_str(l, v, key);
             else if (!strcmp(key, "fix")) parse_fix(l, v, &e->fix);
-            else lerr(l, k, "unknown key `%s` in a qualnames entry (known: name, replacement, compat, min_torch, message, note, fix)", key);
+            else if (!strcmp(key, "ignore")) want_bool(l, v, key, &e->ignore);
+            else lerr(l, k, "unknown key `%s` in a qualnames entry (known: name, replacement, compat, min_torch, message, note, fix, ignore)", key);
         }
     } else {
         lerr(l, n, "a qualnames entry must be a name or a mapping");
@@ -149,6 +150,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "in_guarded_code")) want_bool(l, v, key, &r->in_guarded_code);
         else if (!strcmp(key, "cuda_guard_ok")) want_bool(l, v, key, &r->cuda_guard_ok);
         else if (!strcmp(key, "guard_condition")) want_bool(l, v, key, &r->guard_condition);
+        else if (!strcmp(key, "in_try_ok")) want_bool(l, v, key, &r->in_try_ok);
         else if (!strcmp(key, "examples")) {
             if (v->type != YAML_MAPPING_NODE) { lerr(l, v, "`examples` must map `flag`/`ok` to lists"); continue; }
             EACH_PAIR(l, v, ek, ev) {
@@ -414,6 +416,8 @@ static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
             }
         }
     }
+    /* device-agnostic guards (`if ...xpu...:` beside a CUDA branch) decide what is reported: parse them too */
+    if (lang == AN_LANG_PYTHON && alts.len) add_alt(&alts, "\\bxpu\\b|torch\\.accelerator", 22);
     if (c->locality[lang]) pcre2_code_free(c->locality[lang]);
     if (c->roots[lang]) pcre2_code_free(c->roots[lang]);
     c->locality[lang] = compile_alts(&alts, "locality", lang, err, &nerr);

@@ -111,8 +111,11 @@ static void analyze_header(fx *f) {
             for (uint32_t j = 0; j < k; j++) {
                 TSNode nm = ts_node_named_child(st, j);
                 if (is(nm, "dotted_name") && E(nm) - S(nm) == 5 && !memcmp(f->text + S(nm), "torch", 5)) {
+                    /* the device definition needs torch: after the first top-level `import torch` if it comes
+                     * after the opening import block */
+                    if (!f->has_torch && !in_block && line_end(f, E(st)) > f->after_imports)
+                        f->after_imports = line_end(f, E(st));
                     f->has_torch = true;
-                    if (!in_block && line_end(f, E(st)) > f->after_imports) f->after_imports = line_end(f, E(st));
                 }
             }
             char want[256];
@@ -268,9 +271,45 @@ static bool in_isinstance(const fx *f, TSNode n) {
     return (l == 10 && !memcmp(f->text + S(fn), "isinstance", 10)) || (l == 10 && !memcmp(f->text + S(fn), "issubclass", 10));
 }
 
+/* `if torch.cuda.is_available(): DEVICE = DeviceType.CUDA`: the branch names CUDA itself, so testing for any
+ * accelerator instead would label an XPU machine as CUDA. */
+static bool guards_cuda_named_code(const fx *f, TSNode n) {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (is(p, "if_statement") || is(p, "elif_clause")) {
+            TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+            if (ts_node_is_null(cond) || S(n) < S(cond) || E(n) > E(cond)) return false;
+            TSNode body = ts_node_child_by_field_name(p, "consequence", 11);
+            if (ts_node_is_null(body)) return false;
+            for (uint32_t i = S(body); i + 4 <= E(body); i++)
+                if (!strncasecmp(f->text + i, "cuda", 4)) return true;
+            return false;
+        }
+        if (is(p, "block") || is(p, "module")) return false;
+    }
+    return false;
+}
+
+/* A device string inside a call to a CUDA-only function (`torch.cuda.default_stream(torch.device("cuda:0"))`)
+ * must stay CUDA. */
+static bool inside_cuda_only_call(const fx *f, TSNode n) {
+    ut_buf q;
+    ut_buf_init(&q);
+    bool hit = false;
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !hit; p = ts_node_parent(p)) {
+        if (is(p, "block") || is(p, "module")) break;
+        if (!is(p, "call")) continue;
+        ut_buf_clear(&q);
+        TSNode fn = ts_node_child_by_field_name(p, "function", 8);
+        if (an_pyscope_qualname(f->scope, fn, f->text, &q) && !strncmp(q.data, "torch.cuda.", 11)) hit = true;
+    }
+    ut_buf_free(&q);
+    return hit;
+}
+
 static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     const an_entry *e = d->entry;
     if (!e || e->fix == AN_FIX_NONE) return NULL;
+    if (d->rule->guard_condition && guards_cuda_named_code(f, n)) return NULL;
     if (f->opt->target == AN_TARGET_ACCELERATOR &&
         an_version_newer(e->min_torch, f->opt->torch_major, f->opt->torch_minor))
         return NULL;
@@ -440,6 +479,7 @@ static bool string_parts(const fx *f, TSNode str, char *prefix, size_t psz, char
 static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
     char prefix[8], quote[8];
     uint32_t cs, ce;
+    if (inside_cuda_only_call(f, n)) return NULL;
     if (!string_parts(f, n, prefix, sizeof prefix, quote, sizeof quote, &cs, &ce)) return NULL;
     if (strchr(prefix, 'b') || strchr(prefix, 'u') || ce - cs < 4 || memcmp(f->text + cs, "cuda", 4)) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device type");

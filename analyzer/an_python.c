@@ -18,7 +18,7 @@ struct an_python {
     TSSymbol s_attribute, s_identifier, s_import_from, s_if, s_conditional, s_comment, s_error, s_dotted_name,
         s_keyword_argument, s_function_definition, s_class_definition, s_parameters, s_default_parameter,
         s_typed_parameter, s_typed_default_parameter, s_lambda_parameters, s_aliased_import, s_global, s_nonlocal,
-        s_assignment, s_augmented_assignment, s_import_statement;
+        s_assignment, s_augmented_assignment, s_import_statement, s_try;
     TSFieldId f_object, f_left, f_name, f_module_name, f_condition;
 };
 
@@ -36,6 +36,7 @@ typedef struct {
     UT_VEC(range) comments; /* comments that may be suppression directives */
     UT_VEC(range) cuda_guarded;     /* bodies of `if DEV == "cuda":` and the like */
     UT_VEC(range) cuda_guard_conds; /* their conditions */
+    UT_VEC(range) try_bodies;       /* bodies of try statements */
     ut_buf tmp;
 } ctx;
 
@@ -54,6 +55,7 @@ an_python *an_python_new(void) {
     py->s_import_from = sym(l, "import_from_statement");
     py->s_import_statement = sym(l, "import_statement");
     py->s_if = sym(l, "if_statement");
+    py->s_try = sym(l, "try_statement");
     py->s_conditional = sym(l, "conditional_expression");
     py->s_comment = sym(l, "comment");
     py->s_error = (TSSymbol)-1; /* tree-sitter's ERROR symbol */
@@ -99,7 +101,7 @@ static an_diag *emit(ctx *c, const an_rule *r, uint32_t start, uint32_t end, cha
 }
 
 static void emit_entry(ctx *c, const an_entry *e, const char *qual, TSNode n) {
-    if (!enabled(c, e->rule)) return;
+    if (!enabled(c, e->rule) || e->ignore) return;
     an_message_vars v = {qual, e->replacement, e->min_torch, NULL, e->note};
     char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
     emit(c, e->rule, ts_node_start_byte(n), ts_node_end_byte(n), msg)->entry = e;
@@ -136,6 +138,11 @@ static void check_identifier(ctx *c, TSNode n) {
     const char *q = an_pyscope_lookup(&c->scope, s, len, &bound);
     if (q) {
         if (an_pyscope_shadowed(&c->scope, n, c->src->text)) return;
+        /* a bare module object (`ipex` after `import intel_extension_for_pytorch as ipex`) is not an API use */
+        for (size_t i = 0; i < c->scope.bindings.len; i++) {
+            const an_binding *b = &c->scope.bindings.items[i];
+            if (b->module && strlen(b->local) == len && !memcmp(b->local, s, len)) return;
+        }
         const an_entry *e = an_catalog_lookup(c->cat, q, false);
         if (e) emit_entry(c, e, q, n);
         return;
@@ -162,7 +169,7 @@ static void check_import_from(ctx *c, TSNode st) {
         }
         const an_entry *e = an_catalog_lookup(c->cat, b->qual, true);
         if (e) {
-            if (!enabled(c, e->rule)) continue;
+            if (!enabled(c, e->rule) || e->ignore) continue;
             an_message_vars v = {b->qual, e->replacement, e->min_torch, NULL, e->note};
             char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
             an_diag *d = emit(c, e->rule, b->start, b->end, msg);
@@ -214,6 +221,18 @@ static void check_agnostic(ctx *c, TSNode n, bool is_if) {
         }
     } else {
         hit = mentions_agnostic(src + ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+    }
+    /* additive code written as sibling ifs: `if cuda: ...` directly followed by `if xpu: ...` */
+    TSNode sib = ts_node_next_named_sibling(n);
+    while (!ts_node_is_null(sib) && !strcmp(ts_node_type(sib), "comment")) sib = ts_node_next_named_sibling(sib);
+    if (is_if && !hit && !ts_node_is_null(sib) && !strcmp(ts_node_type(sib), "if_statement")) {
+        TSNode sc = ts_node_child_by_field_name(sib, "condition", 9);
+        if (!ts_node_is_null(sc) &&
+            mentions_agnostic(src + ts_node_start_byte(sc), ts_node_end_byte(sc) - ts_node_start_byte(sc))) {
+            TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+            hit = !ts_node_is_null(cond) && mentions_cuda_guard(src + ts_node_start_byte(cond),
+                                                                ts_node_end_byte(cond) - ts_node_start_byte(cond));
+        }
     }
     if (hit) {
         range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
@@ -275,6 +294,12 @@ static void walk(ctx *c, TSNode root) {
             descend = false;
         } else if (s == py->s_if) {
             check_agnostic(c, n, true);
+        } else if (s == py->s_try) {
+            TSNode body = ts_node_child_by_field_name(n, "body", 4);
+            if (!ts_node_is_null(body)) {
+                range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
+                ut_vec_push(&c->try_bodies, r);
+            }
         } else if (s == py->s_conditional) {
             check_agnostic(c, n, false);
         }
@@ -432,7 +457,8 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         if (!d->rule->builtin) {
             drop = overlaps(c.errors.items, c.errors.len, d->start, d->end) ||
                    (!d->rule->in_guarded_code && inside(c.agnostic.items, c.agnostic.len, d->start, d->end)) ||
-                   (d->rule->cuda_guard_ok && inside(c.cuda_guarded.items, c.cuda_guarded.len, d->start, d->end));
+                   (d->rule->cuda_guard_ok && inside(c.cuda_guarded.items, c.cuda_guarded.len, d->start, d->end)) ||
+                   (d->rule->in_try_ok && inside(c.try_bodies.items, c.try_bodies.len, d->start, d->end));
             for (size_t j = 0; j < mine.len && !drop; j++) {
                 const an_diag *o = &mine.items[j];
                 if (j != i && o->rule && o->rule != d->rule && d->start >= o->start && d->end <= o->end &&
@@ -505,6 +531,7 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     ut_vec_free(&c.agnostic);
     ut_vec_free(&c.comments);
     ut_vec_free(&c.cuda_guarded);
+    ut_vec_free(&c.try_bodies);
     ut_vec_free(&c.cuda_guard_conds);
     an_pyscope_free(&c.scope);
     ts_tree_delete(tree);

@@ -21,7 +21,10 @@ static void dotted(ut_buf *b, TSNode n, const char *src) {
 }
 
 static void bind(an_pyscope *sc, const char *local, size_t ln, const char *qual, TSNode at, bool fallback) {
-    an_binding bd = {ut_strndup(local, ln), ut_strdup(qual), ts_node_start_byte(at), ts_node_end_byte(at), fallback};
+    an_binding bd = {ut_strndup(local, ln), ut_strdup(qual), ts_node_start_byte(at), ts_node_end_byte(at), fallback,
+                     !strcmp(ts_node_type(ts_node_parent(at)), "import_statement") ||
+                         (!strcmp(ts_node_type(at), "aliased_import") &&
+                          !strcmp(ts_node_type(ts_node_parent(at)), "import_statement"))};
     ut_vec_push(&sc->bindings, bd);
 }
 

@@ -12,6 +12,7 @@ typedef struct {
     uint32_t start;    /* byte range of the import's name node */
     uint32_t end;
     bool in_fallback;  /* inside an `except` clause (try/except ImportError fallbacks) */
+    bool module;       /* bound by `import a.b [as x]` (a module object), not by `from m import x` */
 } an_binding;
 
 typedef struct {

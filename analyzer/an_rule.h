@@ -21,6 +21,7 @@ typedef struct an_entry {
     char *message;        /* overrides the rule's message template */
     char *note;           /* extra guidance appended to the message */
     an_applicability fix; /* for this entry */
+    bool ignore;          /* matched but never reported: carves an exception out of a wildcard */
     const struct an_rule *rule;
 } an_entry;
 
@@ -52,6 +53,7 @@ typedef struct an_rule {
     bool in_guarded_code; /* still reported inside branches that already handle XPU / torch.accelerator */
     bool cuda_guard_ok;   /* not reported inside `if DEV == "cuda":`-style branches (CUDA-only by design) */
     bool guard_condition; /* not reported as the condition of such a branch when it guards cuda_guard_ok code */
+    bool in_try_ok;       /* not reported inside a `try:` body (an optional import, a probe that may fail) */
     uint32_t index; /* position in the catalog */
 } an_rule;
 

@@ -124,7 +124,8 @@ void rw_diff_unified(const char *path, const char *a, size_t alen, const char *b
             if (ops.items[k].k != OP_DEL) bc++;
         }
         if (!header) {
-            ut_buf_printf(out, "--- a/%s\n+++ b/%s\n", path, path);
+            const char *shown = path[0] == '/' ? path + 1 : path; /* as git shows absolute paths */
+            ut_buf_printf(out, "--- a/%s\n+++ b/%s\n", shown, shown);
             header = true;
         }
         ut_buf_printf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ac ? as + 1 : as, ac, bc ? bs + 1 : bs, bc);
@@ -144,7 +145,7 @@ void rw_diff_unified(const char *path, const char *a, size_t alen, const char *b
 void rw_diff_new_file(const char *path, const char *text, size_t len, ut_buf *out) {
     lines B = {0};
     split(text, len, &B);
-    ut_buf_printf(out, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%zu @@\n", path, B.len);
+    ut_buf_printf(out, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%zu @@\n", path[0] == '/' ? path + 1 : path, B.len);
     for (size_t i = 0; i < B.len; i++) put_line(out, '+', B.items[i]);
     ut_vec_free(&B);
 }

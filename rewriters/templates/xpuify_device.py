@@ -11,7 +11,7 @@ import os
 
 import torch
 
-__all__ = ["DEV", "device", "device_str", "module", "is_available", "device_count", "current_device", "set_device",
+__all__ = ["DEV", "device", "device_str", "device_ctx", "autocast", "init", "is_initialized", "module", "is_available", "device_count", "current_device", "set_device",
            "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "GradScaler", "custom_fwd",
            "custom_bwd", "dist_backend", "dist_backend_available", "OutOfMemoryError"]
 
@@ -78,6 +78,54 @@ def device_str(index=None):
     if DEV == "cpu" or index is None:
         return DEV
     return "%s:%s" % (DEV, index)
+
+
+def device_ctx(index):
+    """`with torch.cuda.device(i):` for the picked device; a no-op on the CPU."""
+    if DEV == "cpu" or index is None:
+        return contextlib.nullcontext()
+    if isinstance(index, torch.device):
+        index = index.index
+    return module().device(index)
+
+
+def init():
+    fn = getattr(module(), "init", None)
+    if DEV != "cpu" and fn is not None:
+        fn()
+
+
+def is_initialized():
+    fn = getattr(module(), "is_initialized", None)
+    return bool(fn()) if DEV != "cpu" and fn is not None else False
+
+
+_CPU_FP16 = None
+
+
+def autocast(enabled=True, dtype=None, cache_enabled=None):
+    """torch.cuda.amp.autocast's signature, on the picked device. Where the device cannot autocast to the requested
+    dtype (float16 on the CPU before torch 2.1), autocast is disabled with a warning, as torch.cuda.amp.autocast is
+    off CUDA."""
+    global _CPU_FP16
+    kwargs = {"enabled": enabled}
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    if cache_enabled is not None:
+        kwargs["cache_enabled"] = cache_enabled
+    if DEV == "cpu" and dtype == torch.float16:
+        if _CPU_FP16 is None:
+            try:
+                with torch.autocast("cpu", dtype=torch.float16):
+                    pass
+                _CPU_FP16 = True
+            except RuntimeError:
+                _CPU_FP16 = False
+        if not _CPU_FP16:
+            import warnings
+            warnings.warn("xpuify_device: float16 autocast is not available on this CPU build; running without autocast")
+            return torch.autocast("cpu", enabled=False)
+    return torch.autocast(DEV, **kwargs)
 
 
 def is_available():
@@ -239,13 +287,21 @@ _BACKENDS = {"cuda": "nccl", "xpu": "xccl", "cpu": "gloo", "mps": "gloo", "xla":
 
 
 def dist_backend():
-    """The torch.distributed backend for the picked device: nccl, xccl (ccl with oneCCL bindings), gloo."""
+    """The torch.distributed backend for the picked device: nccl, xccl (torch >= 2.8), ccl (oneCCL bindings,
+    older torch), gloo."""
     import torch.distributed as dist
     if hasattr(dist, "get_default_backend_for_device"):
-        return dist.get_default_backend_for_device(DEV)
+        try:
+            return dist.get_default_backend_for_device(DEV)
+        except (ValueError, RuntimeError):
+            pass
     backend = _BACKENDS.get(DEV, "gloo")
     if backend == "xccl" and not getattr(dist, "is_xccl_available", lambda: False)():
-        backend = "ccl"  # oneccl_bindings_for_pytorch, before torch 2.8
+        try:  # before torch 2.8, Intel's bindings register the "ccl" backend when imported
+            import oneccl_bindings_for_pytorch  # noqa: F401
+            backend = "ccl"
+        except ImportError:
+            backend = "gloo"
     return backend
 
 
