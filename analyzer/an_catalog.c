@@ -223,6 +223,11 @@ done:
 
 /* ---- catalog ----------------------------------------------------------------------------------------------- */
 
+static void free_res(an_re_vec *v) {
+    for (size_t i = 0; i < v->len; i++) pcre2_code_free(v->items[i]);
+    v->len = 0;
+}
+
 an_catalog *an_catalog_new(void) { return ut_calloc(1, sizeof(an_catalog)); }
 
 void an_rule_free(an_rule *r) {
@@ -253,8 +258,12 @@ void an_catalog_free(an_catalog *c) {
     ut_vec_free(&c->wild);
     for (int i = 0; i < AN_LANG__COUNT; i++) {
         an_query_set_free(c->queries[i]);
-        if (c->prefilter[i]) pcre2_code_free(c->prefilter[i]);
-        if (c->locality[i]) pcre2_code_free(c->locality[i]);
+        free_res(&c->prefilter[i]);
+        ut_vec_free(&c->prefilter[i]);
+        free_res(&c->locality[i]);
+        ut_vec_free(&c->locality[i]);
+        for (size_t k = 0; k < c->anchored[i].len; k++) pcre2_code_free(c->anchored[i].items[k]);
+        ut_vec_free(&c->anchored[i]);
         if (c->roots[i]) pcre2_code_free(c->roots[i]);
     }
     ut_free(c);
@@ -348,6 +357,29 @@ static void add_alt(strvec *alts, const char *alt, size_t n) {
     ut_vec_push(alts, ut_strndup(alt, n));
 }
 
+
+static void compile_each(strvec *alts, an_re_vec *out, const char *what, an_lang lang, ut_buf *err, int *nerr) {
+    free_res(out);
+    for (size_t i = 0; i < alts->len; i++) {
+        int ec;
+        PCRE2_SIZE eo;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)alts->items[i], PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_NO_UTF_CHECK,
+                                       &ec, &eo, NULL);
+        if (!re) {
+            PCRE2_UCHAR msg[256];
+            pcre2_get_error_message(ec, msg, sizeof msg);
+            ut_buf_printf(err, "rules: the %s pattern `%s` of the %s rules does not compile: %s\n", what, alts->items[i],
+                          an_lang_name(lang), (char *)msg);
+            (*nerr)++;
+        } else {
+            pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+            ut_vec_push(out, re);
+        }
+        ut_free(alts->items[i]);
+    }
+    ut_vec_free(alts);
+}
+
 static pcre2_code *compile_alts(strvec *alts, const char *what, an_lang lang, ut_buf *err, int *nerr) {
     ut_buf b;
     ut_buf_init(&b);
@@ -393,7 +425,23 @@ static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
         if (r->locality.len)
             for (size_t t = 0; t < r->locality.len; t++) add_alt(&alts, r->locality.items[t], strlen(r->locality.items[t]));
         else
-            for (size_t t = 0; t < r->triggers.len; t++) add_alt(&alts, r->triggers.items[t], strlen(r->triggers.items[t]));
+            for (size_t t = 0; t < r->triggers.len; t++) {
+                const char *tr = r->triggers.items[t];
+                if (!strncmp(tr, "(?s)\\A", 6) || !strncmp(tr, "\\A", 2)) {
+                    int ec;
+                    PCRE2_SIZE eo;
+                    pcre2_code *re = pcre2_compile((PCRE2_SPTR)tr, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_NO_UTF_CHECK, &ec, &eo, NULL);
+                    if (!re) {
+                        ut_buf_printf(err, "%s:%d: rule %s: trigger `%s` does not compile\n", r->origin, r->origin_line, r->code, tr);
+                        nerr++;
+                        continue;
+                    }
+                    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+                    ut_vec_push(&c->anchored[lang], re);
+                    continue;
+                }
+                add_alt(&alts, tr, strlen(tr));
+            }
         for (size_t j = 0; j < r->entries.len; j++) {
             if (!r->triggers.len && !r->locality.len) {
                 ut_buf lit;
@@ -418,14 +466,16 @@ static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
     }
     /* device-agnostic guards (`if ...xpu...:` beside a CUDA branch) decide what is reported: parse them too */
     if (lang == AN_LANG_PYTHON && alts.len) add_alt(&alts, "\\bxpu\\b|torch\\.accelerator", 22);
-    if (c->locality[lang]) pcre2_code_free(c->locality[lang]);
     if (c->roots[lang]) pcre2_code_free(c->roots[lang]);
-    c->locality[lang] = compile_alts(&alts, "locality", lang, err, &nerr);
+    compile_each(&alts, &c->locality[lang], "locality", lang, err, &nerr);
     c->roots[lang] = compile_alts(&roots, "roots", lang, err, &nerr);
     return nerr;
 }
 
-const struct pcre2_real_code_8 *an_catalog_locality(const an_catalog *c, an_lang lang) { return c->locality[lang]; }
+size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2_real_code_8 *const **res) {
+    *res = (const struct pcre2_real_code_8 *const *)c->locality[lang].items;
+    return c->locality[lang].len;
+}
 const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang) { return c->roots[lang]; }
 
 int an_catalog_finalize(an_catalog *c, ut_buf *err) {
@@ -460,6 +510,8 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) {
         strvec alts = {0};
         bool any_rule = false, always = false;
+        for (size_t k = 0; k < c->anchored[lang].len; k++) pcre2_code_free(c->anchored[lang].items[k]);
+        c->anchored[lang].len = 0;
         for (size_t i = 0; i < c->rules.len; i++) {
             an_rule *r = c->rules.items[i];
             if ((int)r->lang != lang || r->builtin) continue;
@@ -476,32 +528,16 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
                 }
             }
         }
-        if (c->prefilter[lang]) pcre2_code_free(c->prefilter[lang]), c->prefilter[lang] = NULL;
         c->prefilter_all[lang] = always;
         c->prefilter_none[lang] = !any_rule;
-        ut_buf b;
-        ut_buf_init(&b);
-        for (size_t i = 0; i < alts.len; i++) {
-            ut_buf_printf(&b, "%s(?:%s)", i ? "|" : "", alts.items[i]);
-            ut_free(alts.items[i]);
+        if (getenv("XPUIFY_DEBUG_PREFILTER"))
+            for (size_t i = 0; i < alts.len; i++) fprintf(stderr, "prefilter[%s]: %s\n", an_lang_name(lang), alts.items[i]);
+        if (always) {
+            for (size_t i = 0; i < alts.len; i++) ut_free(alts.items[i]);
+            ut_vec_free(&alts);
+        } else {
+            compile_each(&alts, &c->prefilter[lang], "triggers", (an_lang)lang, err, &nerr);
         }
-        ut_vec_free(&alts);
-        if (b.len && !always) {
-            int ec;
-            PCRE2_SIZE eo;
-            if (getenv("XPUIFY_DEBUG_PREFILTER")) fprintf(stderr, "prefilter[%s]: %s\n", an_lang_name(lang), b.data);
-            c->prefilter[lang] = pcre2_compile((PCRE2_SPTR)b.data, b.len, PCRE2_UTF | PCRE2_NO_UTF_CHECK, &ec, &eo, NULL);
-            if (!c->prefilter[lang]) {
-                PCRE2_UCHAR msg[256];
-                pcre2_get_error_message(ec, msg, sizeof msg);
-                ut_buf_printf(err, "rules: a `triggers` pattern of the %s rules does not compile: %s (at offset %zu of %s)\n",
-                              an_lang_name(lang), (char *)msg, (size_t)eo, b.data);
-                nerr++;
-            } else {
-                pcre2_jit_compile(c->prefilter[lang], PCRE2_JIT_COMPLETE);
-            }
-        }
-        ut_buf_free(&b);
     }
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) nerr += build_locality(c, (an_lang)lang, err);
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) {
@@ -513,9 +549,13 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
 
 bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len) {
     if (c->prefilter_none[lang]) return false;
-    if (c->prefilter_all[lang] || !c->prefilter[lang]) return true;
+    if (c->prefilter_all[lang] || (!c->prefilter[lang].len && !c->anchored[lang].len)) return true;
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    int rc = pcre2_match(c->prefilter[lang], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
+    int rc = -1;
+    for (size_t k = 0; rc < 0 && k < c->prefilter[lang].len; k++)
+        rc = pcre2_match(c->prefilter[lang].items[k], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
+    for (size_t k = 0; rc < 0 && k < c->anchored[lang].len; k++)
+        rc = pcre2_match(c->anchored[lang].items[k], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK | PCRE2_ANCHORED, md, NULL);
     pcre2_match_data_free(md);
     return rc >= 0;
 }

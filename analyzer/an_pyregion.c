@@ -212,7 +212,8 @@ static void add_span(an_pyregions *r, uint32_t s, uint32_t e) {
 
 void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregions *out) {
     memset(out, 0, sizeof *out);
-    const pcre2_code *loc = (const pcre2_code *)an_catalog_locality(cat, AN_LANG_PYTHON);
+    const struct pcre2_real_code_8 *const *locs;
+    size_t nloc = an_catalog_locality(cat, AN_LANG_PYTHON, &locs);
     const pcre2_code *roots = (const pcre2_code *)an_catalog_roots(cat, AN_LANG_PYTHON);
     lline_vec ls = {0};
     unit_vec top = {0}, members = {0};
@@ -220,7 +221,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
     str_vec extra = {0};
     pcre2_match_data *md = NULL;
     out->whole = true;
-    if (!loc || !scan(src, &ls, &out->comments) || !ls.len) goto done;
+    if (!nloc || !scan(src, &ls, &out->comments) || !ls.len) goto done;
     if (!group(src, &ls, 0, (uint32_t)ls.len, 0, src->len, &top)) goto done;
     top.items[0].start = src->body; /* leading comments belong to the opening */
     /* members of top-level definitions */
@@ -238,13 +239,14 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
     }
     /* hits: locality matches; import lines (top level always, nested ones when they name a relevant root) */
     md = pcre2_match_data_create(1, NULL);
-    for (PCRE2_SIZE off = 0; off < src->len;) {
-        int rc = pcre2_match(loc, (PCRE2_SPTR)src->text, src->len, off, PCRE2_NO_UTF_CHECK, md, NULL);
-        if (rc < 0) break;
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-        ut_vec_push(&hits, (uint32_t)ov[0]);
-        off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
-    }
+    for (size_t k = 0; k < nloc; k++)
+        for (PCRE2_SIZE off = 0; off < src->len;) {
+            int rc = pcre2_match(locs[k], (PCRE2_SPTR)src->text, src->len, off, PCRE2_NO_UTF_CHECK, md, NULL);
+            if (rc < 0) break;
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+            ut_vec_push(&hits, (uint32_t)ov[0]);
+            off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+        }
     for (size_t k = 0; k < ls.len; k++) {
         const lline *l = &ls.items[k];
         const char *p = src->text + l->first;
@@ -253,7 +255,9 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
         bool relevant = l->indent == 0 ||
                         (roots && pcre2_match(roots, (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0 &&
                          pcre2_get_ovector_pointer(md)[0] < l->end);
-        bool hit = pcre2_match(loc, (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;
+        bool hit = false;
+        for (size_t q = 0; q < nloc && !hit; q++)
+            hit = pcre2_match(locs[q], (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;
         if (relevant || hit) ut_vec_push(&hits, l->first);
         if (hit) {
             /* an alias hides the CUDA-ish name: `from torch.cuda import amp as A` makes `A` a hit too */

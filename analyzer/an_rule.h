@@ -82,7 +82,7 @@ const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang)
 /* Region selection (an_pyregion.c): matches of `locality` lie inside the statements that can hold a finding;
  * `roots` matches an import that can bind a name some rule resolves (torch, os, subprocess, ...). */
 struct pcre2_real_code_8;
-const struct pcre2_real_code_8 *an_catalog_locality(const an_catalog *c, an_lang lang);
+size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2_real_code_8 *const **res);
 const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang);
 /* True when the file may hold a finding of some rule of the language (PCRE2 JIT over the whole text). */
 bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len);
