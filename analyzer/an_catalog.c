@@ -262,6 +262,12 @@ const an_rule *an_catalog_find(const an_catalog *c, const char *s) {
     return NULL;
 }
 
+const an_rule *an_catalog_builtin(const an_catalog *c, const char *builtin) {
+    for (size_t i = 0; i < c->rules.len; i++)
+        if (c->rules.items[i]->builtin && !strcmp(c->rules.items[i]->builtin, builtin)) return c->rules.items[i];
+    return NULL;
+}
+
 const char *an_lang_name(an_lang l) {
     switch (l) {
     case AN_LANG_PYTHON: return "python";

@@ -70,6 +70,8 @@ size_t an_catalog_count(const an_catalog *c);
 const an_rule *an_catalog_rule(const an_catalog *c, size_t i);
 /* By code ("XPU201") or name ("cuda-device-management"). */
 const an_rule *an_catalog_find(const an_catalog *c, const char *code_or_name);
+/* The rule implemented by the built-in matcher `builtin` (e.g. "unused-suppression"), or NULL. */
+const an_rule *an_catalog_builtin(const an_catalog *c, const char *builtin);
 /* The table entry a qualified name hits: exact names first, then the longest wildcard. */
 const an_entry *an_catalog_lookup(const an_catalog *c, const char *qualname, bool exact_only);
 

@@ -64,11 +64,14 @@ static int load_dir(an_catalog *c, const char *dir, ut_buf *err) {
     return nerr;
 }
 
-an_catalog *cli_load_catalog(const char *const *dirs, size_t n) {
+an_catalog *cli_load_catalog(const char *const *dirs, size_t n) { return cli_load_catalog_ex(dirs, n, NULL); }
+
+an_catalog *cli_load_catalog_ex(const char *const *dirs, size_t n, size_t *nbuiltin) {
     an_catalog *c = an_catalog_new();
     ut_buf err;
     ut_buf_init(&err);
     int nerr = an_catalog_load_builtin(c, &err);
+    if (nbuiltin) *nbuiltin = an_catalog_count(c);
     for (size_t i = 0; i < n; i++) nerr += load_dir(c, dirs[i], &err);
     if (!nerr) nerr = an_catalog_finalize(c, &err);
     if (nerr) {
