@@ -11,6 +11,10 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FINDINGS = 1, CLI_EXIT_USAGE = 2 };
 int cli_check(int argc, char **argv);
 int cli_rule(int argc, char **argv);
 int cli_fix(int argc, char **argv);
+int cli_config(int argc, char **argv);
+int cli_merge_sarif(int argc, char **argv);
+int cli_test_rules(int argc, char **argv);
+int cli_report(int argc, char **argv);
 
 /* --shard K/N: parses it; the (1-based) share a project path falls in. */
 bool cli_parse_shard(const char *v, unsigned *k, unsigned *n);

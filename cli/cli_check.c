@@ -70,9 +70,9 @@ static void report_stale(const cli_baseline *b, const cli_opts *o, unsigned shar
         stale++;
     }
     if (stale) {
-        fprintf(stderr, "xpuify: warning: %zu baseline entr%s match no finding any more (fixed, or the line changed); "
+        fprintf(stderr, "xpuify: warning: %zu baseline entr%s no longer match%s a finding (fixed, or the line changed); "
                         "rewrite the baseline with --write-baseline to drop %s:\n%s",
-                stale, stale == 1 ? "y" : "ies", stale == 1 ? "it" : "them", list.data);
+                stale, stale == 1 ? "y" : "ies", stale == 1 ? "es" : "", stale == 1 ? "it" : "them", list.data);
         if (stale > 20) fprintf(stderr, "  ... and %zu more\n", stale - 20);
     }
     ut_buf_free(&list);

@@ -214,7 +214,7 @@ static bool *config_set(cli_opts *o, const cf_config *cfg, ut_buf *err, bool *ok
     return en;
 }
 
-bool cli_opts_prepare(cli_opts *o) {
+bool cli_opts_make_store(cli_opts *o) {
     o->store = cf_store_new();
     if (o->no_config) cf_store_force(o->store, NULL, true);
     else if (o->config_file) cf_store_force(o->store, o->config_file, false);
@@ -234,6 +234,11 @@ bool cli_opts_prepare(cli_opts *o) {
             return false;
         }
     }
+    return true;
+}
+
+bool cli_opts_prepare(cli_opts *o) {
+    if (!cli_opts_make_store(o)) return false;
     bool no_paths = !o->paths.len;
     if (no_paths) ut_vec_push(&o->paths, ".");
     skip_ctx sc = {o, {0}, false};

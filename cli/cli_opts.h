@@ -53,6 +53,8 @@ const char *cli_opts_help(void);
 /* Reads the configuration, loads the catalog, walks the paths, enables rules per file. false: usage/config
  * error (exit 2, message printed). */
 bool cli_opts_prepare(cli_opts *o);
+/* The configuration store with the command line's overrides (the first step of cli_opts_prepare). */
+bool cli_opts_make_store(cli_opts *o);
 /* Keeps only the files of o->files (and their per-file data) for which keep[i]. */
 void cli_opts_filter_files(cli_opts *o, const bool *keep);
 /* Sets each finding's severity from its file's configuration (rule-options). */

@@ -895,9 +895,9 @@ void cf_config_print(const cf_config *c, bool json, FILE *fp) {
             fputc(']', fp);
             break;
         case CF_TARGET: fputs(c->target, fp); break;
-        case CF_TORCH_VERSION: fputs(c->torch_version ? c->torch_version : "null  # read from the project's requirements", fp); break;
+        case CF_TORCH_VERSION: fputs(c->torch_version ? c->torch_version : "null", fp); break;
         case CF_DEVICE_PRIORITY: fprintf(fp, "[%s]", c->device_priority); break;
-        case CF_HELPER_PATH: fputs(c->helper_path ? c->helper_path : "null  # beside scripts / in the top package", fp); break;
+        case CF_HELPER_PATH: fputs(c->helper_path ? c->helper_path : "null", fp); break;
         case CF_RULE_OPTIONS:
             fputc('{', fp);
             for (size_t i = 0; i < c->rule_options.len; i++) {
@@ -912,6 +912,9 @@ void cf_config_print(const cf_config *c, bool json, FILE *fp) {
         case CF_FAIL_ON: fputs(sev[c->fail_on], fp); break;
         default: break;
         }
-        fprintf(fp, "  # %s\n", cf_origin_str(&c->origin[k], o, sizeof o));
+        const char *note = "";
+        if (k == CF_TORCH_VERSION && !c->torch_version) note = " (null: read from the project's requirements)";
+        if (k == CF_HELPER_PATH && !c->helper_path) note = " (null: beside scripts, or in the top-level package)";
+        fprintf(fp, "  # %s%s\n", cf_origin_str(&c->origin[k], o, sizeof o), note);
     }
 }
