@@ -33,6 +33,8 @@ bool cli_parse_size(const char *s, size_t *out) {
     return true;
 }
 
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
 static int load_dir(an_catalog *c, const char *dir, ut_buf *err) {
     DIR *d = opendir(dir);
     if (!d) { ut_buf_printf(err, "%s: cannot read rule directory: %s\n", dir, strerror(errno)); return 1; }
@@ -44,6 +46,7 @@ static int load_dir(an_catalog *c, const char *dir, ut_buf *err) {
             ut_vec_push(&names, ut_strdup(e->d_name));
     }
     closedir(d);
+    if (names.len > 1) qsort(names.items, names.len, sizeof(char *), name_cmp); /* a stable rule order */
     int nerr = 0;
     for (size_t i = 0; i < names.len; i++) {
         char path[4096];
