@@ -285,6 +285,8 @@ bool cli_opts_prepare(cli_opts *o) {
         missing = an_walk(o->paths.items, o->paths.len, &o->walk, &o->files, &errs);
     print_errors("", &errs);
     ut_buf_free(&errs);
+    o->walk.skip = NULL; /* sc lives on this stack frame */
+    o->walk.skip_ctx = NULL;
     o->input_error = missing > 0;
     o->file_cfg = ut_calloc(o->files.len ? o->files.len : 1, sizeof(cf_config *));
     for (size_t i = 0; i < o->files.len && !sc.failed; i++) {

@@ -34,6 +34,29 @@ void out_junit(const out_report *r, FILE *fp);
 /* --statistics: one line (or JSON object) per rule: count, code, name, how many a fix would change */
 void out_statistics(const out_report *r, bool json, FILE *fp);
 
+/* The HTML migration report (out_html.c). */
+typedef struct {
+    const char *path;
+    const char *diff; /* unified diff of what `fix` changes */
+    size_t fixes;
+} out_html_diff;
+
+struct cJSON;
+typedef struct {
+    const out_report *rep;
+    const char *title;
+    const char *target;          /* the fix target and why */
+    const out_html_diff *diffs;
+    size_t ndiffs;
+    const char *const *kernels;  /* C/C++/CUDA sources found */
+    size_t nkernels;
+    const struct cJSON *verify;  /* a validated `xpuify verify --format json` document, or NULL */
+} out_html_input;
+
+void out_html(const out_html_input *in, FILE *fp);
+/* Checks a verify document's shape; false with a message (naming what is wrong) in *why (heap). */
+bool out_verify_valid(const struct cJSON *v, char **why);
+
 /* Shared by json and sarif: the JSON object describing a fix (NULL when none). */
 struct cJSON;
 struct cJSON *out_json_fix(const an_diag *d, const an_source *src);
