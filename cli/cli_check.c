@@ -262,21 +262,6 @@ int cli_check(int argc, char **argv) {
     cli_progress_end(&prog);
     cli_opts_apply_severity(&o, &res);
     bool input_error = o.input_error | cli_report_unreadable(&o, &res);
-    if (diff_base) {
-        for (size_t i = 0; i < res.len; i++) {
-            an_diag_list *l = &res.items[i].diags;
-            size_t w = 0;
-            for (size_t j = 0; j < l->len; j++) {
-                if (cli_changes_has(&changes, res.items[i].file->path, l->items[j].line)) {
-                    l->items[w++] = l->items[j];
-                } else {
-                    ut_free(l->items[j].message);
-                    an_fix_free(l->items[j].fix);
-                }
-            }
-            l->len = w;
-        }
-    }
     if (write_baseline) {
         fps = out_fingerprints(&res);
         if (!cli_baseline_write(write_baseline, &res, fps, &err)) {
@@ -291,13 +276,31 @@ int cli_check(int argc, char **argv) {
     }
     if (baseline) {
         fps = out_fingerprints(&res);
+        size_t nfps = out_count(&res);
         size_t hidden = cli_baseline_filter(&bl, &res, fps);
-        out_fingerprints_free(fps, &res); /* the list changed: recomputed below */
+        for (size_t i = 0; i < nfps; i++) ut_free(fps[i]); /* the list changed: recomputed below */
+        ut_free(fps);
         fps = NULL;
         if (!o.quiet && hidden)
             fprintf(stderr, "xpuify: %zu finding%s in the baseline %s not reported\n", hidden,
                     hidden == 1 ? " is" : "s are", baseline);
         if (!o.quiet) report_stale(&bl, &o, shard_k, shard_n);
+    }
+    /* changed lines only: after the baseline, which must see every finding to match its entries */
+    if (diff_base) {
+        for (size_t i = 0; i < res.len; i++) {
+            an_diag_list *l = &res.items[i].diags;
+            size_t w = 0;
+            for (size_t j = 0; j < l->len; j++) {
+                if (cli_changes_has(&changes, res.items[i].file->path, l->items[j].line)) {
+                    l->items[w++] = l->items[j];
+                } else {
+                    ut_free(l->items[j].message);
+                    an_fix_free(l->items[j].fix);
+                }
+            }
+            l->len = w;
+        }
     }
     if (add_ignore) {
         rc = add_ignores(&o, &res, *add_ignore ? add_ignore : NULL);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -765,12 +766,19 @@ bool cf_config_enabled(const cf_config *c, const an_catalog *cat, bool *enabled,
     return ok;
 }
 
-static char *abs_of(const char *p) {
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, "/");
+static char proc_cwd[PATH_MAX];
+static pthread_once_t cwd_once = PTHREAD_ONCE_INIT;
+
+static void read_cwd(void) {
+    if (!getcwd(proc_cwd, sizeof proc_cwd)) strcpy(proc_cwd, "/");
     char real[PATH_MAX];
-    if (realpath(cwd, real)) snprintf(cwd, sizeof cwd, "%s", real);
-    return absolute(cwd, p);
+    if (realpath(proc_cwd, real)) snprintf(proc_cwd, sizeof proc_cwd, "%s", real);
+}
+
+/* xpuify never changes its working directory: read it once */
+static char *abs_of(const char *p) {
+    pthread_once(&cwd_once, read_cwd);
+    return absolute(proc_cwd, p);
 }
 
 void cf_config_file_enabled(const cf_config *c, const an_catalog *cat, const char *path, bool *enabled) {

@@ -90,6 +90,18 @@ def test_diff_base(d):
     check(r.code == 2 and "revision `no-such-rev` is not in this repository" in r.err, "missing rev", r)
 
 
+def test_baseline_and_diff_base_together(d):
+    git("init", "-q", ".")
+    write("a.py", CUDA)
+    git("add", ".")
+    git("commit", "-qm", "base")
+    eq(run("check", "--write-baseline", "base.json", ".").code, 0)
+    write("a.py", CUDA + "z.cuda()\ntorch.cuda.synchronize()\n")
+    r = run("check", "--format", "json", "--baseline", "base.json", "--diff-base", "HEAD", ".")
+    eq([(f["line"], f["code"]) for f in r.json()], [(4, "XPU101"), (5, "XPU202")])
+    check("no longer match" not in r.err, "unchanged lines are not stale baseline entries", r)
+
+
 def test_diff_base_in_a_shallow_clone(d):
     os.mkdir("origin")
     git("init", "-q", "origin")
