@@ -102,6 +102,33 @@ static an_entry *parse_entry(ld *l, yaml_node_t *n, an_rule *r) {
     return e;
 }
 
+/* examples.fix: a list of {before, after, target?, torch?, unsafe?} */
+static void parse_fix_examples(ld *l, yaml_node_t *n, an_rule *r) {
+    if (n->type != YAML_SEQUENCE_NODE) { lerr(l, n, "`examples.fix` must be a list of {before, after} mappings"); return; }
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *e = node(l, *it);
+        if (e->type != YAML_MAPPING_NODE) { lerr(l, e, "a fix example is a mapping with `before` and `after`"); continue; }
+        an_fix_example x = {0};
+        x.line = (int)e->start_mark.line + 1;
+        bool unsafe = true;
+        EACH_PAIR(l, e, k, v) {
+            const char *key = scalar(k);
+            if (key && !strcmp(key, "before")) x.before = want_str(l, v, key);
+            else if (key && !strcmp(key, "after")) x.after = want_str(l, v, key);
+            else if (key && !strcmp(key, "target")) {
+                x.target = want_str(l, v, key);
+                if (x.target && strcmp(x.target, "accelerator") && strcmp(x.target, "compat"))
+                    lerr(l, v, "`target` must be accelerator or compat");
+            } else if (key && !strcmp(key, "torch")) x.torch = want_str(l, v, key);
+            else if (key && !strcmp(key, "unsafe")) want_bool(l, v, key, &unsafe);
+            else lerr(l, k, "unknown key `%s` in a fix example (known: before, after, target, torch, unsafe)", key ? key : "?");
+        }
+        x.safe_only = !unsafe;
+        if (!x.before || !x.after) lerr(l, e, "a fix example needs `before` and `after`");
+        ut_vec_push(&r->examples.fix, x);
+    }
+}
+
 static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
     if (n->type != YAML_MAPPING_NODE) { lerr(l, n, "a rule must be a mapping"); return; }
     an_rule *r = ut_calloc(1, sizeof *r);
@@ -153,11 +180,13 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "in_try_ok")) want_bool(l, v, key, &r->in_try_ok);
         else if (!strcmp(key, "examples")) {
             if (v->type != YAML_MAPPING_NODE) { lerr(l, v, "`examples` must map `flag`/`ok` to lists"); continue; }
+            r->examples.line = (int)v->start_mark.line + 1;
             EACH_PAIR(l, v, ek, ev) {
                 const char *ekey = scalar(ek);
                 if (ekey && !strcmp(ekey, "flag")) want_str_list(l, ev, "flag", &r->examples.flag);
                 else if (ekey && !strcmp(ekey, "ok")) want_str_list(l, ev, "ok", &r->examples.ok);
-                else lerr(l, ek, "unknown key in `examples` (known: flag, ok)");
+                else if (ekey && !strcmp(ekey, "fix")) parse_fix_examples(l, ev, r);
+                else lerr(l, ek, "unknown key in `examples` (known: flag, ok, fix)");
             }
         } else lerr(l, k, "unknown rule key `%s`", key);
     }
@@ -244,6 +273,11 @@ void an_rule_free(an_rule *r) {
     FREE_LIST(r->supersedes);
     FREE_LIST(r->examples.flag);
     FREE_LIST(r->examples.ok);
+    for (size_t i = 0; i < r->examples.fix.len; i++) {
+        an_fix_example *x = &r->examples.fix.items[i];
+        ut_free(x->before), ut_free(x->after), ut_free(x->target), ut_free(x->torch);
+    }
+    ut_vec_free(&r->examples.fix);
     ut_free(r->code), ut_free(r->name), ut_free(r->summary), ut_free(r->message), ut_free(r->doc);
     ut_free(r->min_torch), ut_free(r->origin), ut_free(r->builtin), ut_free(r->query), ut_free(r->report);
     ut_free(r->fixer);
@@ -277,6 +311,12 @@ const an_rule *an_catalog_find(const an_catalog *c, const char *s) {
         const an_rule *r = c->rules.items[i];
         if ((r->code && !strcasecmp(r->code, s)) || (r->name && !strcmp(r->name, s))) return r;
     }
+    return NULL;
+}
+
+const an_rule *an_catalog_builtin(const an_catalog *c, const char *builtin) {
+    for (size_t i = 0; i < c->rules.len; i++)
+        if (c->rules.items[i]->builtin && !strcmp(c->rules.items[i]->builtin, builtin)) return c->rules.items[i];
     return NULL;
 }
 
@@ -567,9 +607,17 @@ struct xp_embedded { const char *path; const char *text; size_t len; };
 extern const struct xp_embedded xp_builtin_rules[];
 extern const size_t xp_builtin_rules_count;
 
-int an_catalog_load_builtin(an_catalog *c, ut_buf *err) {
+int an_catalog_load_builtin(an_catalog *c, ut_buf *err) { return an_catalog_load_builtin_except(c, NULL, 0, err); }
+
+int an_catalog_load_builtin_except(an_catalog *c, const char *const *skip, size_t nskip, ut_buf *err) {
     int n = 0;
-    for (size_t i = 0; i < xp_builtin_rules_count; i++)
-        n += an_catalog_load_yaml(c, xp_builtin_rules[i].path, xp_builtin_rules[i].text, xp_builtin_rules[i].len, err);
+    for (size_t i = 0; i < xp_builtin_rules_count; i++) {
+        const char *base = strrchr(xp_builtin_rules[i].path, '/');
+        base = base ? base + 1 : xp_builtin_rules[i].path;
+        bool skipped = false;
+        for (size_t k = 0; k < nskip && !skipped; k++) skipped = !strcmp(skip[k], base);
+        if (!skipped)
+            n += an_catalog_load_yaml(c, xp_builtin_rules[i].path, xp_builtin_rules[i].text, xp_builtin_rules[i].len, err);
+    }
     return n;
 }

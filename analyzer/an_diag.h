@@ -32,6 +32,7 @@ typedef struct {
     const struct an_rule *rule;
     const struct an_entry *entry; /* the table row, for qualified-name findings */
     an_origin origin;
+    an_severity severity;                    /* the rule's, unless the configuration overrides it (set by the engine) */
     char *message;
     uint32_t start, end;                     /* byte range of the finding */
     uint32_t line, col, end_line, end_col;   /* 1-based; columns in code points; end exclusive */

@@ -1,6 +1,7 @@
 /* an_engine: the parallel driver over files. Each worker owns its front-end state (parsers). */
 #include "an_engine.h"
 #include "an_python.h"
+#include "an_suppress.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@ typedef struct {
     const an_options *opt;
     an_results *out;
     atomic_size_t next;
+    atomic_size_t done;
 } job;
 
 typedef struct {
@@ -21,8 +23,9 @@ typedef struct {
 static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
                     const an_fix_options *fix, bool regions, an_diag_list *out, bool *parsed) {
     *parsed = false;
-    if (!an_catalog_prefilter(cat, lang, src->text, src->len)) return;
+    if (!an_engine_may_report(cat, lang, en, src->text, src->len)) return;
     *parsed = true;
+    size_t before = out->len;
     switch (lang) {
     case AN_LANG_PYTHON:
         if (!ws->py) ws->py = an_python_new();
@@ -31,6 +34,14 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
     default:
         break;
     }
+    for (size_t i = before; i < out->len; i++) out->items[i].severity = out->items[i].rule->severity;
+}
+
+bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *en, const char *text, size_t len) {
+    if (an_catalog_prefilter(cat, lang, text, len)) return true;
+    /* no rule can match, but a suppression comment may be unused */
+    const an_rule *u = an_catalog_builtin(cat, "unused-suppression");
+    return u && (!en || en[u->index]) && an_suppress_may_have_directives(text, len);
 }
 
 static void *work(void *arg) {
@@ -47,7 +58,9 @@ static void *work(void *arg) {
         an_fix_options fo = j->opt->fix;
         char buf[1024];
         if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
-        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, !j->opt->whole_files, &r->diags, &r->parsed);
+        const bool *en = j->opt->file_enabled ? j->opt->file_enabled[i] : j->opt->enabled;
+        analyze(&ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed);
+        if (j->opt->progress) j->opt->progress(j->opt->progress_ctx, atomic_fetch_add(&j->done, 1) + 1, j->files->len);
         if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
     }
     an_python_free(ws.py);
@@ -57,7 +70,7 @@ static void *work(void *arg) {
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
     out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
-    job j = {cat, files, opt, out, 0};
+    job j = {cat, files, opt, out, 0, 0};
     int n = opt->threads > 0 ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1) n = 1;
     if ((size_t)n > files->len) n = (int)(files->len ? files->len : 1);
@@ -102,5 +115,13 @@ bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t l
     bool ok = an_python_parses(py, &src);
     an_python_free(py);
     an_source_free(&src);
+    return ok;
+}
+
+bool an_engine_line_info(an_lang lang, const an_source *src, an_line_info *li, an_suppressions *sup) {
+    if (lang != AN_LANG_PYTHON) return false;
+    an_python *py = an_python_new();
+    bool ok = an_python_line_info(py, src, li, sup);
+    an_python_free(py);
     return ok;
 }

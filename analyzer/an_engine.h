@@ -4,18 +4,23 @@
 #define AN_ENGINE_H
 #include "an_diag.h"
 #include "an_rule.h"
+#include "an_suppress.h"
 #include "an_walk.h"
 
 typedef struct {
     size_t max_file_size;
     int threads;          /* 0 = number of cores */
     const bool *enabled;  /* by rule index; NULL = all */
+    const bool *const *file_enabled; /* per file (parallel to the file list), overriding `enabled`; NULL: none */
     bool keep_sources;    /* keep the text of every file, not only of files with findings */
     bool whole_files;     /* parse whole files instead of the regions that can hold a finding */
     an_fix_options fix;   /* which fixes to compute (target NONE: none) */
     /* per-file adjustment of `fix` (the compat helper's import differs by file); buf holds its strings */
     void (*fix_for_file)(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t bufsz);
     void *fix_ctx;
+    /* called from the workers after each file (done counts files finished); NULL: none */
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
 } an_options;
 
 typedef struct {
@@ -37,6 +42,10 @@ void an_results_free(an_results *r);
 /* Analyzes text already in memory (editor buffer, fixer passes). */
 void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *enabled,
                               const an_fix_options *fix, an_diag_list *out);
+/* Line facts and suppression directives of a file, from its front end; false when the language has none yet. */
+bool an_engine_line_info(an_lang lang, const an_source *src, an_line_info *li, an_suppressions *sup);
+/* The prefilter: false when no enabled rule can report anything in the text (the file need not be parsed). */
+bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *enabled, const char *text, size_t len);
 /* true when the text parses without syntax errors (used by the fixer to refuse a fix that breaks a file) */
 bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t len);
 #endif

@@ -33,7 +33,6 @@ typedef struct {
     an_diag_list *out;
     UT_VEC(range) errors;   /* syntax-error regions */
     UT_VEC(range) agnostic; /* if/conditional expressions that already branch on XPU or torch.accelerator */
-    UT_VEC(range) comments; /* comments that may be suppression directives */
     UT_VEC(range) cuda_guarded;     /* bodies of `if DEV == "cuda":` and the like */
     UT_VEC(range) cuda_guard_conds; /* their conditions */
     UT_VEC(range) try_bodies;       /* bodies of try statements */
@@ -286,11 +285,6 @@ static void walk(ctx *c, TSNode root) {
             check_import_from(c, n); /* only aliased imports bind a CUDA-only name: `import torch.cuda.amp as a` */
             descend = false;
         } else if (s == py->s_comment) {
-            uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-            if (b - a > 8 && memmem(c->src->text + a, b - a, "xpuify:", 7)) {
-                range r = {a, b};
-                ut_vec_push(&c->comments, r);
-            }
             descend = false;
         } else if (s == py->s_if) {
             check_agnostic(c, n, true);
@@ -411,11 +405,120 @@ static TSPoint point_at(const an_source *src, uint32_t byte) {
     return p;
 }
 
+/* ---- line facts for suppressions ------------------------------------------------------------------------- */
+
+static uint32_t end_row(TSNode n) {
+    TSPoint e = ts_node_end_point(n), b = ts_node_start_point(n);
+    return e.column == 0 && e.row > b.row ? e.row - 1 : e.row;
+}
+
+static bool is_statement(TSNode n) {
+    TSNode p = ts_node_parent(n);
+    if (ts_node_is_null(p)) return false;
+    const char *pt = ts_node_type(p), *t = ts_node_type(n);
+    if (!strcmp(t, "comment") || !strcmp(t, "block")) return false;
+    if (!strcmp(pt, "module") || !strcmp(pt, "block")) return true;
+    return !strcmp(t, "elif_clause") || !strcmp(t, "else_clause") || !strcmp(t, "except_clause") ||
+           !strcmp(t, "except_group_clause") || !strcmp(t, "finally_clause") || !strcmp(t, "case_clause");
+}
+
+/* Last row of a statement's logical line: a compound statement's header ends where its block begins. */
+static uint32_t logical_end_row(TSNode n) {
+    TSNode def = n;
+    if (!strcmp(ts_node_type(n), "decorated_definition")) {
+        TSNode d = ts_node_child_by_field_name(n, "definition", 10);
+        if (!ts_node_is_null(d)) def = d;
+    }
+    uint32_t cnt = ts_node_child_count(def);
+    for (uint32_t i = 0; i < cnt; i++) {
+        TSNode c = ts_node_child(def, i);
+        if (strcmp(ts_node_type(c), "block")) continue;
+        TSNode prev = ts_node_prev_sibling(c);
+        return ts_node_is_null(prev) ? ts_node_start_point(n).row : end_row(prev);
+    }
+    return end_row(n);
+}
+
+static void fill_line_info(TSNode root, const an_source *src, an_line_info *li) {
+    an_line_info_init(li, src->nlines);
+    for (uint32_t l = 1; l <= src->nlines; l++) {
+        uint32_t a, b;
+        an_source_line_span(src, l, &a, &b);
+        li->comment_ok[l] = !(b > a && src->text[b - 1] == '\\');
+    }
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        const char *t = ts_node_type(n);
+        bool descend = true;
+        if (!strcmp(t, "string")) {
+            /* the end of a line inside a multi-line string is no place for a comment */
+            uint32_t a = ts_node_start_point(n).row, b = ts_node_end_point(n).row;
+            for (uint32_t r = a; r < b && r + 1 <= src->nlines; r++) li->comment_ok[r + 1] = false;
+            descend = false;
+        } else if (ts_node_is_named(n) && is_statement(n)) {
+            uint32_t first = ts_node_start_point(n).row + 1, last = logical_end_row(n) + 1;
+            if (last > src->nlines) last = src->nlines;
+            if (first <= src->nlines) {
+                if (last < first) last = first;
+                if (li->logical_end[first] < last) li->logical_end[first] = last;
+                for (uint32_t l = first; l <= last; l++) li->stmt_start[l] = first;
+            }
+        }
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+}
+
+static void set_ranges(an_python *py, const an_source *src) {
+    if (src->body) {
+        TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
+        ts_parser_set_included_ranges(py->parser, &r, 1);
+    } else {
+        ts_parser_set_included_ranges(py->parser, NULL, 0);
+    }
+}
+
+static void collect_comments(an_python *py, TSNode root, const an_source *src, an_suppressions *sup) {
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        if (ts_node_symbol(n) == py->s_comment) {
+            uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+            if (b - a > 8 && memmem(src->text + a, b - a, "xpuify:", 7)) an_suppress_add_comment(sup, src, a, b, "#");
+        } else if (ts_tree_cursor_goto_first_child(&cur)) {
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+}
+
+bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, an_suppressions *sup) {
+    set_ranges(py, src);
+    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+    if (!tree) return false;
+    TSNode root = ts_tree_root_node(tree);
+    fill_line_info(root, src, li);
+    if (sup) {
+        collect_comments(py, root, src, sup);
+        an_suppress_finish(sup, src, li);
+    }
+    ts_tree_delete(tree);
+    return true;
+}
+
 void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                        const an_fix_options *fix, bool regions, an_diag_list *out) {
     an_pyregions reg = {0};
     reg.whole = true;
-    if (regions) an_pyregion_select(cat, src, &reg);
+    /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
+    if (regions && !memmem(src->text, src->len, "xpuify:", 7)) an_pyregion_select(cat, src, &reg);
     if (!reg.whole) {
         /* only the statements that can hold a finding: byte offsets stay those of the whole file */
         TSRange *rs = ut_malloc(reg.spans.len * sizeof(TSRange));
@@ -428,17 +531,12 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         }
         ts_parser_set_included_ranges(py->parser, rs, (uint32_t)reg.spans.len);
         ut_free(rs);
-    } else if (src->body) {
-        TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
-        ts_parser_set_included_ranges(py->parser, &r, 1);
     } else {
-        ts_parser_set_included_ranges(py->parser, NULL, 0);
+        set_ranges(py, src);
     }
+    an_pyregions_free(&reg);
     TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
-    if (!tree) {
-        an_pyregions_free(&reg);
-        return;
-    }
+    if (!tree) return;
     TSNode root = ts_tree_root_node(tree);
     ctx c = {0};
     c.py = py, c.cat = cat, c.src = src, c.enabled = en;
@@ -490,19 +588,15 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
             }
         }
     }
-    /* suppression comments (syntax errors are never hidden); with regions, the scanner saw every comment */
-    if (!reg.whole) {
-        c.comments.len = 0;
-        for (size_t i = 0; i < reg.comments.len; i++) {
-            range r = {reg.comments.items[i].start, reg.comments.items[i].end};
-            ut_vec_push(&c.comments, r);
-        }
-    }
-    an_pyregions_free(&reg);
     an_suppressions sup = {0};
-    for (size_t i = 0; i < c.comments.len; i++)
-        an_suppress_add_comment(&sup, src, c.comments.items[i].start, c.comments.items[i].end, "#");
-    an_suppress_finish(&sup, src);
+    /* a separate pass: the walk above does not descend into every statement (imports) */
+    if (memmem(src->text, src->len, "xpuify:", 7)) collect_comments(py, root, src, &sup);
+    an_line_info li = {0};
+    bool need_li = false;
+    for (size_t i = 0; i < sup.items.len; i++) need_li |= sup.items.items[i].next_line;
+    if (need_li) fill_line_info(root, src, &li);
+    an_suppress_finish(&sup, src, need_li ? &li : NULL);
+    an_line_info_free(&li);
     size_t w = 0;
     for (size_t i = 0; i < mine.len; i++) {
         an_diag *d = &mine.items[i];
@@ -518,8 +612,12 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         mine.items[w++] = *d;
     }
     mine.len = w;
-    an_suppress_free(&sup);
     if (fix && fix->target != AN_TARGET_NONE) an_pyfix_generate(fix, src, root, &c.scope, &mine);
+    /* suppressions that hid nothing (after every other finding is known) */
+    const an_rule *unused = an_catalog_builtin(cat, "unused-suppression");
+    if (unused && enabled(&c, unused) && sup.items.len && !an_suppress_hides_unused(&sup, unused))
+        an_suppress_report_unused(&sup, src, cat, unused, en, AN_LANG_PYTHON, &mine);
+    an_suppress_free(&sup);
     for (size_t i = 0; i < mine.len; i++) {
         an_diag_locate(&mine.items[i], src);
         ut_vec_push(out, mine.items[i]);
@@ -529,7 +627,6 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     ut_buf_free(&c.tmp);
     ut_vec_free(&c.errors);
     ut_vec_free(&c.agnostic);
-    ut_vec_free(&c.comments);
     ut_vec_free(&c.cuda_guarded);
     ut_vec_free(&c.try_bodies);
     ut_vec_free(&c.cuda_guard_conds);
@@ -538,12 +635,7 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
 }
 
 bool an_python_parses(an_python *py, const an_source *src) {
-    if (src->body) {
-        TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
-        ts_parser_set_included_ranges(py->parser, &r, 1);
-    } else {
-        ts_parser_set_included_ranges(py->parser, NULL, 0);
-    }
+    set_ranges(py, src);
     TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
     if (!tree) return false;
     bool ok = !ts_node_has_error(ts_tree_root_node(tree));

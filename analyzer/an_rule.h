@@ -25,9 +25,20 @@ typedef struct an_entry {
     const struct an_rule *rule;
 } an_entry;
 
+/* A fix example: `before` fixed with this rule alone gives `after`. */
+typedef struct {
+    char *before, *after;
+    char *target;      /* "accelerator" (default) or "compat" */
+    char *torch;       /* oldest torch the project supports (accelerator), NULL: the newest */
+    bool safe_only;    /* apply only safe fixes (`unsafe: false`); default: unsafe ones too */
+    int line;          /* where it is written */
+} an_fix_example;
+
 typedef struct {
     UT_VEC(char *) flag; /* snippets that must produce this rule */
     UT_VEC(char *) ok;   /* snippets that must not */
+    UT_VEC(an_fix_example) fix;
+    int line;            /* where `examples` is written */
 } an_examples;
 
 typedef struct an_rule {
@@ -66,6 +77,8 @@ void an_catalog_free(an_catalog *c);
 int an_catalog_load_yaml(an_catalog *c, const char *origin, const char *text, size_t len, ut_buf *err);
 /* Loads the rule files compiled into the binary. */
 int an_catalog_load_builtin(an_catalog *c, ut_buf *err);
+/* The same, leaving out the built-in files whose base names are in skip (a rule author's edited copies). */
+int an_catalog_load_builtin_except(an_catalog *c, const char *const *skip, size_t nskip, ut_buf *err);
 /* Builds the name index, compiles queries and the prefilter. Returns the number of errors. */
 int an_catalog_finalize(an_catalog *c, ut_buf *err);
 
@@ -73,6 +86,8 @@ size_t an_catalog_count(const an_catalog *c);
 const an_rule *an_catalog_rule(const an_catalog *c, size_t i);
 /* By code ("XPU201") or name ("cuda-device-management"). */
 const an_rule *an_catalog_find(const an_catalog *c, const char *code_or_name);
+/* The rule implemented by the built-in matcher `builtin` (e.g. "unused-suppression"), or NULL. */
+const an_rule *an_catalog_builtin(const an_catalog *c, const char *builtin);
 /* The table entry a qualified name hits: exact names first, then the longest wildcard. */
 const an_entry *an_catalog_lookup(const an_catalog *c, const char *qualname, bool exact_only);
 

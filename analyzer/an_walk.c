@@ -120,12 +120,14 @@ static void walk_dir(walker *w, const char *dir, int depth) {
         if (S_ISDIR(st.st_mode)) {
             if (is_link) continue; /* never follow directory links: no loops, no escaping the tree */
             if (excluded(w->opt, p.data, true)) continue;
+            if (w->opt->skip && w->opt->skip(w->opt->skip_ctx, p.data, true)) continue;
             if (!w->opt->no_ignore && git_ignored(w, p.data, true)) continue;
             walk_dir(w, p.data, depth + 1);
         } else if (S_ISREG(st.st_mode)) {
             an_lang lang;
             if (!an_lang_for_path(p.data, &lang) || !w->opt->langs[lang]) continue;
             if (excluded(w->opt, p.data, false)) continue;
+            if (w->opt->skip && w->opt->skip(w->opt->skip_ctx, p.data, false)) continue;
             if (!w->opt->no_ignore && git_ignored(w, p.data, false)) continue;
             add(w, p.data, lang, false);
         }
@@ -167,7 +169,11 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
                 }
             }
         }
-        if (S_ISDIR(st.st_mode)) {
+        bool forced_out = opt->force_exclude &&
+                          (excluded(opt, path, false) || (opt->skip && opt->skip(opt->skip_ctx, path, S_ISDIR(st.st_mode))));
+        if (forced_out) {
+            /* --force-exclude: a named path that an exclude matches is skipped like a walked one */
+        } else if (S_ISDIR(st.st_mode)) {
             /* a directory named on the command line is checked even when .gitignore covers it (as ruff does);
              * rules inside it still apply to what is below */
             if (w.repo && git_ignored(&w, path, true)) {

@@ -17,6 +17,10 @@ typedef struct {
     bool no_ignore;               /* do not read .gitignore */
     UT_VEC(char *) excludes;      /* extra globs */
     bool langs[AN_LANG__COUNT];   /* languages to collect */
+    /* extra exclusion (the configuration's): true skips the file or directory; NULL: none */
+    bool (*skip)(void *ctx, const char *path, bool dir);
+    void *skip_ctx;
+    bool force_exclude;           /* excludes apply to paths named on the command line too */
 } an_walk_options;
 
 /* Returns the number of named paths that do not exist (each reported into errs as "path: reason"). */

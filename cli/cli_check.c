@@ -1,24 +1,200 @@
-/* cli_check: `xpuify check [PATH...]`: walk, analyze, report; exit 0 clean, 1 findings, 2 usage/input error. */
+/* cli_check: `xpuify check [PATH...]`: walk, analyze, filter (changed lines, baseline), report in one or several
+ * formats; or record a baseline, or write suppression comments. Exit 0 clean, 1 findings (at or above `fail-on`),
+ * 2 usage/configuration/input error. */
+#include "../output/out_fingerprint.h"
+#include "../rewriters/rw_suppress.h"
+#include "../rewriters/rw_write.h"
 #include "cli.h"
+#include "cli_baseline.h"
+#include "cli_diffbase.h"
 #include "cli_opts.h"
+#include "cli_progress.h"
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+typedef struct {
+    out_format format;
+    const char *file; /* NULL: standard output */
+} out_spec;
+
+static const char *check_help =
+    "      --output FMT[=FILE] also write format FMT (to FILE, or standard output); repeatable\n"
+    "      --statistics        print the number of findings per rule instead of the findings\n"
+    "      --baseline FILE     report only findings that are not in FILE (see --write-baseline)\n"
+    "      --write-baseline FILE  record every current finding in FILE and exit 0\n"
+    "      --diff-base REV     report only findings on lines changed since git revision REV\n"
+    "      --shard K/N         check only the K-th of N shares of the files (stable: by path hash)\n"
+    "      --add-ignore[=REASON]  add an `xpuify: ignore[...]` comment for every finding, then exit\n"
+    "      --no-progress       no progress line (shown only on a terminal, for long runs)\n";
+
+bool cli_parse_shard(const char *v, unsigned *k, unsigned *n) {
+    unsigned a, b;
+    char tail;
+    if (!v || sscanf(v, "%u/%u%c", &a, &b, &tail) != 2 || b < 1 || a < 1 || a > b || b > 100000) return false;
+    *k = a, *n = b;
+    return true;
+}
+
+unsigned cli_shard_of(const char *project_path, unsigned n) {
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = project_path; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return (unsigned)(h % n) + 1;
+}
+
+static int path_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Baseline entries that hid nothing, among the files this run is responsible for. */
+static void report_stale(const cli_baseline *b, const cli_opts *o, unsigned shard_k, unsigned shard_n) {
+    char **checked = ut_calloc(o->files.len ? o->files.len : 1, sizeof(char *));
+    for (size_t i = 0; i < o->files.len; i++) checked[i] = out_project_path(o->files.items[i].path);
+    if (o->files.len > 1) qsort(checked, o->files.len, sizeof(char *), path_cmp);
+    size_t stale = 0;
+    ut_buf list;
+    ut_buf_init(&list);
+    for (size_t i = 0; i < b->entries.len; i++) {
+        const cli_baseline_entry *e = &b->entries.items[i];
+        if (e->used) continue;
+        char *key = e->path;
+        bool mine = o->files.len && bsearch(&key, checked, o->files.len, sizeof(char *), path_cmp);
+        if (!mine) {
+            /* a deleted file's entries belong to the shard its path falls in */
+            char full[8192];
+            snprintf(full, sizeof full, "%s/%s", out_project_root(), e->path);
+            struct stat st;
+            mine = stat(full, &st) != 0 && (!shard_n || cli_shard_of(e->path, shard_n) == shard_k);
+        }
+        if (!mine) continue;
+        if (stale < 20) ut_buf_printf(&list, "  %s:%u: %s `%s`\n", e->path, e->line, e->code, e->source);
+        stale++;
+    }
+    if (stale) {
+        fprintf(stderr, "xpuify: warning: %zu baseline entr%s no longer match%s a finding (fixed, or the line changed); "
+                        "rewrite the baseline with --write-baseline to drop %s:\n%s",
+                stale, stale == 1 ? "y" : "ies", stale == 1 ? "es" : "", stale == 1 ? "it" : "them", list.data);
+        if (stale > 20) fprintf(stderr, "  ... and %zu more\n", stale - 20);
+    }
+    ut_buf_free(&list);
+    for (size_t i = 0; i < o->files.len; i++) ut_free(checked[i]);
+    ut_free(checked);
+}
+
+static int add_ignores(cli_opts *o, an_results *res, const char *reason) {
+    size_t added = 0, files = 0;
+    bool errors = false;
+    for (size_t i = 0; i < res->len; i++) {
+        an_file_result *f = &res->items[i];
+        if (!f->diags.len) continue;
+        size_t idx = (size_t)(f->file - o->files.items);
+        rw_ignore_result r;
+        rw_add_ignores(o->cat, f->file->lang, &f->src, &f->diags, o->file_enabled[idx], reason, &r);
+        if (r.error) {
+            fprintf(stderr, "xpuify: error: %s: %s\n", f->file->path, r.error);
+            errors = true;
+        } else if (r.text) {
+            char *why;
+            if (rw_write_atomic(f->file->path, r.text, r.len, &why) != 0) {
+                fprintf(stderr, "xpuify: error: %s: %s\n", f->file->path, why);
+                ut_free(why);
+                errors = true;
+            } else {
+                added += r.added;
+                files++;
+            }
+        }
+        rw_ignore_result_free(&r);
+    }
+    if (!o->quiet)
+        fprintf(stderr, "xpuify: added suppressions for %zu finding%s in %zu file%s\n", added, added == 1 ? "" : "s", files,
+                files == 1 ? "" : "s");
+    return errors ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+}
+
+static bool write_output(const out_spec *s, const out_report *rep, bool statistics) {
+    FILE *out = stdout;
+    if (s->file) {
+        out = fopen(s->file, "w");
+        if (!out) {
+            fprintf(stderr, "xpuify: error: %s: cannot write: %s\n", s->file, strerror(errno));
+            return false;
+        }
+    }
+    out_report r = *rep;
+    r.color = r.color && !s->file && (s->format == OUT_TEXT || s->format == OUT_CONCISE);
+    if (statistics) out_statistics(&r, s->format == OUT_JSON, out);
+    else out_write(s->format, &r, out);
+    bool ok = fflush(out) == 0 && !ferror(out);
+    if (out != stdout) ok &= fclose(out) == 0;
+    if (!ok) fprintf(stderr, "xpuify: error: writing the report%s%s failed\n", s->file ? " to " : "", s->file ? s->file : "");
+    return ok;
+}
 
 int cli_check(int argc, char **argv) {
     cli_opts o;
     cli_opts_init(&o);
-    bool bad = false, only_paths = false;
+    bool bad = false, only_paths = false, statistics = false, no_progress = false, format_given = false;
+    const char *baseline = NULL, *write_baseline = NULL, *diff_base = NULL, *add_ignore = NULL;
+    unsigned shard_k = 0, shard_n = 0;
+    UT_VEC(out_spec) outputs = {0};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v;
         if (only_paths || a[0] != '-' || !strcmp(a, "-")) { ut_vec_push(&o.paths, a); continue; }
         if (!strcmp(a, "--")) { only_paths = true; continue; }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            printf("Usage: xpuify check [options] [PATH...]\n\nOptions:\n%s", cli_opts_help());
+            printf("Usage: xpuify check [options] [PATH...]\n\nOptions:\n%s%s", cli_opts_help(), check_help);
             cli_opts_free(&o);
+            ut_vec_free(&outputs);
             return 0;
         }
+        if (!strcmp(a, "--statistics")) { statistics = true; continue; }
+        if (!strcmp(a, "--no-progress")) { no_progress = true; continue; }
+        if (!strcmp(a, "--add-ignore")) { add_ignore = ""; continue; }
+        if (!strncmp(a, "--add-ignore=", 13)) {
+            add_ignore = a + 13;
+            if (strpbrk(add_ignore, "\r\n")) {
+                fprintf(stderr, "xpuify: error: --add-ignore: the reason must be one line\n");
+                bad = true;
+            }
+            continue;
+        }
+        if (cli_opt(argc, argv, &i, "--output", &v)) {
+            if (!v) { bad = true; continue; }
+            out_spec s = {OUT_TEXT, NULL};
+            char fmt[32];
+            const char *eq = strchr(v, '=');
+            size_t fl = eq ? (size_t)(eq - v) : strlen(v);
+            snprintf(fmt, sizeof fmt, "%.*s", (int)(fl < sizeof fmt ? fl : sizeof fmt - 1), v);
+            if (!out_format_parse(fmt, &s.format)) {
+                fprintf(stderr, "xpuify: error: --output: unknown format `%s` (known: %s)\n", fmt, out_format_names());
+                bad = true;
+                continue;
+            }
+            if (eq) {
+                if (!eq[1]) {
+                    fprintf(stderr, "xpuify: error: --output %s=: the file name is missing\n", fmt);
+                    bad = true;
+                    continue;
+                }
+                s.file = eq + 1;
+            }
+            ut_vec_push(&outputs, s);
+            continue;
+        }
+        if (cli_opt(argc, argv, &i, "--baseline", &v)) { if (!v) bad = true; baseline = v; continue; }
+        if (cli_opt(argc, argv, &i, "--write-baseline", &v)) { if (!v) bad = true; write_baseline = v; continue; }
+        if (cli_opt(argc, argv, &i, "--diff-base", &v)) { if (!v || !*v) bad = true; diff_base = v; continue; }
+        if (cli_opt(argc, argv, &i, "--shard", &v)) {
+            if (!cli_parse_shard(v, &shard_k, &shard_n)) {
+                fprintf(stderr, "xpuify: error: --shard: `%s` is not K/N with 1 <= K <= N (e.g. 2/4)\n", v ? v : "");
+                bad = true;
+            }
+            continue;
+        }
+        if (!strncmp(a, "--format", 8) || !strncmp(a, "-f", 2) || !strncmp(a, "--output-format", 15) ||
+            !strncmp(a, "--output-file", 13) || !strcmp(a, "-o"))
+            format_given = true;
         int r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0) bad = true;
         else if (r == 0) {
@@ -26,15 +202,51 @@ int cli_check(int argc, char **argv) {
             bad = true;
         }
     }
+    /* one report at most on standard output */
+    size_t to_stdout = 0;
+    for (size_t i = 0; i < outputs.len; i++) to_stdout += !outputs.items[i].file;
+    if (!bad && (to_stdout > 1 || (to_stdout && format_given && !o.output_file))) {
+        fprintf(stderr, "xpuify: error: two reports would go to standard output; give --output FMT=FILE a file\n");
+        bad = true;
+    }
+    if (!bad && baseline && write_baseline) {
+        fprintf(stderr, "xpuify: error: --baseline and --write-baseline cannot be combined\n");
+        bad = true;
+    }
     int rc = CLI_EXIT_USAGE;
     an_results res = {0};
-    FILE *out = stdout;
+    cli_baseline bl = {0};
+    cli_changes changes = {0};
+    char **fps = NULL;
     if (bad || !cli_opts_prepare(&o)) goto done;
+    if (shard_n) {
+        bool *keep = ut_calloc(o.files.len ? o.files.len : 1, sizeof(bool));
+        for (size_t i = 0; i < o.files.len; i++) {
+            char *p = out_project_path(o.files.items[i].path);
+            keep[i] = cli_shard_of(p, shard_n) == shard_k;
+            ut_free(p);
+        }
+        cli_opts_filter_files(&o, keep);
+        ut_free(keep);
+    }
+    ut_buf err;
+    ut_buf_init(&err);
+    if (diff_base && !cli_changes_load(diff_base, &changes, &err)) {
+        fprintf(stderr, "xpuify: error: %s\n", err.data);
+        ut_buf_free(&err);
+        goto done;
+    }
+    if (baseline && !cli_baseline_load(baseline, &bl, &err)) {
+        fprintf(stderr, "xpuify: error: %s\n", err.data);
+        ut_buf_free(&err);
+        goto done;
+    }
     an_options opt = {0};
     opt.max_file_size = o.max_file_size;
     opt.threads = o.threads;
     opt.enabled = o.enabled;
     opt.whole_files = o.whole_files;
+    opt.file_enabled = o.file_enabled;
     ut_buf reason;
     ut_buf_init(&reason);
     /* fixes shown by check (json, sarif, text [*]) are the ones `fix` would make */
@@ -44,37 +256,87 @@ int cli_check(int argc, char **argv) {
     opt.fix.unsafe = true;
     opt.fix_for_file = cli_target_fix_for_file;
     opt.fix_ctx = &o.helper;
+    cli_progress prog;
+    cli_progress_init(&prog, !no_progress && !o.quiet, "checked");
+    opt.progress = cli_progress_update;
+    opt.progress_ctx = &prog;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     an_engine_run(o.cat, &o.files, &opt, &res);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    cli_progress_end(&prog);
     if (o.verbose) {
         size_t parsed = 0;
         for (size_t i = 0; i < res.len; i++) parsed += res.items[i].parsed;
         fprintf(stderr, "xpuify: %zu files, %zu parsed after the prefilter, %.1f ms\n", res.len, parsed,
                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     }
+    cli_opts_apply_severity(&o, &res);
     bool input_error = o.input_error | cli_report_unreadable(&o, &res);
-    if (o.output_file) {
-        out = fopen(o.output_file, "w");
-        if (!out) {
-            fprintf(stderr, "xpuify: error: %s: cannot write: %s\n", o.output_file, strerror(errno));
-            out = stdout;
+    if (write_baseline) {
+        fps = out_fingerprints(&res);
+        if (!cli_baseline_write(write_baseline, &res, fps, &err)) {
+            fprintf(stderr, "xpuify: error: %s\n", err.data);
+            ut_buf_free(&err);
             goto done;
         }
-    }
-    out_report rep = {o.cat, &res, XPUIFY_VERSION, o.format == OUT_TEXT && !o.output_file && isatty(1) && !getenv("NO_COLOR"), false};
-    out_write(o.format, &rep, out);
-    if (fflush(out) != 0 || ferror(out)) {
-        fprintf(stderr, "xpuify: error: writing the report failed\n");
+        size_t n = out_count(&res);
+        if (!o.quiet) fprintf(stderr, "xpuify: wrote %zu finding%s to the baseline %s\n", n, n == 1 ? "" : "s", write_baseline);
+        rc = input_error ? CLI_EXIT_USAGE : CLI_EXIT_OK;
         goto done;
     }
+    if (baseline) {
+        fps = out_fingerprints(&res);
+        size_t nfps = out_count(&res);
+        size_t hidden = cli_baseline_filter(&bl, &res, fps);
+        for (size_t i = 0; i < nfps; i++) ut_free(fps[i]); /* the list changed: recomputed below */
+        ut_free(fps);
+        fps = NULL;
+        if (!o.quiet && hidden)
+            fprintf(stderr, "xpuify: %zu finding%s in the baseline %s not reported\n", hidden,
+                    hidden == 1 ? " is" : "s are", baseline);
+        if (!o.quiet) report_stale(&bl, &o, shard_k, shard_n);
+    }
+    /* changed lines only: after the baseline, which must see every finding to match its entries */
+    if (diff_base) {
+        for (size_t i = 0; i < res.len; i++) {
+            an_diag_list *l = &res.items[i].diags;
+            size_t w = 0;
+            for (size_t j = 0; j < l->len; j++) {
+                if (cli_changes_has(&changes, res.items[i].file->path, l->items[j].line)) {
+                    l->items[w++] = l->items[j];
+                } else {
+                    ut_free(l->items[j].message);
+                    an_fix_free(l->items[j].fix);
+                }
+            }
+            l->len = w;
+        }
+    }
+    if (add_ignore) {
+        rc = add_ignores(&o, &res, *add_ignore ? add_ignore : NULL);
+        if (input_error) rc = CLI_EXIT_USAGE;
+        goto done;
+    }
+    fps = out_fingerprints(&res);
+    out_report rep = {o.cat, &res, XPUIFY_VERSION, isatty(1) && !getenv("NO_COLOR"), false, fps};
+    bool ok = true;
+    if (!to_stdout || o.output_file) {
+        out_spec main_out = {o.format, o.output_file};
+        ok &= write_output(&main_out, &rep, statistics);
+    }
+    for (size_t i = 0; i < outputs.len; i++)
+        ok &= write_output(&outputs.items[i], &rep, statistics && !outputs.items[i].file);
+    if (!ok) goto done;
     if (input_error) rc = CLI_EXIT_USAGE;
-    else if (out_count(&res) && !o.exit_zero) rc = CLI_EXIT_FINDINGS;
+    else if (cli_opts_fails(&o, &res) && !o.exit_zero) rc = CLI_EXIT_FINDINGS;
     else rc = CLI_EXIT_OK;
 done:
-    if (out != stdout) fclose(out);
+    out_fingerprints_free(fps, &res);
+    cli_changes_free(&changes);
+    cli_baseline_free(&bl);
     an_results_free(&res);
     cli_opts_free(&o);
+    ut_vec_free(&outputs);
     return rc;
 }

@@ -34,6 +34,8 @@ bool cli_parse_size(const char *s, size_t *out) {
     return true;
 }
 
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
 static int load_dir(an_catalog *c, const char *dir, ut_buf *err) {
     DIR *d = opendir(dir);
     if (!d) { ut_buf_printf(err, "%s: cannot read rule directory: %s\n", dir, strerror(errno)); return 1; }
@@ -45,6 +47,7 @@ static int load_dir(an_catalog *c, const char *dir, ut_buf *err) {
             ut_vec_push(&names, ut_strdup(e->d_name));
     }
     closedir(d);
+    if (names.len > 1) qsort(names.items, names.len, sizeof(char *), name_cmp); /* a stable rule order */
     int nerr = 0;
     for (size_t i = 0; i < names.len; i++) {
         char path[4096];
@@ -65,11 +68,14 @@ static int load_dir(an_catalog *c, const char *dir, ut_buf *err) {
     return nerr;
 }
 
-an_catalog *cli_load_catalog(const char *const *dirs, size_t n) {
+an_catalog *cli_load_catalog(const char *const *dirs, size_t n) { return cli_load_catalog_ex(dirs, n, NULL); }
+
+an_catalog *cli_load_catalog_ex(const char *const *dirs, size_t n, size_t *nbuiltin) {
     an_catalog *c = an_catalog_new();
     ut_buf err;
     ut_buf_init(&err);
     int nerr = an_catalog_load_builtin(c, &err);
+    if (nbuiltin) *nbuiltin = an_catalog_count(c);
     for (size_t i = 0; i < n; i++) nerr += load_dir(c, dirs[i], &err);
     if (!nerr) nerr = an_catalog_finalize(c, &err);
     if (nerr) {

@@ -58,7 +58,7 @@ int cli_fix(int argc, char **argv) {
         r->file = f;
         r->status = an_source_load(&r->src, f->path, o.max_file_size, &r->error);
         if (r->status != AN_LOAD_OK) continue;
-        if (!an_catalog_prefilter(o.cat, f->lang, r->src.text, r->src.len)) {
+        if (!an_engine_may_report(o.cat, f->lang, o.file_enabled[i], r->src.text, r->src.len)) {
             an_source_free(&r->src);
             continue;
         }
@@ -66,7 +66,7 @@ int cli_fix(int argc, char **argv) {
         char buf[1024];
         cli_target_fix_for_file(&o.helper, f->path, &ffo, buf, sizeof buf);
         rw_file_fix ff;
-        rw_fix_source(o.cat, f->lang, &r->src, o.enabled, &ffo, unsafe, &ff);
+        rw_fix_source(o.cat, f->lang, &r->src, o.file_enabled[i], &ffo, unsafe, &ff);
         if (ff.error) {
             fprintf(stderr, "xpuify: error: %s: %s\n", f->path, ff.error);
             errors = true;
@@ -121,9 +121,10 @@ int cli_fix(int argc, char **argv) {
         }
         rw_file_fix_free(&ff);
         /* what remains, as check reports it */
-        an_engine_analyze_source(o.cat, f->lang, &r->src, o.enabled, NULL, &r->diags);
+        an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
     }
     if (cli_report_unreadable(&o, &res)) errors = true;
+    cli_opts_apply_severity(&o, &res);
     if (o.output_file) {
         out = fopen(o.output_file, "w");
         if (!out) {
@@ -141,7 +142,7 @@ int cli_fix(int argc, char **argv) {
         rc = errors ? CLI_EXIT_USAGE : files_changed ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
     } else {
         if (remaining && o.format != OUT_TEXT) {
-            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false};
+            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL};
             out_write(o.format, &rep, out);
         } else if (o.format == OUT_TEXT) {
             /* remaining findings, then a summary that counts what was fixed */
@@ -149,17 +150,17 @@ int cli_fix(int argc, char **argv) {
                 an_file_result *f = &res.items[i];
                 if (!f->diags.len) continue;
                 an_results one = {f, 1};
-                out_report rep = {o.cat, &one, XPUIFY_VERSION, !o.output_file && isatty(1) && !getenv("NO_COLOR"), false};
+                out_report rep = {o.cat, &one, XPUIFY_VERSION, !o.output_file && isatty(1) && !getenv("NO_COLOR"), false, NULL};
                 out_text_findings(&rep, out, false);
             }
             fprintf(out, "Fixed %zu finding%s in %zu file%s; %zu remaining%s\n", fixed, fixed == 1 ? "" : "s",
                     files_changed, files_changed == 1 ? "" : "s", remaining,
                     remaining ? unsafe ? " (they need a human: `xpuify rule CODE` explains each)" : " (they need a human or --unsafe-fixes: `xpuify rule CODE` explains each)" : ".");
         } else {
-            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false};
+            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL};
             out_write(o.format, &rep, out);
         }
-        rc = errors ? CLI_EXIT_USAGE : (remaining && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
+        rc = errors ? CLI_EXIT_USAGE : (cli_opts_fails(&o, &res) && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
     }
     for (size_t k = 0; k < helpers_done.len; k++) ut_free(helpers_done.items[k]);
     ut_vec_free(&helpers_done);

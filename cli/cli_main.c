@@ -10,6 +10,10 @@ static void usage(FILE *fp) {
             "  check [PATH...]      report CUDA-only code (default PATH: .)\n"
             "  fix [PATH...]        rewrite it into device-agnostic code (--diff to preview)\n"
             "  rule CODE|NAME       explain a rule; `rule --all [--format json|markdown]` lists them\n"
+            "  config [PATH]        print the effective configuration for PATH and where each value came from\n"
+            "  test-rules [DIR...]  run the rules' examples (built-in rules, or the YAML rules in DIR)\n"
+            "  report --html FILE [PATH...]  a self-contained HTML migration report\n"
+            "  merge-sarif -o OUT IN...      join the SARIF logs of sharded runs\n"
             "  version              print the version\n"
             "  help                 this text\n\n"
             "Run `xpuify <command> --help` for a command's options.\n"
@@ -23,6 +27,10 @@ int main(int argc, char **argv) {
     if (!strcmp(verb, "check")) return cli_check(argc - 1, argv + 1);
     if (!strcmp(verb, "rule")) return cli_rule(argc - 1, argv + 1);
     if (!strcmp(verb, "fix")) return cli_fix(argc - 1, argv + 1);
+    if (!strcmp(verb, "config")) return cli_config(argc - 1, argv + 1);
+    if (!strcmp(verb, "merge-sarif")) return cli_merge_sarif(argc - 1, argv + 1);
+    if (!strcmp(verb, "test-rules")) return cli_test_rules(argc - 1, argv + 1);
+    if (!strcmp(verb, "report")) return cli_report(argc - 1, argv + 1);
     if (!strcmp(verb, "version") || !strcmp(verb, "--version") || !strcmp(verb, "-V")) {
         printf("xpuify %s\n", XPUIFY_VERSION);
         return 0;

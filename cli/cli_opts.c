@@ -3,6 +3,8 @@
 #include "../rewriters/rw_target.h"
 #include "cli.h"
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void cli_opts_init(cli_opts *o) {
     memset(o, 0, sizeof *o);
@@ -14,6 +16,12 @@ void cli_opts_init(cli_opts *o) {
     o->priority = "cuda,xpu,mps,cpu";
 }
 
+static void free_sets(cli_opts *o) {
+    for (size_t i = 0; i < o->enabled_sets.len; i++) ut_free(o->enabled_sets.items[i]);
+    ut_vec_free(&o->enabled_sets);
+    ut_vec_free(&o->set_cfg);
+}
+
 void cli_opts_free(cli_opts *o) {
     for (size_t i = 0; i < o->walk.excludes.len; i++) ut_free(o->walk.excludes.items[i]);
     ut_vec_free(&o->walk.excludes);
@@ -21,9 +29,14 @@ void cli_opts_free(cli_opts *o) {
     ut_vec_free(&o->selects);
     ut_vec_free(&o->ignores);
     ut_vec_free(&o->rule_dirs);
+    ut_vec_free(&o->fail_on);
     an_file_list_free(&o->files);
     ut_free(o->enabled);
     an_catalog_free(o->cat);
+    free_sets(o);
+    ut_free(o->file_cfg);
+    ut_free(o->file_enabled);
+    cf_store_free(o->store);
 }
 
 const char *cli_opts_help(void) {
@@ -41,6 +54,11 @@ const char *cli_opts_help(void) {
            "      --helper-module M   compat: helper module name (default xpuify_device)\n"
            "      --helper-path P     compat: write the helper here (default: beside scripts / top package)\n"
            "      --device-priority L compat: device order baked into the helper (default cuda,xpu,mps,cpu)\n"
+           "      --config FILE       use this configuration for every file (default: the closest .xpuify.yml)\n"
+           "      --no-config         read no configuration file\n"
+           "      --fail-on SEV       exit 1 only for findings of this severity or worse: error, warning, info (default)\n"
+           "      --force-exclude     apply excludes to paths named on the command line too (for pre-commit)\n"
+           "      --no-default-path   without PATH, check nothing (instead of `.`)\n"
            "      --exit-zero         exit 0 even with findings (errors still exit 2)\n"
            "  -q, --quiet             no warnings about skipped files, no target line\n"
            "  -v, --verbose           say how many files were read, parsed and how long it took (stderr)\n"
@@ -97,6 +115,8 @@ int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i) {
             fprintf(stderr, "xpuify: error: --target: `%s` is not one of auto, accelerator, compat\n", v ? v : "");
             return -1;
         }
+        o->target_set = true;
+        o->target_text = v;
     } else if (cli_opt(argc, argv, i, "--torch-version", &v)) {
         int a, b;
         if (!v || !rw_parse_version(v, &a, &b)) {
@@ -119,7 +139,20 @@ int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i) {
             return -1;
         }
         o->priority = v;
-    } else if (!strcmp(argv[*i], "--exit-zero")) o->exit_zero = true;
+        o->priority_set = true;
+    } else if (cli_opt(argc, argv, i, "--config", &v)) {
+        if (!v) return -1;
+        o->config_file = v;
+    } else if (cli_opt(argc, argv, i, "--fail-on", &v)) {
+        if (!v || (strcmp(v, "error") && strcmp(v, "warning") && strcmp(v, "info"))) {
+            fprintf(stderr, "xpuify: error: --fail-on: `%s` is not one of error, warning, info\n", v ? v : "");
+            return -1;
+        }
+        ut_vec_push(&o->fail_on, v);
+    } else if (!strcmp(argv[*i], "--no-config")) o->no_config = true;
+    else if (!strcmp(argv[*i], "--force-exclude")) o->walk.force_exclude = true;
+    else if (!strcmp(argv[*i], "--no-default-path")) o->no_default_path = true;
+    else if (!strcmp(argv[*i], "--exit-zero")) o->exit_zero = true;
     else if (!strcmp(argv[*i], "--no-ignore")) o->walk.no_ignore = true;
     else if (!strcmp(argv[*i], "-q") || !strcmp(argv[*i], "--quiet")) o->quiet = true;
     else if (!strcmp(argv[*i], "-v") || !strcmp(argv[*i], "--verbose")) o->verbose = true;
@@ -128,42 +161,244 @@ int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i) {
     return 1;
 }
 
+typedef struct {
+    cli_opts *o;
+    ut_buf errs;
+    bool failed;
+} skip_ctx;
+
+/* the configuration's `exclude`: a directory is judged by the configuration above it */
+static bool skip_path(void *vc, const char *path, bool dir) {
+    skip_ctx *c = vc;
+    const cf_config *cfg;
+    if (dir) {
+        char parent[4096];
+        snprintf(parent, sizeof parent, "%s", path);
+        char *sl = strrchr(parent, '/');
+        if (sl) *sl = 0;
+        else snprintf(parent, sizeof parent, ".");
+        cfg = cf_store_for_path(c->o->store, parent, &c->errs);
+    } else {
+        cfg = cf_store_for_path(c->o->store, path, &c->errs);
+    }
+    if (!cfg) { c->failed = true; return false; }
+    return cf_config_excludes(cfg, path, dir);
+}
+
+static void print_errors(const char *what, const ut_buf *errs) {
+    for (char *line = errs->data, *nl; line && *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl) break;
+        fprintf(stderr, "xpuify: error: %s%.*s\n", what, (int)(nl - line), line);
+    }
+}
+
+static bool has_dir(const cf_strs *v, const char *dir) {
+    for (size_t i = 0; i < v->len; i++)
+        if (!strcmp(v->items[i].text, dir)) return true;
+    return false;
+}
+
+/* the rules a configuration enables: its selection, and only the user rules of its own rule directories */
+static bool *config_set(cli_opts *o, const cf_config *cfg, ut_buf *err, bool *ok) {
+    for (size_t i = 0; i < o->set_cfg.len; i++)
+        if (o->set_cfg.items[i] == cfg) return o->enabled_sets.items[i];
+    size_t n = an_catalog_count(o->cat);
+    bool *en = ut_calloc(n ? n : 1, sizeof(bool));
+    if (!cf_config_enabled(cfg, o->cat, en, err)) *ok = false;
+    for (size_t i = o->builtin_rules; i < n; i++) {
+        const an_rule *r = an_catalog_rule(o->cat, i);
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", r->origin);
+        char *sl = strrchr(dir, '/');
+        if (sl) *sl = 0;
+        if (!has_dir(&cfg->rule_dirs, dir)) en[i] = false;
+    }
+    ut_vec_push(&o->enabled_sets, en);
+    ut_vec_push(&o->set_cfg, cfg);
+    return en;
+}
+
+bool cli_opts_make_store(cli_opts *o) {
+    o->store = cf_store_new();
+    if (o->no_config) cf_store_force(o->store, NULL, true);
+    else if (o->config_file) cf_store_force(o->store, o->config_file, false);
+    for (size_t i = 0; i < o->selects.len; i++) cf_store_override(o->store, CF_SELECT, o->selects.items[i]);
+    for (size_t i = 0; i < o->ignores.len; i++) cf_store_override(o->store, CF_IGNORE, o->ignores.items[i]);
+    for (size_t i = 0; i < o->rule_dirs.len; i++) cf_store_override(o->store, CF_RULE_DIRS, o->rule_dirs.items[i]);
+    for (size_t i = 0; i < o->walk.excludes.len; i++) cf_store_override(o->store, CF_EXCLUDE, o->walk.excludes.items[i]);
+    if (o->target_set) cf_store_override(o->store, CF_TARGET, o->target_text);
+    if (o->torch_version) cf_store_override(o->store, CF_TORCH_VERSION, o->torch_version);
+    if (o->priority_set) cf_store_override(o->store, CF_DEVICE_PRIORITY, o->priority);
+    if (o->helper.path) cf_store_override(o->store, CF_HELPER_PATH, o->helper.path);
+    for (size_t i = 0; i < o->fail_on.len; i++) cf_store_override(o->store, CF_FAIL_ON, o->fail_on.items[i]);
+    for (size_t i = 0; i < o->rule_dirs.len; i++) {
+        struct stat st;
+        if (stat(o->rule_dirs.items[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "xpuify: error: --rules: `%s` is not a directory\n", o->rule_dirs.items[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool cli_opts_prepare(cli_opts *o) {
-    if (o->helper.path) {
-        /* the module name follows the forced path */
+    if (!cli_opts_make_store(o)) return false;
+    bool no_paths = !o->paths.len;
+    if (no_paths) ut_vec_push(&o->paths, ".");
+    skip_ctx sc = {o, {0}, false};
+    ut_buf_init(&sc.errs);
+    o->root_cfg = cf_store_for_path(o->store, o->paths.items[0], &sc.errs);
+    if (!o->root_cfg) {
+        print_errors("", &sc.errs);
+        ut_buf_free(&sc.errs);
+        return false;
+    }
+    /* run-wide settings from the first path's configuration (command-line values are already in it) */
+    if (!cli_target_parse(o->root_cfg->target, &o->target)) o->target = CLI_TARGET_AUTO;
+    o->torch_version = o->root_cfg->torch_version;
+    o->priority = o->root_cfg->device_priority;
+    if (o->root_cfg->helper_path) {
+        snprintf(o->helper_buf, sizeof o->helper_buf, "%s", o->root_cfg->helper_path);
+        /* shown relative to the working directory when inside it */
+        char cwd[4096];
+        if (getcwd(cwd, sizeof cwd)) {
+            size_t n = strlen(cwd);
+            if (!strncmp(o->helper_buf, cwd, n) && o->helper_buf[n] == '/')
+                memmove(o->helper_buf, o->helper_buf + n + 1, strlen(o->helper_buf + n + 1) + 1);
+        }
+        o->helper.path = o->helper_buf;
         const char *b = strrchr(o->helper.path, '/');
         b = b ? b + 1 : o->helper.path;
         size_t n = strlen(b);
-        static char mod[256];
-        if (n < 4 || strcmp(b + n - 3, ".py") || n - 3 >= sizeof mod) {
+        if (n < 4 || strcmp(b + n - 3, ".py") || n - 3 >= sizeof o->module_buf) {
             fprintf(stderr, "xpuify: error: --helper-path: `%s` must name a .py file\n", o->helper.path);
+            ut_buf_free(&sc.errs);
             return false;
         }
-        memcpy(mod, b, n - 3);
-        mod[n - 3] = 0;
-        o->helper.module = mod;
+        memcpy(o->module_buf, b, n - 3);
+        o->module_buf[n - 3] = 0;
+        o->helper.module = o->module_buf;
     }
-    o->cat = cli_load_catalog(o->rule_dirs.items, o->rule_dirs.len);
-    if (!o->cat) return false;
-    size_t nrules = an_catalog_count(o->cat);
-    o->enabled = ut_calloc(nrules, sizeof(bool));
-    for (size_t i = 0; i < nrules; i++) o->enabled[i] = !o->selects.len;
-    for (size_t i = 0; i < o->selects.len; i++)
-        if (!cli_apply_selectors(o->cat, o->selects.items[i], true, o->enabled, "--select")) return false;
-    for (size_t i = 0; i < o->ignores.len; i++)
-        if (!cli_apply_selectors(o->cat, o->ignores.items[i], false, o->enabled, "--ignore")) return false;
-    if (!o->paths.len) ut_vec_push(&o->paths, ".");
+    /* the files, with the configurations' excludes */
+    o->walk.skip = skip_path;
+    o->walk.skip_ctx = &sc;
     ut_buf errs;
     ut_buf_init(&errs);
-    int missing = an_walk(o->paths.items, o->paths.len, &o->walk, &o->files, &errs);
-    for (char *line = errs.data, *nl; line && *line; line = nl + 1) {
-        nl = strchr(line, '\n');
-        if (!nl) break;
-        fprintf(stderr, "xpuify: error: %.*s\n", (int)(nl - line), line);
-    }
+    int missing = 0;
+    if (!(no_paths && o->no_default_path))
+        missing = an_walk(o->paths.items, o->paths.len, &o->walk, &o->files, &errs);
+    print_errors("", &errs);
     ut_buf_free(&errs);
+    o->walk.skip = NULL; /* sc lives on this stack frame */
+    o->walk.skip_ctx = NULL;
     o->input_error = missing > 0;
-    return true;
+    o->file_cfg = ut_calloc(o->files.len ? o->files.len : 1, sizeof(cf_config *));
+    for (size_t i = 0; i < o->files.len && !sc.failed; i++) {
+        o->file_cfg[i] = cf_store_for_path(o->store, o->files.items[i].path, &sc.errs);
+        if (!o->file_cfg[i]) sc.failed = true;
+    }
+    if (sc.failed) {
+        print_errors("", &sc.errs);
+        ut_buf_free(&sc.errs);
+        return false;
+    }
+    ut_buf_free(&sc.errs);
+    /* the catalog: built-in rules plus every configuration's rule directories */
+    UT_VEC(const char *) dirs = {0};
+    for (size_t i = 0; i < cf_store_count(o->store); i++) {
+        const cf_config *c = cf_store_at(o->store, i);
+        for (size_t j = 0; j < c->rule_dirs.len; j++) {
+            bool seen = false;
+            for (size_t k = 0; k < dirs.len && !seen; k++) seen = !strcmp(dirs.items[k], c->rule_dirs.items[j].text);
+            if (!seen) ut_vec_push(&dirs, c->rule_dirs.items[j].text);
+        }
+    }
+    o->cat = cli_load_catalog_ex(dirs.items, dirs.len, &o->builtin_rules);
+    ut_vec_free(&dirs);
+    if (!o->cat) return false;
+    ut_buf err;
+    ut_buf_init(&err);
+    bool ok = true;
+    size_t nrules = an_catalog_count(o->cat);
+    o->enabled = ut_calloc(nrules ? nrules : 1, sizeof(bool));
+    memcpy(o->enabled, config_set(o, o->root_cfg, &err, &ok), nrules * sizeof(bool));
+    o->file_enabled = ut_calloc(o->files.len ? o->files.len : 1, sizeof(bool *));
+    for (size_t i = 0; i < o->files.len; i++) {
+        const cf_config *cfg = o->file_cfg[i];
+        bool *base = config_set(o, cfg, &err, &ok);
+        bool *mine = base;
+        if (cfg->per_file_ignores.len) {
+            bool *en = ut_malloc(nrules ? nrules : 1);
+            memcpy(en, base, nrules);
+            cf_config_file_enabled(cfg, o->cat, o->files.items[i].path, en);
+            mine = NULL;
+            for (size_t k = 0; k < o->enabled_sets.len && !mine; k++)
+                if (o->set_cfg.items[k] == cfg && !memcmp(o->enabled_sets.items[k], en, nrules)) mine = o->enabled_sets.items[k];
+            if (mine) ut_free(en);
+            else {
+                ut_vec_push(&o->enabled_sets, en);
+                ut_vec_push(&o->set_cfg, cfg);
+                mine = en;
+            }
+        }
+        o->file_enabled[i] = mine;
+    }
+    /* errors of configurations are reported once each */
+    if (!ok) {
+        ut_buf uniq;
+        ut_buf_init(&uniq);
+        for (char *line = err.data, *nl; line && *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            if (!nl) break;
+            size_t n = (size_t)(nl - line + 1);
+            if (!uniq.data || !memmem(uniq.data, uniq.len, line, n)) ut_buf_append(&uniq, line, n);
+        }
+        print_errors("", &uniq);
+        ut_buf_free(&uniq);
+    }
+    ut_buf_free(&err);
+    return ok;
+}
+
+void cli_opts_filter_files(cli_opts *o, const bool *keep) {
+    size_t w = 0;
+    for (size_t i = 0; i < o->files.len; i++) {
+        if (!keep[i]) {
+            ut_free(o->files.items[i].path);
+            continue;
+        }
+        o->files.items[w] = o->files.items[i];
+        o->file_cfg[w] = o->file_cfg[i];
+        o->file_enabled[w] = o->file_enabled[i];
+        w++;
+    }
+    o->files.len = w;
+}
+
+static const cf_config *cfg_of(const cli_opts *o, const an_file_result *f) {
+    size_t i = (size_t)(f->file - o->files.items);
+    return i < o->files.len ? o->file_cfg[i] : o->root_cfg;
+}
+
+void cli_opts_apply_severity(const cli_opts *o, an_results *res) {
+    for (size_t i = 0; i < res->len; i++) {
+        const cf_config *c = cfg_of(o, &res->items[i]);
+        if (!c->rule_options.len) continue;
+        for (size_t j = 0; j < res->items[i].diags.len; j++) {
+            an_diag *d = &res->items[i].diags.items[j];
+            d->severity = cf_config_severity(c, d->rule);
+        }
+    }
+}
+
+bool cli_opts_fails(const cli_opts *o, const an_results *res) {
+    for (size_t i = 0; i < res->len; i++) {
+        const cf_config *c = cfg_of(o, &res->items[i]);
+        for (size_t j = 0; j < res->items[i].diags.len; j++)
+            if (res->items[i].diags.items[j].severity <= c->fail_on) return true;
+    }
+    return false;
 }
 
 bool cli_report_unreadable(const cli_opts *o, const an_results *res) {

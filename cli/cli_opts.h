@@ -1,8 +1,9 @@
-/* cli_opts: the options check and fix share (selection, files, output, target) and the run set-up they imply:
- * catalog, enabled rules, file list. */
+/* cli_opts: the options check, fix and report share (selection, files, output, target, configuration) and the run
+ * set-up they imply: configuration lookup, catalog (built-in plus user rules), enabled rules per file, file list. */
 #ifndef CLI_OPTS_H
 #define CLI_OPTS_H
 #include "../analyzer/an_engine.h"
+#include "../config/cf_config.h"
 #include "../output/out.h"
 #include "cli_target.h"
 
@@ -17,15 +18,31 @@ typedef struct {
     size_t max_file_size;
     int threads;
     bool exit_zero, quiet, verbose, whole_files;
+    bool target_set;
     cli_target_mode target;
     const char *torch_version;
     cli_helper_opts helper;
     const char *priority;
+    bool priority_set;
+    const char *target_text;
+    UT_VEC(const char *) fail_on;
+    const char *config_file; /* --config FILE */
+    bool no_config;          /* --no-config */
+    bool no_default_path;    /* --no-default-path: no PATH means no file, not `.` */
     /* set up by cli_opts_prepare */
+    cf_store *store;
+    const cf_config *root_cfg;    /* governs the first PATH: run-wide settings (target, helper, priority) */
+    const cf_config **file_cfg;   /* per file */
+    const bool **file_enabled;    /* per file */
+    UT_VEC(bool *) enabled_sets;  /* the distinct arrays file_enabled points into */
+    UT_VEC(const cf_config *) set_cfg; /* the configuration of each set */
     an_catalog *cat;
-    bool *enabled;
+    size_t builtin_rules;         /* rules [0, builtin_rules) are built in */
+    bool *enabled;                /* the first path's configuration, without per-file ignores */
     an_file_list files;
     bool input_error; /* a named path is missing */
+    char helper_buf[4096];
+    char module_buf[256];
 } cli_opts;
 
 void cli_opts_init(cli_opts *o);
@@ -33,8 +50,17 @@ void cli_opts_free(cli_opts *o);
 /* 1: argv[*i] (and maybe its value) consumed; 0: not a shared option; -1: bad value (message printed). */
 int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i);
 const char *cli_opts_help(void);
-/* Loads the catalog, applies --select/--ignore, walks the paths. false: usage/config error (exit 2). */
+/* Reads the configuration, loads the catalog, walks the paths, enables rules per file. false: usage/config
+ * error (exit 2, message printed). */
 bool cli_opts_prepare(cli_opts *o);
+/* The configuration store with the command line's overrides (the first step of cli_opts_prepare). */
+bool cli_opts_make_store(cli_opts *o);
+/* Keeps only the files of o->files (and their per-file data) for which keep[i]. */
+void cli_opts_filter_files(cli_opts *o, const bool *keep);
+/* Sets each finding's severity from its file's configuration (rule-options). */
+void cli_opts_apply_severity(const cli_opts *o, an_results *res);
+/* true when a finding makes the exit status 1 under its file's `fail-on`. */
+bool cli_opts_fails(const cli_opts *o, const an_results *res);
 /* Reports unreadable files: named ones are errors (returns true), walked ones warnings. */
 bool cli_report_unreadable(const cli_opts *o, const an_results *res);
 #endif

@@ -5,13 +5,20 @@
 bool out_format_parse(const char *s, out_format *f) {
     static const struct { const char *n; out_format f; } t[] = {
         {"text", OUT_TEXT}, {"full", OUT_TEXT}, {"concise", OUT_CONCISE}, {"json", OUT_JSON},
-        {"sarif", OUT_SARIF}, {"github", OUT_GITHUB}};
+        {"sarif", OUT_SARIF}, {"github", OUT_GITHUB}, {"gitlab", OUT_GITLAB}, {"junit", OUT_JUNIT}};
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (!strcmp(s, t[i].n)) return *f = t[i].f, true;
     return false;
 }
 
-const char *out_format_names(void) { return "text, concise, json, sarif, github"; }
+const char *out_format_names(void) { return "text, concise, json, sarif, github, gitlab, junit"; }
+
+const char *out_report_fingerprint(const out_report *r, size_t i, size_t j) {
+    if (!r->fingerprints) return NULL;
+    size_t k = 0;
+    for (size_t m = 0; m < i; m++) k += r->res->items[m].diags.len;
+    return r->fingerprints[k + j];
+}
 
 void out_write(out_format f, const out_report *r, FILE *fp) {
     switch (f) {
@@ -20,6 +27,8 @@ void out_write(out_format f, const out_report *r, FILE *fp) {
     case OUT_JSON: out_json(r, fp); break;
     case OUT_SARIF: out_sarif(r, fp); break;
     case OUT_GITHUB: out_github(r, fp); break;
+    case OUT_GITLAB: out_gitlab(r, fp); break;
+    case OUT_JUNIT: out_junit(r, fp); break;
     }
 }
 

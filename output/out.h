@@ -1,11 +1,11 @@
-/* out: the output formats (text, concise, json, sarif, github). They read diagnostics and the catalog only;
+/* out: the output formats (text, concise, json, sarif, github, gitlab, junit). They read diagnostics and the catalog only;
  * none knows which front end produced a finding. */
 #ifndef OUT_H
 #define OUT_H
 #include "../analyzer/an_engine.h"
 #include <stdio.h>
 
-typedef enum { OUT_TEXT, OUT_CONCISE, OUT_JSON, OUT_SARIF, OUT_GITHUB } out_format;
+typedef enum { OUT_TEXT, OUT_CONCISE, OUT_JSON, OUT_SARIF, OUT_GITHUB, OUT_GITLAB, OUT_JUNIT } out_format;
 
 typedef struct {
     const an_catalog *cat;
@@ -13,7 +13,11 @@ typedef struct {
     const char *version;
     bool color;
     bool show_fixes; /* text: print the fix under the finding */
+    char **fingerprints; /* one per finding, in order (out_fingerprints); NULL: computed where needed */
 } out_report;
+
+/* The fingerprint of finding j of file i (NULL when the report has none). */
+const char *out_report_fingerprint(const out_report *r, size_t i, size_t j);
 
 bool out_format_parse(const char *s, out_format *f);
 const char *out_format_names(void);
@@ -25,6 +29,33 @@ void out_text_findings(const out_report *r, FILE *fp, bool concise);
 void out_json(const out_report *r, FILE *fp);
 void out_sarif(const out_report *r, FILE *fp);
 void out_github(const out_report *r, FILE *fp);
+void out_gitlab(const out_report *r, FILE *fp);
+void out_junit(const out_report *r, FILE *fp);
+/* --statistics: one line (or JSON object) per rule: count, code, name, how many a fix would change */
+void out_statistics(const out_report *r, bool json, FILE *fp);
+
+/* The HTML migration report (out_html.c). */
+typedef struct {
+    const char *path;
+    const char *diff; /* unified diff of what `fix` changes */
+    size_t fixes;
+} out_html_diff;
+
+struct cJSON;
+typedef struct {
+    const out_report *rep;
+    const char *title;
+    const char *target;          /* the fix target and why */
+    const out_html_diff *diffs;
+    size_t ndiffs;
+    const char *const *kernels;  /* C/C++/CUDA sources found */
+    size_t nkernels;
+    const struct cJSON *verify;  /* a validated `xpuify verify --format json` document, or NULL */
+} out_html_input;
+
+void out_html(const out_html_input *in, FILE *fp);
+/* Checks a verify document's shape; false with a message (naming what is wrong) in *why (heap). */
+bool out_verify_valid(const struct cJSON *v, char **why);
 
 /* Shared by json and sarif: the JSON object describing a fix (NULL when none). */
 struct cJSON;

@@ -20,8 +20,7 @@ void out_github(const out_report *r, FILE *fp) {
         const an_file_result *f = &r->res->items[i];
         for (size_t j = 0; j < f->diags.len; j++) {
             const an_diag *d = &f->diags.items[j];
-            const char *level = d->rule->severity == AN_SEV_ERROR ? "error"
-                                : d->rule->severity == AN_SEV_WARNING ? "warning" : "notice";
+            const char *level = d->severity == AN_SEV_ERROR ? "error" : d->severity == AN_SEV_WARNING ? "warning" : "notice";
             fprintf(fp, "::%s file=", level);
             esc(fp, f->file->path, true);
             fprintf(fp, ",line=%u,col=%u,endLine=%u,endColumn=%u,title=", d->line, d->col, d->end_line, d->end_col);

@@ -17,7 +17,7 @@ void out_json(const out_report *r, FILE *fp) {
             cJSON_AddNumberToObject(o, "end_column", d->end_col);
             cJSON_AddStringToObject(o, "code", d->rule->code);
             cJSON_AddStringToObject(o, "name", d->rule->name);
-            cJSON_AddStringToObject(o, "severity", an_severity_name(d->rule->severity));
+            cJSON_AddStringToObject(o, "severity", an_severity_name(d->severity));
             cJSON_AddStringToObject(o, "message", d->message);
             cJSON *fix = out_json_fix(d, &f->src);
             cJSON_AddItemToObject(o, "fix", fix ? fix : cJSON_CreateNull());

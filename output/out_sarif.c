@@ -1,6 +1,7 @@
 /* out_sarif: SARIF 2.1.0: one run, the tool's rules (id, name, descriptions, help), results with regions in
  * Unicode code points, fixes as artifactChanges. */
 #include "out.h"
+#include "out_fingerprint.h"
 #include <cjson/cJSON.h>
 
 static const char *level(an_severity s) {
@@ -73,14 +74,17 @@ void out_sarif(const out_report *r, FILE *fp) {
     }
     cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
     cJSON *results = cJSON_AddArrayToObject(run, "results");
+    char **own = r->fingerprints ? NULL : out_fingerprints(r->res);
+    char **fps = r->fingerprints ? r->fingerprints : own;
+    size_t k = 0;
     for (size_t i = 0; i < r->res->len; i++) {
         const an_file_result *f = &r->res->items[i];
-        for (size_t j = 0; j < f->diags.len; j++) {
+        for (size_t j = 0; j < f->diags.len; j++, k++) {
             const an_diag *d = &f->diags.items[j];
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "ruleId", d->rule->code);
             cJSON_AddNumberToObject(o, "ruleIndex", d->rule->index);
-            cJSON_AddStringToObject(o, "level", level(d->rule->severity));
+            cJSON_AddStringToObject(o, "level", level(d->severity));
             cJSON *msg = cJSON_CreateObject();
             cJSON_AddStringToObject(msg, "text", d->message);
             cJSON_AddItemToObject(o, "message", msg);
@@ -95,6 +99,9 @@ void out_sarif(const out_report *r, FILE *fp) {
             cJSON_AddItemToObject(phys, "region", region(d->line, d->col, d->end_line, d->end_col));
             cJSON_AddItemToObject(loc, "physicalLocation", phys);
             cJSON_AddItemToArray(locs, loc);
+            /* the baseline fingerprint: rule, project path, normalized line, occurrence */
+            cJSON *pf = cJSON_AddObjectToObject(o, "partialFingerprints");
+            cJSON_AddStringToObject(pf, "xpuify/v1", fps[k]);
             if (d->fix) {
                 cJSON *fixes = cJSON_AddArrayToObject(o, "fixes");
                 cJSON *fx = cJSON_CreateObject();
@@ -108,8 +115,8 @@ void out_sarif(const out_report *r, FILE *fp) {
                 cJSON_AddStringToObject(a2, "uriBaseId", "%SRCROOT%");
                 cJSON_AddItemToObject(ch, "artifactLocation", a2);
                 cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
-                for (size_t k = 0; k < d->fix->edits.len; k++) {
-                    const an_edit *e = &d->fix->edits.items[k];
+                for (size_t m = 0; m < d->fix->edits.len; m++) {
+                    const an_edit *e = &d->fix->edits.items[m];
                     uint32_t l, c, el, ec;
                     an_source_position(&f->src, e->start, &l, &c);
                     an_source_position(&f->src, e->end, &el, &ec);
@@ -127,6 +134,7 @@ void out_sarif(const out_report *r, FILE *fp) {
             cJSON_AddItemToArray(results, o);
         }
     }
+    out_fingerprints_free(own, r->res);
     char *s = cJSON_Print(root);
     fputs(s, fp);
     fputc('\n', fp);

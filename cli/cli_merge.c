@@ -1,0 +1,157 @@
+/* cli_merge: `xpuify merge-sarif -o OUT IN...`: joins the SARIF logs of `check --shard K/N` runs into one log with
+ * one run: the rules of every input (deduplicated by id, ruleIndex renumbered), every result, the tool of the
+ * first input. Inputs from different tools or xpuify versions are refused. */
+#include "cli.h"
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+
+static cJSON *read_json(const char *path, ut_buf *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { ut_buf_printf(err, "%s: %s", path, strerror(errno)); return NULL; }
+    ut_buf b;
+    ut_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) ut_buf_append(&b, chunk, n);
+    fclose(f);
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(b.data ? b.data : "", b.len, &end, false);
+    if (!j) ut_buf_printf(err, "%s: not valid JSON (near byte %ld)", path, end && b.data ? (long)(end - b.data) : 0L);
+    ut_buf_free(&b);
+    return j;
+}
+
+static const char *str_at(cJSON *o, const char *a, const char *b, const char *c) {
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+    if (b) x = cJSON_GetObjectItemCaseSensitive(x, b);
+    if (c) x = cJSON_GetObjectItemCaseSensitive(x, c);
+    return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+int cli_merge_sarif(int argc, char **argv) {
+    const char *out_path = NULL, *v;
+    UT_VEC(const char *) inputs = {0};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("Usage: xpuify merge-sarif [-o OUT] SHARD.sarif...\n\n"
+                   "Joins the SARIF logs of `xpuify check --shard K/N --output sarif=FILE` runs into one (standard\n"
+                   "output without -o).\n");
+            ut_vec_free(&inputs);
+            return 0;
+        }
+        if (cli_opt(argc, argv, &i, "-o", &v) || cli_opt(argc, argv, &i, "--output", &v)) {
+            if (!v) { ut_vec_free(&inputs); return CLI_EXIT_USAGE; }
+            out_path = v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "xpuify: error: unknown option `%s` (see `xpuify merge-sarif --help`)\n", argv[i]);
+            ut_vec_free(&inputs);
+            return CLI_EXIT_USAGE;
+        } else {
+            ut_vec_push(&inputs, argv[i]);
+        }
+    }
+    if (!inputs.len) {
+        fprintf(stderr, "xpuify: error: merge-sarif needs at least one SARIF file\n");
+        ut_vec_free(&inputs);
+        return CLI_EXIT_USAGE;
+    }
+    int rc = CLI_EXIT_USAGE;
+    ut_buf err;
+    ut_buf_init(&err);
+    cJSON *merged = NULL, *mrun = NULL, *mrules = NULL, *mresults = NULL;
+    const char *tool = NULL, *version = NULL;
+    for (size_t i = 0; i < inputs.len; i++) {
+        cJSON *doc = read_json(inputs.items[i], &err);
+        if (!doc) goto fail;
+        cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
+        if (!cJSON_IsArray(runs) || !str_at(doc, "version", NULL, NULL)) {
+            ut_buf_printf(&err, "%s: not a SARIF log (no `version` and `runs`)", inputs.items[i]);
+            cJSON_Delete(doc);
+            goto fail;
+        }
+        if (!merged) {
+            merged = cJSON_CreateObject();
+            cJSON_AddStringToObject(merged, "$schema", str_at(doc, "$schema", NULL, NULL) ? str_at(doc, "$schema", NULL, NULL)
+                                                                                          : "https://json.schemastore.org/sarif-2.1.0.json");
+            cJSON_AddStringToObject(merged, "version", str_at(doc, "version", NULL, NULL));
+            cJSON *ra = cJSON_AddArrayToObject(merged, "runs");
+            mrun = cJSON_CreateObject();
+            cJSON_AddItemToArray(ra, mrun);
+        }
+        cJSON *run;
+        cJSON_ArrayForEach(run, runs) {
+            const char *t = str_at(run, "tool", "driver", "name"), *ver = str_at(run, "tool", "driver", "version");
+            if (!t) {
+                ut_buf_printf(&err, "%s: a run without tool.driver.name", inputs.items[i]);
+                cJSON_Delete(doc);
+                goto fail;
+            }
+            if (!tool) {
+                /* the first run's tool (rules re-added below) and columnKind */
+                cJSON *tl = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(run, "tool"), true);
+                cJSON *drv = cJSON_GetObjectItemCaseSensitive(tl, "driver");
+                cJSON_DeleteItemFromObjectCaseSensitive(drv, "rules");
+                mrules = cJSON_AddArrayToObject(drv, "rules");
+                cJSON_AddItemToObject(mrun, "tool", tl);
+                cJSON *ck = cJSON_GetObjectItemCaseSensitive(run, "columnKind");
+                if (cJSON_IsString(ck)) cJSON_AddStringToObject(mrun, "columnKind", ck->valuestring);
+                mresults = cJSON_AddArrayToObject(mrun, "results");
+                tool = str_at(mrun, "tool", "driver", "name");
+                version = str_at(mrun, "tool", "driver", "version");
+            } else if (strcmp(t, tool) || (ver && version && strcmp(ver, version))) {
+                ut_buf_printf(&err, "%s: made by %s %s, the first input by %s %s: refusing to merge", inputs.items[i], t,
+                              ver ? ver : "?", tool, version ? version : "?");
+                cJSON_Delete(doc);
+                goto fail;
+            }
+            /* rules by id; this run's index -> merged index */
+            cJSON *rules = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+                                                                cJSON_GetObjectItemCaseSensitive(run, "tool"), "driver"),
+                                                            "rules");
+            int nr = cJSON_GetArraySize(rules);
+            int *map = ut_calloc((size_t)nr + 1, sizeof(int));
+            for (int k = 0; k < nr; k++) {
+                cJSON *rule = cJSON_GetArrayItem(rules, k);
+                const char *id = str_at(rule, "id", NULL, NULL);
+                int found = -1, m = cJSON_GetArraySize(mrules);
+                for (int q = 0; q < m && found < 0 && id; q++)
+                    if (!strcmp(str_at(cJSON_GetArrayItem(mrules, q), "id", NULL, NULL), id)) found = q;
+                if (found < 0) {
+                    cJSON_AddItemToArray(mrules, cJSON_Duplicate(rule, true));
+                    found = m;
+                }
+                map[k] = found;
+            }
+            cJSON *res;
+            cJSON_ArrayForEach(res, cJSON_GetObjectItemCaseSensitive(run, "results")) {
+                cJSON *copy = cJSON_Duplicate(res, true);
+                cJSON *ri = cJSON_GetObjectItemCaseSensitive(copy, "ruleIndex");
+                if (cJSON_IsNumber(ri) && ri->valueint >= 0 && ri->valueint < nr)
+                    cJSON_SetNumberValue(ri, map[ri->valueint]);
+                cJSON_AddItemToArray(mresults, copy);
+            }
+            ut_free(map);
+        }
+        cJSON_Delete(doc);
+    }
+    FILE *out = stdout;
+    if (out_path && !(out = fopen(out_path, "w"))) {
+        ut_buf_printf(&err, "%s: cannot write: %s", out_path, strerror(errno));
+        goto fail;
+    }
+    char *s = cJSON_Print(merged);
+    fprintf(out, "%s\n", s);
+    cJSON_free(s);
+    rc = fflush(out) == 0 && !ferror(out) ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    if (out != stdout) fclose(out);
+    if (rc) fprintf(stderr, "xpuify: error: writing the merged SARIF failed\n");
+    goto done;
+fail:
+    fprintf(stderr, "xpuify: error: merge-sarif: %s\n", err.data);
+done:
+    cJSON_Delete(merged);
+    ut_buf_free(&err);
+    ut_vec_free(&inputs);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/* out_junit: JUnit XML, as CI test-report viewers read it: one testsuite per file with findings, one failing
+ * testcase per finding; a run without findings is one passing testcase. */
+#include "out.h"
+
+static void esc(FILE *fp, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '&': fputs("&amp;", fp); break;
+        case '<': fputs("&lt;", fp); break;
+        case '>': fputs("&gt;", fp); break;
+        case '"': fputs("&quot;", fp); break;
+        case '\'': fputs("&apos;", fp); break;
+        default:
+            if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') break; /* not allowed in XML 1.0 */
+            fputc(*p, fp);
+        }
+    }
+}
+
+void out_junit(const out_report *r, FILE *fp) {
+    size_t total = out_count(r->res);
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", fp);
+    fprintf(fp, "<testsuites name=\"xpuify\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", total ? total : 1, total);
+    if (!total) {
+        fprintf(fp, "  <testsuite name=\"xpuify\" tests=\"1\" failures=\"0\" errors=\"0\">\n"
+                    "    <testcase name=\"no findings\" classname=\"xpuify\"/>\n  </testsuite>\n");
+    }
+    for (size_t i = 0; i < r->res->len; i++) {
+        const an_file_result *f = &r->res->items[i];
+        if (!f->diags.len) continue;
+        fputs("  <testsuite name=\"", fp);
+        esc(fp, f->file->path);
+        fprintf(fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", f->diags.len, f->diags.len);
+        for (size_t j = 0; j < f->diags.len; j++) {
+            const an_diag *d = &f->diags.items[j];
+            fprintf(fp, "    <testcase name=\"%s %s (%u:%u)\" classname=\"", d->rule->code, d->rule->name, d->line, d->col);
+            esc(fp, f->file->path);
+            fputs("\" file=\"", fp);
+            esc(fp, f->file->path);
+            fprintf(fp, "\" line=\"%u\">\n      <failure type=\"%s\" message=\"", d->line, d->rule->code);
+            esc(fp, d->message);
+            fputs("\">", fp);
+            esc(fp, f->file->path);
+            fprintf(fp, ":%u:%u: %s [%s] %s: ", d->line, d->col, d->rule->code, d->rule->name, an_severity_name(d->severity));
+            esc(fp, d->message);
+            fputs("</failure>\n    </testcase>\n", fp);
+        }
+        fputs("  </testsuite>\n", fp);
+    }
+    fputs("</testsuites>\n", fp);
+}
