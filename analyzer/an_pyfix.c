@@ -476,10 +476,55 @@ static bool string_parts(const fx *f, TSNode str, char *prefix, size_t psz, char
     return true;
 }
 
+static bool string_is(const fx *f, TSNode n, const char *want) {
+    char prefix[8], quote[8];
+    uint32_t cs, ce;
+    if (!string_parts(f, n, prefix, sizeof prefix, quote, sizeof quote, &cs, &ce)) return false;
+    return !strchr(prefix, 'f') && ce - cs == strlen(want) && !memcmp(f->text + cs, want, ce - cs);
+}
+
+/* compat: `torch.autocast("cuda", dtype=...)` becomes `xpuify_device.autocast(dtype=...)`, which disables
+ * autocast where the device cannot do the dtype (as torch.cuda.amp.autocast does off CUDA) instead of raising. */
+static an_fix *fix_compat_autocast(fx *f, const an_diag *d, TSNode str, needs *nd) {
+    TSNode arg = str, p = ts_node_parent(str);
+    if (is(p, "keyword_argument")) arg = p, p = ts_node_parent(p);
+    if (!is(p, "argument_list")) return NULL;
+    TSNode call = ts_node_parent(p), fn = ts_node_child_by_field_name(call, "function", 8);
+    ut_buf q;
+    ut_buf_init(&q);
+    bool autocast = an_pyscope_qualname(f->scope, fn, f->text, &q) &&
+                    (!strcmp(q.data, "torch.autocast") || !strcmp(q.data, "torch.amp.autocast") ||
+                     !strcmp(q.data, "torch.amp.autocast_mode.autocast"));
+    ut_buf_free(&q);
+    if (!autocast) return NULL;
+    /* every other argument must be a keyword: the helper's positional order is torch.cuda.amp.autocast's */
+    uint32_t c = ts_node_named_child_count(p);
+    TSNode next = {0};
+    bool found = false;
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode a = ts_node_named_child(p, i);
+        if (is(a, "comment")) continue;
+        if (ts_node_eq(a, arg)) { found = true; continue; }
+        if (!is(a, "keyword_argument")) return NULL;
+        if (found && ts_node_is_null(next)) next = a;
+    }
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the device helper's autocast");
+    char name[160];
+    snprintf(name, sizeof name, "%s.autocast", f->opt->helper_module);
+    edit(x, S(fn), E(fn), name);
+    edit(x, S(arg), ts_node_is_null(next) ? E(arg) : S(next), "");
+    nd->helper = true;
+    return x;
+}
+
 static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
     char prefix[8], quote[8];
     uint32_t cs, ce;
     if (inside_cuda_only_call(f, n)) return NULL;
+    if (f->opt->target == AN_TARGET_COMPAT && string_is(f, n, "cuda")) {
+        an_fix *x = fix_compat_autocast(f, d, n, nd);
+        if (x) return x;
+    }
     if (!string_parts(f, n, prefix, sizeof prefix, quote, sizeof quote, &cs, &ce)) return NULL;
     if (strchr(prefix, 'b') || strchr(prefix, 'u') || ce - cs < 4 || memcmp(f->text + cs, "cuda", 4)) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device type");
@@ -532,12 +577,6 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
     return x;
 }
 
-static bool string_is(const fx *f, TSNode n, const char *want) {
-    char prefix[8], quote[8];
-    uint32_t cs, ce;
-    if (!string_parts(f, n, prefix, sizeof prefix, quote, sizeof quote, &cs, &ce)) return false;
-    return !strchr(prefix, 'f') && ce - cs == strlen(want) && !memcmp(f->text + cs, want, ce - cs);
-}
 
 static an_fix *fix_device_select(fx *f, const an_diag *d, TSNode n, needs *nd) {
     if (!is(n, "conditional_expression") || ts_node_named_child_count(n) != 3) return NULL;

@@ -136,6 +136,7 @@ int cli_fix(int argc, char **argv) {
     size_t remaining = out_count(&res);
     if (diff) {
         fputs(patch.data ? patch.data : "", out);
+        fflush(out); /* the summary below goes to stderr: keep the two apart on a shared terminal or pipe */
         if (!o.quiet)
             fprintf(stderr, "xpuify: would fix %zu finding%s in %zu file%s\n", fixed, fixed == 1 ? "" : "s",
                     files_changed, files_changed == 1 ? "" : "s");

@@ -60,12 +60,22 @@ DEV = _pick()
 """The device type picked at import time: "cuda", "xpu", "mps", "xla" or "cpu"."""
 
 
+class _NoModule:
+    """Stands in for a device without a torch module (XLA): every query answers "not available"."""
+
+    def __getattr__(self, name):
+        return None
+
+
 def module(dev=None):
     """The torch module of a device type (torch.cuda, torch.xpu, torch.mps, torch.cpu)."""
     dev = dev or DEV
-    if hasattr(torch, "get_device_module"):
-        return torch.get_device_module(dev)
-    return getattr(torch, dev)
+    try:
+        if hasattr(torch, "get_device_module"):
+            return torch.get_device_module(dev)
+        return getattr(torch, dev)
+    except (AttributeError, RuntimeError, ValueError):
+        return _NoModule()
 
 
 def device(index=None):
@@ -82,11 +92,12 @@ def device_str(index=None):
 
 def device_ctx(index):
     """`with torch.cuda.device(i):` for the picked device; a no-op on the CPU."""
-    if DEV == "cpu" or index is None:
+    ctx = getattr(module(), "device", None)
+    if DEV == "cpu" or index is None or ctx is None:  # MPS and XLA have no per-index device context
         return contextlib.nullcontext()
     if isinstance(index, torch.device):
         index = index.index
-    return module().device(index)
+    return ctx(index)
 
 
 def init():
@@ -100,32 +111,37 @@ def is_initialized():
     return bool(fn()) if DEV != "cpu" and fn is not None else False
 
 
-_CPU_FP16 = None
-
-
 def autocast(enabled=True, dtype=None, cache_enabled=None):
     """torch.cuda.amp.autocast's signature, on the picked device. Where the device cannot autocast to the requested
     dtype (float16 on the CPU before torch 2.1), autocast is disabled with a warning, as torch.cuda.amp.autocast is
     off CUDA."""
-    global _CPU_FP16
     kwargs = {"enabled": enabled}
     if dtype is not None:
         kwargs["dtype"] = dtype
     if cache_enabled is not None:
         kwargs["cache_enabled"] = cache_enabled
-    if DEV == "cpu" and dtype == torch.float16:
-        if _CPU_FP16 is None:
-            try:
-                with torch.autocast("cpu", dtype=torch.float16):
-                    pass
-                _CPU_FP16 = True
-            except RuntimeError:
-                _CPU_FP16 = False
-        if not _CPU_FP16:
-            import warnings
-            warnings.warn("xpuify_device: float16 autocast is not available on this CPU build; running without autocast")
-            return torch.autocast("cpu", enabled=False)
+    if dtype is not None and not _autocast_supports(DEV, dtype):
+        import warnings
+        warnings.warn("xpuify_device: %s autocast to %s is not available in this torch build; running without "
+                      "autocast" % (DEV, dtype))
+        return torch.autocast(DEV if DEV in ("cuda", "cpu", "xpu") else "cpu", enabled=False)
     return torch.autocast(DEV, **kwargs)
+
+
+_AUTOCAST_OK = {}
+
+
+def _autocast_supports(dev, dtype):
+    """Whether torch.autocast(dev, dtype) can be entered (CPU autocast took only bfloat16 before torch 2.1)."""
+    key = (dev, dtype)
+    if key not in _AUTOCAST_OK:
+        try:
+            with torch.autocast(dev, dtype=dtype):
+                pass
+            _AUTOCAST_OK[key] = True
+        except (RuntimeError, ValueError):
+            _AUTOCAST_OK[key] = False
+    return _AUTOCAST_OK[key]
 
 
 def is_available():
@@ -133,9 +149,10 @@ def is_available():
 
 
 def device_count():
-    if DEV == "cpu":
+    fn = getattr(module(), "device_count", None)
+    if DEV == "cpu" or fn is None:
         return 0
-    return module().device_count()
+    return fn()
 
 
 def current_device():
@@ -150,8 +167,9 @@ def set_device(index):
 
 
 def synchronize(dev=None):
-    if DEV != "cpu":
-        module().synchronize(dev)
+    fn = getattr(module(), "synchronize", None)
+    if DEV != "cpu" and fn is not None:
+        fn(dev)
 
 
 def current_stream(dev=None):
