@@ -9,6 +9,7 @@ static void usage(FILE *fp) {
             "Commands:\n"
             "  check [PATH...]      report CUDA-only code (default PATH: .)\n"
             "  fix [PATH...]        rewrite it into device-agnostic code (--diff to preview)\n"
+            "  verify [PATH] --run CMD  run the project before and after `fix` on every device and compare\n"
             "  rule CODE|NAME       explain a rule; `rule --all [--format json|markdown]` lists them\n"
             "  version              print the version\n"
             "  help                 this text\n\n"
@@ -23,6 +24,7 @@ int main(int argc, char **argv) {
     if (!strcmp(verb, "check")) return cli_check(argc - 1, argv + 1);
     if (!strcmp(verb, "rule")) return cli_rule(argc - 1, argv + 1);
     if (!strcmp(verb, "fix")) return cli_fix(argc - 1, argv + 1);
+    if (!strcmp(verb, "verify")) return cli_verify(argc - 1, argv + 1);
     if (!strcmp(verb, "version") || !strcmp(verb, "--version") || !strcmp(verb, "-V")) {
         printf("xpuify %s\n", XPUIFY_VERSION);
         return 0;
