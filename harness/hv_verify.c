@@ -233,7 +233,8 @@ static void compare_runs(hv_verify *v, hv_run *a, int bi) {
         hv_cmp_init(&one);
         const char *label = o->kind == HV_OUT_STDOUT ? "stdout" : o->path;
         if (!da && !db) {
-            /* neither produced it: nothing differs */
+            one.equal = false; /* a named output that no run writes is a mistake in the command line */
+            one.detail = fmt("%s: neither run produced it", label);
         } else if (!da) {
             one.equal = false;
             one.detail = fmt("%s: not produced (the reference has it)", label);
