@@ -185,10 +185,10 @@ def _event_or_stream(kind, *args, **kwargs):
     if DEV == "cpu":
         # torch.cpu has no Event and (before torch 2.1) no Stream: work on the CPU is already in order
         return _CpuEvent(*args, **kwargs) if kind == "Event" else _CpuStream()
-    generic = getattr(torch, kind, None)
-    if generic is not None and hasattr(torch, "accelerator"):
-        return generic(*args, **kwargs)
-    return getattr(module(), kind)(*args, **kwargs)
+    # the device module's own class first (torch.cuda.Stream on CUDA: exactly what the CUDA code made), else
+    # the generic torch.Stream/torch.Event of torch >= 2.4
+    cls = getattr(module(), kind, None) or getattr(torch, kind)
+    return cls(*args, **kwargs)
 
 
 def Stream(*args, **kwargs):
