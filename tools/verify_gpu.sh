@@ -6,7 +6,7 @@
 # driver, torch), OUTDIR/<fixture>-<target>.json|.log|.rc and OUTDIR/summary.md (the table
 # docs/verification.md records; tools/verification_table.py makes it); prints the summary.
 # Usage: tools/verify_gpu.sh OUTDIR [XPUIFY [PYTHON]]     (run from the repository root; the ddp fixture needs
-# 2 GPUs for its CUDA runs)
+# 2 GPUs for its CUDA runs). VERIFY_TIMEOUT: seconds per run (default 300).
 set -u
 out=${1:?usage: tools/verify_gpu.sh OUTDIR [XPUIFY [PYTHON]]}
 xp=${2:-build/xpuify}
@@ -28,7 +28,7 @@ one() { # fixture entry compare target
   local name=$1 entry=$2 compare=$3 target=$4
   # shellcheck disable=SC2086
   "$xp" verify "$here/fixtures/runtime/$name" --run "$py $entry" --reference "$py reference_cpu.py" \
-    --target "$target" --compare $compare --python "$py" --timeout 300 --format json \
+    --target "$target" --compare $compare --python "$py" --timeout "${VERIFY_TIMEOUT:-300}" --format json \
     -o "$out/$name-$target.json" 2>"$out/$name-$target.log"
   echo $? >"$out/$name-$target.rc"
 }
