@@ -19,7 +19,8 @@ static const char *HELP =
     "Options:\n"
     "      --run CMD           the command that runs the program (required)\n"
     "      --build CMD         a command run once in each copy before the runs\n"
-    "      --compare OUT...    what to compare: stdout (default) and/or files the program writes, relative to\n"
+    "      --compare OUT...    what to compare (the operands up to the next option; give PATH before it):\n"
+    "                          stdout (default) and/or files the program writes, relative to\n"
     "                          PATH: text (numbers within tolerance), .npy, raw .f32/.f64, other files byte by\n"
     "                          byte; prefixes text:, npy:, f32:, f64:, bytes: force a kind\n"
     "      --rtol R            relative tolerance (default 1e-05)\n"
@@ -38,7 +39,7 @@ static const char *HELP =
     "cpu (always; CUDA_VISIBLE_DEVICES=\"\", ZE_AFFINITY_MASK=\"\", XPUIFY_DEVICE=cpu). Each run also sees\n"
     "XPUIFY_VERIFY_TIER and XPUIFY_VERIFY_VARIANT (original, patched, ref-cmd).\n"
     "Exit status: 0 the patched program matches the original wherever the original ran and runs on every tier,\n"
-    "1 otherwise, 2 usage or set-up error.\n";
+    "1 otherwise, 2 usage or set-up error (or an interruption).\n";
 
 static bool parse_number(const char *flag, const char *v, double *out, bool positive) {
     char *end;

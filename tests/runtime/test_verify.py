@@ -437,6 +437,34 @@ def test_tiers_with_a_fake_nvidia_machine(d):
     check("hidden by CUDA_VISIBLE_DEVICES" in p.stderr, "says why", p.stderr)
 
 
+def test_auto_finds_every_tier_present(d):
+    """No --devices: nvidia-smi and xpu-smi on PATH report a GPU each, so cuda, xpu and cpu run, in that order,
+    each with the other accelerators hidden; MPS is absent off macOS."""
+    bindir = os.path.join(d, "bin")
+    write(os.path.join(bindir, "nvidia-smi"), FAKE_SMI)
+    write(os.path.join(bindir, "xpu-smi"), "#!/bin/sh\n[ \"$1\" = discovery ] && echo '| 0 | Device Name: Intel(R) Data Center GPU Max 1100 |'\n")
+    for f in ("nvidia-smi", "xpu-smi"):
+        os.chmod(os.path.join(bindir, f), 0o755)
+    proj = program(d, "e = os.environ\n"
+                      "print(e['XPUIFY_VERIFY_TIER'], 'CVD=%r ZE=%r' % (e.get('CUDA_VISIBLE_DEVICES'), e.get('ZE_AFFINITY_MASK')))\n")
+    p = verify(d, proj, "--run", f"{PY} prog.py", "--format", "json", "--python", "/nonexistent/python3",
+               env=env_for(d, PATH=bindir + ":" + os.environ["PATH"]))
+    rep = json.loads(p.stdout)
+    devs = {x["tier"]: x for x in rep["devices"]}
+    eq([t for t in ("cuda", "xpu", "mps", "cpu") if devs[t]["present"]], ["cuda", "xpu", "cpu"], devs)
+    check("xpu-smi" in devs["xpu"]["how"] and "macOS" in devs["mps"]["how"], "how each was decided", devs)
+    eq([(r["tier"], r["variant"]) for r in rep["runs"]],
+       [("cuda", "original"), ("cuda", "patched"), ("xpu", "original"), ("xpu", "patched"), ("cpu", "original"),
+        ("cpu", "patched")])
+    # the tiers print different text, so the original on xpu and cpu differs from the cuda reference (for
+    # information), while each patched run matches its own original: a pass
+    eq(p.returncode, 0, p.stdout)
+    kept = verify(d, proj, "--run", f"{PY} prog.py", "--keep", "-q", env=env_for(d, PATH=bindir + ":" + os.environ["PATH"]))
+    root = [x.split(": ", 1)[1] for x in kept.stdout.splitlines() if x.startswith("kept: ")][0]
+    outs = {t: read(os.path.join(root, "results", f"{t}-patched", "stdout")).strip() for t in ("cuda", "xpu", "cpu")}
+    eq(outs, {"cuda": "cuda CVD=None ZE=''", "xpu": "xpu CVD='' ZE=None", "cpu": "cpu CVD='' ZE=''"})
+
+
 def test_text_report_layout(d):
     proj = program(d, "print('loss', 1.5)\n")
     p = verify(d, proj, "--run", f"{PY} prog.py", "--devices", "cpu")
