@@ -19,11 +19,12 @@ SRC_ANALYZER := $(wildcard analyzer/*.c)
 SRC_OUTPUT   := $(wildcard output/*.c)
 SRC_REWRITE  := $(wildcard rewriters/*.c)
 SRC_CONFIG   := $(wildcard config/*.c)
+SRC_HARNESS  := $(wildcard harness/*.c)
 SRC_CLI      := $(wildcard cli/*.c)
 RULE_FILES   := $(sort $(wildcard rules/*/*.yml))
 TEMPLATES    := $(sort $(wildcard rewriters/templates/*))
 
-LIB_SRC := $(SRC_UTIL) $(SRC_ANALYZER) $(SRC_OUTPUT) $(SRC_REWRITE) $(SRC_CONFIG)
+LIB_SRC := $(SRC_UTIL) $(SRC_ANALYZER) $(SRC_OUTPUT) $(SRC_REWRITE) $(SRC_CONFIG) $(SRC_HARNESS)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/templates_data.o $(B)/obj/grammar/parser.o $(B)/obj/grammar/scanner.o
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build
@@ -70,7 +71,7 @@ $(B)/libxpuify.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/xpuify: $(CLI_OBJ) $(B)/libxpuify.a
-	$(CC) $(LDFLAGS) -pthread $(CLI_OBJ) $(B)/libxpuify.a $(PKG_LIBS) -o $@
+	$(CC) $(LDFLAGS) -pthread $(CLI_OBJ) $(B)/libxpuify.a $(PKG_LIBS) -lm -o $@
 
 # ---- tests -------------------------------------------------------------------------------------------------
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -78,7 +79,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libxpuify.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(XCFLAGS) $(PKG_CFLAGS) $< $(B)/libxpuify.a $(LDFLAGS) $(PKG_LIBS) -lcmocka -o $@
+	$(CC) $(CFLAGS) $(XCFLAGS) $(PKG_CFLAGS) $< $(B)/libxpuify.a $(LDFLAGS) $(PKG_LIBS) -lcmocka -lm -o $@
 
 unit: $(UNIT_BIN)
 

@@ -688,6 +688,20 @@ static an_fix *fix_nccl(fx *f, const an_diag *d, TSNode n, needs *nd) {
     return x;
 }
 
+/* DDP(model, device_ids=V): V on accelerators, None on the CPU (DDP rejects device ids for a CPU model) */
+static an_fix *fix_ddp_device_ids(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    if (!is(ts_node_parent(n), "keyword_argument")) return NULL;
+    char *v = slice(f, n);
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%s if %s != \"cpu\" else None", v, f->dev);
+    ut_free(v);
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass device ids only on an accelerator");
+    edit_own(x, S(n), E(n), ut_buf_take(&b));
+    nd->dev = true;
+    return x;
+}
+
 static an_fix *fix_set_device_index(fx *f, const an_diag *d, TSNode n, needs *nd) {
     if (!is(n, "call")) return NULL;
     if (an_version_newer("2.7", f->opt->torch_major, f->opt->torch_minor)) return NULL;
@@ -730,6 +744,7 @@ static an_fix *generate(fx *f, const an_diag *d, needs *nd) {
     if (!strcmp(k, "nccl-backend")) return fix_nccl(f, d, n, nd);
     if (!strcmp(k, "set-device-index")) return fix_set_device_index(f, d, n, nd);
     if (!strcmp(k, "check-available")) return fix_check_available(f, d, n, nd);
+    if (!strcmp(k, "ddp-device-ids")) return fix_ddp_device_ids(f, d, n, nd);
     return NULL;
 }
 

@@ -1,4 +1,4 @@
-/* cli: the command-line verbs (check, rule, version) and what they share: loading the catalog, parsing
+/* cli: the command-line verbs (check, fix, verify, rule, version) and what they share: loading the catalog, parsing
  * --select/--ignore, exit codes. */
 #ifndef CLI_H
 #define CLI_H
@@ -11,6 +11,7 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FINDINGS = 1, CLI_EXIT_USAGE = 2 };
 int cli_check(int argc, char **argv);
 int cli_rule(int argc, char **argv);
 int cli_fix(int argc, char **argv);
+int cli_verify(int argc, char **argv);
 int cli_config(int argc, char **argv);
 int cli_merge_sarif(int argc, char **argv);
 int cli_test_rules(int argc, char **argv);

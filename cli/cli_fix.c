@@ -1,10 +1,7 @@
 /* cli_fix: `xpuify fix [PATH...]`: applies safe fixes in place (--unsafe-fixes: unsafe ones too) or prints a
  * unified diff (--diff); writes the compat helper once where it is imported; prints what remains as `check`
  * would. Exit: 0 nothing remains, 1 findings remain (--diff: something would change), 2 errors. */
-#include "../rewriters/rw_diff.h"
-#include "../rewriters/rw_fixer.h"
-#include "../rewriters/rw_target.h"
-#include "../rewriters/rw_write.h"
+#include "../rewriters/rw_project.h"
 #include "cli.h"
 #include "cli_opts.h"
 #include <errno.h>
@@ -45,11 +42,12 @@ int cli_fix(int argc, char **argv) {
     cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &fo, &reason);
     if (!o.quiet) fprintf(stderr, "xpuify: target: %s\n", reason.data);
     ut_buf_free(&reason);
-    bool errors = o.input_error;
-    size_t fixed = 0, files_changed = 0;
-    ut_buf patch;
-    ut_buf_init(&patch);
-    UT_VEC(char *) helpers_done = {0};
+    rw_project pj;
+    rw_project_init(&pj);
+    pj.cat = o.cat, pj.enabled = o.enabled, pj.fix = fo;
+    pj.fix_for_file = cli_target_fix_for_file, pj.fix_ctx = &o.helper;
+    pj.helper_module = o.helper.module, pj.helper_path = o.helper.path, pj.priority = o.priority;
+    pj.unsafe = unsafe, pj.diff = diff, pj.quiet = o.quiet;
     res.len = o.files.len;
     res.items = ut_calloc(res.len ? res.len : 1, sizeof(an_file_result));
     for (size_t i = 0; i < o.files.len; i++) {
@@ -62,67 +60,13 @@ int cli_fix(int argc, char **argv) {
             an_source_free(&r->src);
             continue;
         }
-        an_fix_options ffo = fo;
-        char buf[1024];
-        cli_target_fix_for_file(&o.helper, f->path, &ffo, buf, sizeof buf);
-        rw_file_fix ff;
-        rw_fix_source(o.cat, f->lang, &r->src, o.file_enabled[i], &ffo, unsafe, &ff);
-        if (ff.error) {
-            fprintf(stderr, "xpuify: error: %s: %s\n", f->path, ff.error);
-            errors = true;
-        }
-        if (ff.text) {
-            /* the compat helper, once per location, when the fixed file imports it */
-            rw_helper_place pl = {0};
-            bool need_helper = ffo.target == AN_TARGET_COMPAT && ffo.helper_import && strstr(ff.text, ffo.helper_import);
-            bool helper_ok = true;
-            if (need_helper) {
-                rw_helper_place_for(f->path, o.helper.module, o.helper.path, &pl);
-                bool done = false;
-                for (size_t k = 0; k < helpers_done.len && !done; k++) done = !strcmp(helpers_done.items[k], pl.path);
-                if (!done) {
-                    ut_vec_push(&helpers_done, ut_strdup(pl.path));
-                    if (diff) {
-                        if (access(pl.path, F_OK) != 0) {
-                            char *t = rw_helper_text(o.priority);
-                            rw_diff_new_file(pl.path, t, strlen(t), &patch);
-                            ut_free(t);
-                        }
-                    } else {
-                        char *why;
-                        int w = rw_helper_write(pl.path, o.priority, &why);
-                        if (w < 0) {
-                            fprintf(stderr, "xpuify: error: %s: cannot write the device helper: %s\n", pl.path, why);
-                            ut_free(why);
-                            helper_ok = false;
-                            errors = true;
-                        } else if (w > 0 && !o.quiet) {
-                            fprintf(stderr, "xpuify: wrote the device helper %s\n", pl.path);
-                        }
-                    }
-                }
-            }
-            rw_helper_place_free(&pl);
-            if (diff) {
-                rw_diff_unified(f->path, r->src.text, r->src.len, ff.text, ff.len, &patch);
-                fixed += ff.fixed, files_changed++;
-            } else if (helper_ok) {
-                char *why;
-                if (rw_write_atomic(f->path, ff.text, ff.len, &why) != 0) {
-                    fprintf(stderr, "xpuify: error: %s: %s\n", f->path, why);
-                    ut_free(why);
-                    errors = true;
-                } else {
-                    fixed += ff.fixed, files_changed++;
-                    an_source_free(&r->src);
-                    an_source_init_mem(&r->src, f->path, ff.text, ff.len);
-                }
-            }
-        }
-        rw_file_fix_free(&ff);
+        rw_project_fix_file(&pj, f, &r->src);
         /* what remains, as check reports it */
         an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
     }
+    bool errors = o.input_error || pj.errors;
+    size_t fixed = pj.fixed, files_changed = pj.files_changed;
+    ut_buf *patch = &pj.patch;
     if (cli_report_unreadable(&o, &res)) errors = true;
     cli_opts_apply_severity(&o, &res);
     if (o.output_file) {
@@ -135,7 +79,7 @@ int cli_fix(int argc, char **argv) {
     }
     size_t remaining = out_count(&res);
     if (diff) {
-        fputs(patch.data ? patch.data : "", out);
+        fputs(patch->data ? patch->data : "", out);
         fflush(out); /* the summary below goes to stderr: keep the two apart on a shared terminal or pipe */
         if (!o.quiet)
             fprintf(stderr, "xpuify: would fix %zu finding%s in %zu file%s\n", fixed, fixed == 1 ? "" : "s",
@@ -163,9 +107,7 @@ int cli_fix(int argc, char **argv) {
         }
         rc = errors ? CLI_EXIT_USAGE : (cli_opts_fails(&o, &res) && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
     }
-    for (size_t k = 0; k < helpers_done.len; k++) ut_free(helpers_done.items[k]);
-    ut_vec_free(&helpers_done);
-    ut_buf_free(&patch);
+    rw_project_free(&pj);
 done:
     if (out != stdout) fclose(out);
     an_results_free(&res);

@@ -9,6 +9,7 @@ static void usage(FILE *fp) {
             "Commands:\n"
             "  check [PATH...]      report CUDA-only code (default PATH: .)\n"
             "  fix [PATH...]        rewrite it into device-agnostic code (--diff to preview)\n"
+            "  verify [PATH] --run CMD  run the project before and after `fix` on every device and compare\n"
             "  rule CODE|NAME       explain a rule; `rule --all [--format json|markdown]` lists them\n"
             "  config [PATH]        print the effective configuration for PATH and where each value came from\n"
             "  test-rules [DIR...]  run the rules' examples (built-in rules, or the YAML rules in DIR)\n"
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
     if (!strcmp(verb, "merge-sarif")) return cli_merge_sarif(argc - 1, argv + 1);
     if (!strcmp(verb, "test-rules")) return cli_test_rules(argc - 1, argv + 1);
     if (!strcmp(verb, "report")) return cli_report(argc - 1, argv + 1);
+    if (!strcmp(verb, "verify")) return cli_verify(argc - 1, argv + 1);
     if (!strcmp(verb, "version") || !strcmp(verb, "--version") || !strcmp(verb, "-V")) {
         printf("xpuify %s\n", XPUIFY_VERSION);
         return 0;

@@ -172,11 +172,72 @@ def synchronize(dev=None):
         fn(dev)
 
 
+class _CpuStream:
+    """What CUDA streams do, on the CPU, where work runs in order: waiting and synchronizing are no-ops."""
+
+    device = torch.device("cpu")
+
+    def wait_stream(self, stream):
+        pass
+
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        event = event or _CpuEvent()
+        event.record(self)
+        return event
+
+    def synchronize(self):
+        pass
+
+    def query(self):
+        return True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _CpuEvent:
+    """A CUDA event on the CPU: records the wall-clock time; elapsed_time() in milliseconds like CUDA's."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self._t = None
+
+    def record(self, stream=None):
+        import time
+        self._t = time.perf_counter()
+
+    def wait(self, stream=None):
+        pass
+
+    def query(self):
+        return True
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, end):
+        if self._t is None or end._t is None:
+            raise RuntimeError("xpuify_device: elapsed_time() needs both events recorded")
+        return (end._t - self._t) * 1000.0
+
+
+_CPU_STREAM = _CpuStream()
+
+
 def current_stream(dev=None):
+    if DEV == "cpu":
+        return _CPU_STREAM
     return module().current_stream(dev)
 
 
 def set_stream(stream):
+    if DEV == "cpu":
+        return None
     return module().set_stream(stream)
 
 
@@ -187,10 +248,13 @@ def stream(s):
 
 
 def _event_or_stream(kind, *args, **kwargs):
-    generic = getattr(torch, kind, None)
-    if generic is not None and hasattr(torch, "accelerator"):
-        return generic(*args, **kwargs)
-    return getattr(module(), kind)(*args, **kwargs)
+    if DEV == "cpu":
+        # torch.cpu has no Event and (before torch 2.1) no Stream: work on the CPU is already in order
+        return _CpuEvent(*args, **kwargs) if kind == "Event" else _CpuStream()
+    # the device module's own class first (torch.cuda.Stream on CUDA: exactly what the CUDA code made), else
+    # the generic torch.Stream/torch.Event of torch >= 2.4
+    cls = getattr(module(), kind, None) or getattr(torch, kind)
+    return cls(*args, **kwargs)
 
 
 def Stream(*args, **kwargs):

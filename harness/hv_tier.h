@@ -1,0 +1,26 @@
+/* hv_tier: the device tiers a program can be run on (CUDA, Intel XPU, Apple MPS, CPU), finding which are
+ * present, and the environment that pins a run to one: the others hidden (CUDA_VISIBLE_DEVICES="",
+ * ZE_AFFINITY_MASK="", HIP_VISIBLE_DEVICES="") and XPUIFY_DEVICE set for the compat helper. */
+#ifndef HV_TIER_H
+#define HV_TIER_H
+#include "hv_proc.h"
+#include <stdbool.h>
+
+typedef enum { HV_TIER_CUDA, HV_TIER_XPU, HV_TIER_MPS, HV_TIER_CPU, HV_TIER__COUNT } hv_tier;
+
+typedef struct {
+    bool present;
+    char *how; /* how it was found ("nvidia-smi: 1 GPU: NVIDIA H100 80GB HBM3"), or why not (heap) */
+} hv_tier_info;
+
+const char *hv_tier_name(hv_tier t);
+bool hv_tier_parse(const char *name, hv_tier *t);
+bool hv_tier_is_accelerator(hv_tier t);
+/* Probes the tiers marked in wanted (the CPU is always present). scratch: a directory for probe output.
+ * python: the interpreter for the torch.xpu / MPS probes. */
+void hv_tier_detect(const bool wanted[HV_TIER__COUNT], const char *scratch, const char *python,
+                    hv_tier_info out[HV_TIER__COUNT]);
+void hv_tier_info_free(hv_tier_info *t);
+/* Adds the variables that pin a run to tier t. */
+void hv_tier_env(hv_tier t, hv_proc_spec *s);
+#endif

@@ -1,0 +1,83 @@
+/* rw_project: per-file fixing with helper placement and atomic writes (see rw_project.h). */
+#include "rw_project.h"
+#include "rw_diff.h"
+#include "rw_fixer.h"
+#include "rw_target.h"
+#include "rw_write.h"
+#include <stdio.h>
+#include <unistd.h>
+
+void rw_project_init(rw_project *p) {
+    memset(p, 0, sizeof *p);
+    ut_buf_init(&p->patch);
+}
+
+void rw_project_free(rw_project *p) {
+    for (size_t k = 0; k < p->helpers_done.len; k++) ut_free(p->helpers_done.items[k]);
+    ut_vec_free(&p->helpers_done);
+    ut_buf_free(&p->patch);
+}
+
+/* The compat helper, once per location, when the fixed text imports it. false: it could not be written. */
+static bool place_helper(rw_project *p, const char *path, const an_fix_options *ffo, const char *fixed_text) {
+    if (ffo->target != AN_TARGET_COMPAT || !ffo->helper_import || !strstr(fixed_text, ffo->helper_import)) return true;
+    rw_helper_place pl = {0};
+    rw_helper_place_for(path, p->helper_module, p->helper_path, &pl);
+    bool ok = true, done = false;
+    for (size_t k = 0; k < p->helpers_done.len && !done; k++) done = !strcmp(p->helpers_done.items[k], pl.path);
+    if (!done) {
+        ut_vec_push(&p->helpers_done, ut_strdup(pl.path));
+        if (p->diff) {
+            if (access(pl.path, F_OK) != 0) {
+                char *t = rw_helper_text(p->priority);
+                rw_diff_new_file(pl.path, t, strlen(t), &p->patch);
+                ut_free(t);
+            }
+        } else {
+            char *why;
+            int w = rw_helper_write(pl.path, p->priority, &why);
+            if (w < 0) {
+                fprintf(stderr, "xpuify: error: %s: cannot write the device helper: %s\n", pl.path, why);
+                ut_free(why);
+                ok = false;
+                p->errors = true;
+            } else if (w > 0 && !p->quiet) {
+                fprintf(stderr, "xpuify: wrote the device helper %s\n", pl.path);
+            }
+        }
+    }
+    rw_helper_place_free(&pl);
+    return ok;
+}
+
+void rw_project_fix_file(rw_project *p, const an_file *f, an_source *src) {
+    if (!an_catalog_prefilter(p->cat, f->lang, src->text, src->len)) return;
+    an_fix_options ffo = p->fix;
+    char buf[1024];
+    if (p->fix_for_file) p->fix_for_file(p->fix_ctx, f->path, &ffo, buf, sizeof buf);
+    rw_file_fix ff;
+    rw_fix_source(p->cat, f->lang, src, p->enabled, &ffo, p->unsafe, &ff);
+    if (ff.error) {
+        fprintf(stderr, "xpuify: error: %s: %s\n", f->path, ff.error);
+        p->errors = true;
+    }
+    if (ff.text) {
+        bool helper_ok = place_helper(p, f->path, &ffo, ff.text);
+        if (p->diff) {
+            rw_diff_unified(f->path, src->text, src->len, ff.text, ff.len, &p->patch);
+            p->fixed += ff.fixed, p->files_changed++;
+        } else if (helper_ok) {
+            char *why;
+            if (rw_write_atomic(f->path, ff.text, ff.len, &why) != 0) {
+                fprintf(stderr, "xpuify: error: %s: %s\n", f->path, why);
+                ut_free(why);
+                p->errors = true;
+            } else {
+                p->fixed += ff.fixed, p->files_changed++;
+                an_source_free(src);
+                an_source_init_mem(src, f->path, ff.text, ff.len);
+            }
+        }
+    }
+    rw_file_fix_free(&ff);
+}

@@ -1,0 +1,30 @@
+/* rw_project: fixing the files of a project one by one: each file to its fixpoint (rw_fixer), the compat
+ * helper written once per location when a fixed file imports it, then an atomic write, or a unified diff
+ * instead of writing. Shared by `xpuify fix` and `xpuify verify` (which fixes its copy of the project). */
+#ifndef RW_PROJECT_H
+#define RW_PROJECT_H
+#include "../analyzer/an_engine.h"
+#include "../util/ut_buf.h"
+
+typedef struct {
+    /* set by the caller */
+    const an_catalog *cat;
+    const bool *enabled;
+    an_fix_options fix; /* the chosen target */
+    /* per-file adjustment of `fix` (the helper import differs by file); the an_options.fix_for_file shape */
+    void (*fix_for_file)(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t bufsz);
+    void *fix_ctx;
+    const char *helper_module, *helper_path, *priority;
+    bool unsafe, diff, quiet;
+    /* results */
+    ut_buf patch;         /* diff mode: the unified diff of every file (and of a new helper) */
+    size_t fixed, files_changed;
+    bool errors;          /* a file could not be fixed or written (reported on stderr) */
+    UT_VEC(char *) helpers_done;
+} rw_project;
+
+void rw_project_init(rw_project *p);
+void rw_project_free(rw_project *p);
+/* Fixes one file whose text is loaded in *src. When the fix was written, *src holds the fixed text after. */
+void rw_project_fix_file(rw_project *p, const an_file *f, an_source *src);
+#endif
