@@ -86,6 +86,7 @@ static an_entry *parse_entry(ld *l, yaml_node_t *n, an_rule *r) {
             else if (!strcmp(key, "note")) e->note = want_str(l, v, key);
             else if (!strcmp(key, "fix")) parse_fix(l, v, &e->fix);
             else if (!strcmp(key, "ignore")) want_bool(l, v, key, &e->ignore);
+            else if (!strcmp(key, "off_cpu")) e->off_cpu = want_str(l, v, key);
             else lerr(l, k, "unknown key `%s` in a qualnames entry (known: name, replacement, compat, min_torch, message, note, fix, ignore)", key);
         }
     } else {
@@ -264,7 +265,7 @@ void an_rule_free(an_rule *r) {
     for (size_t i = 0; i < r->entries.len; i++) {
         an_entry *e = r->entries.items[i];
         ut_free(e->name), ut_free(e->replacement), ut_free(e->compat), ut_free(e->min_torch);
-        ut_free(e->message), ut_free(e->note), ut_free(e);
+        ut_free(e->message), ut_free(e->note), ut_free(e->off_cpu), ut_free(e);
     }
     ut_vec_free(&r->entries);
 #define FREE_LIST(v) do { for (size_t i = 0; i < (v).len; i++) ut_free((v).items[i]); ut_vec_free(&(v)); } while (0)

@@ -306,10 +306,62 @@ static bool inside_cuda_only_call(const fx *f, TSNode n) {
     return hit;
 }
 
+/* The accelerator APIs raise where no accelerator exists, while the device-agnostic program must still run on
+ * the CPU: `torch.cuda.synchronize()` as a statement becomes `if DEV != "cpu": torch.accelerator.synchronize()`,
+ * as a value `(torch.accelerator.memory_allocated() if DEV != "cpu" else 0)`. The fix's edits (all inside the
+ * call) are folded into one edit of the call. false: no safe shape (a `;` line, a one-line block). */
+static bool guard_off_cpu(fx *f, an_fix *x, TSNode call, const char *value) {
+    uint32_t s = S(call), e = E(call);
+    size_t len;
+    an_edit *ed = x->edits.items;
+    for (size_t i = 0; i < x->edits.len; i++)
+        if (ed[i].start < s || ed[i].end > e) return false;
+    /* edits relative to the call's text */
+    an_edit rel[8];
+    size_t n = x->edits.len < 8 ? x->edits.len : 8;
+    for (size_t i = 0; i < n; i++) rel[i] = (an_edit){ed[i].start - s, ed[i].end - s, ed[i].text};
+    for (size_t i = 1; i < n; i++) /* sorted by start */
+        for (size_t j = i; j > 0 && rel[j - 1].start > rel[j].start; j--) {
+            an_edit t = rel[j];
+            rel[j] = rel[j - 1], rel[j - 1] = t;
+        }
+    char *callt = an_edits_apply(f->text + s, e - s, rel, n, &len);
+    TSNode p = ts_node_parent(call);
+    ut_buf b;
+    ut_buf_init(&b);
+    bool ok = true;
+    if (is(p, "expression_statement") && ts_node_named_child_count(p) == 1) {
+        TSNode prev = ts_node_prev_sibling(p), next = ts_node_next_sibling(p);
+        uint32_t ls = S(p);
+        while (ls > 0 && f->text[ls - 1] != '\n') ls--;
+        bool starts_line = true;
+        for (uint32_t i = ls; i < S(p); i++)
+            if (f->text[i] != ' ' && f->text[i] != '\t') starts_line = false;
+        if (!starts_line || (!ts_node_is_null(prev) && !strcmp(ts_node_type(prev), ";")) ||
+            (!ts_node_is_null(next) && !strcmp(ts_node_type(next), ";")))
+            ok = false;
+        ut_buf_printf(&b, "if %s != \"cpu\": %s", f->dev, callt);
+        s = S(p), e = E(p);
+    } else if (*value) {
+        ut_buf_printf(&b, "(%s if %s != \"cpu\" else %s)", callt, f->dev, value);
+    } else {
+        ok = false;
+    }
+    ut_free(callt);
+    if (!ok) { ut_buf_free(&b); return false; }
+    for (size_t i = 0; i < x->edits.len; i++) ut_free(x->edits.items[i].text);
+    x->edits.len = 0;
+    edit_own(x, s, e, ut_buf_take(&b));
+    return true;
+}
+
 static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     const an_entry *e = d->entry;
     if (!e || e->fix == AN_FIX_NONE) return NULL;
     if (d->rule->guard_condition && guards_cuda_named_code(f, n)) return NULL;
+    if (d->rule->guard_condition) /* `"gloo" if not torch.cuda.is_available() else "nccl"` picks CUDA things */
+        for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !is(p, "block") && !is(p, "module"); p = ts_node_parent(p))
+            if (is(p, "conditional_expression")) return NULL;
     if (f->opt->target == AN_TARGET_ACCELERATOR &&
         an_version_newer(e->min_torch, f->opt->torch_major, f->opt->torch_minor))
         return NULL;
@@ -354,6 +406,14 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     }
     ut_free(name);
     tmpl_free(&t);
+    if (x && callee && f->opt->target == AN_TARGET_ACCELERATOR && e->off_cpu) {
+        if (!guard_off_cpu(f, x, p, e->off_cpu)) {
+            an_fix_free(x);
+            *nd = (needs){0};
+            return NULL;
+        }
+        nd->dev = true;
+    }
     return x;
 none:
     ut_free(name);
@@ -525,6 +585,28 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
         an_fix *x = fix_compat_autocast(f, d, n, nd);
         if (x) return x;
     }
+    /* `"cuda" if "cuda" in device else "cpu"` (a device type from a device string): torch.device(device).type */
+    TSNode cx = ts_node_parent(n);
+    if (string_is(f, n, "cuda") && is(cx, "conditional_expression") && ts_node_named_child_count(cx) == 3 &&
+        ts_node_eq(ts_node_named_child(cx, 0), n) && string_is(f, ts_node_named_child(cx, 2), "cpu")) {
+        TSNode cond = ts_node_named_child(cx, 1);
+        if (is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+            string_is(f, ts_node_named_child(cond, 0), "cuda")) {
+            TSNode op = ts_node_child(cond, 1);
+            TSNode subj = ts_node_named_child(cond, 1);
+            if (!ts_node_is_null(op) && E(op) - S(op) == 2 && !memcmp(f->text + S(op), "in", 2)) {
+                an_fix *x = fix_new(d, AN_FIX_SAFE, "Take the device type from the device");
+                char *st = slice(f, subj);
+                ut_buf b;
+                ut_buf_init(&b);
+                ut_buf_printf(&b, "torch.device(%s).type", st);
+                ut_free(st);
+                edit_own(x, S(cx), E(cx), ut_buf_take(&b));
+                nd->torch = true;
+                return x;
+            }
+        }
+    }
     if (!string_parts(f, n, prefix, sizeof prefix, quote, sizeof quote, &cs, &ce)) return NULL;
     if (strchr(prefix, 'b') || strchr(prefix, 'u') || ce - cs < 4 || memcmp(f->text + cs, "cuda", 4)) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device type");
@@ -587,6 +669,14 @@ static an_fix *fix_device_select(fx *f, const an_diag *d, TSNode n, needs *nd) {
     return x;
 }
 
+/* an argument that names a device rather than an index: `device`, `self.dev`, `args.device`, a string */
+static bool pcre_free_word(const char *arg) {
+    if (*arg == '"' || *arg == '\'' || !strncmp(arg, "f\"", 2) || !strncmp(arg, "f'", 2)) return true;
+    const char *last = strrchr(arg, '.');
+    last = last ? last + 1 : arg;
+    return strcasestr(last, "dev") != NULL;
+}
+
 static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
     TSNode attr = ts_node_parent(n);
     TSNode call = ts_node_parent(attr);
@@ -624,14 +714,27 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
         ut_buf b;
         ut_buf_init(&b);
         if (index && !strcmp(index, "None")) ut_free(index), index = NULL;
-        if (index) {
+        bool int_literal = index && strspn(index, "0123456789") == strlen(index);
+        /* `.cuda(dev)` with a torch.device or a "cuda:1" string: an index form would raise; the compat helper
+         * takes any form, the accelerator target leaves it to a human */
+        bool device_like = index && !int_literal && pcre_free_word(index);
+        if (index && device_like && f->opt->target == AN_TARGET_COMPAT) {
+            ut_buf_printf(&b, "to(%s.device(%s)%s)", f->opt->helper_module, index, kws.data ? kws.data : "");
+            nd->helper = true;
+        } else if (index && device_like) {
+            ut_buf_free(&b);
+            an_fix_free(x);
+            x = NULL;
+        } else if (index) {
             ut_buf_printf(&b, "to(torch.device(%s, %s)%s)", f->dev, index, kws.data ? kws.data : "");
             nd->torch = true;
         } else {
             ut_buf_printf(&b, "to(%s%s)", f->dev, kws.data ? kws.data : "");
         }
-        nd->dev = true;
-        edit_own(x, S(n), E(args), ut_buf_take(&b));
+        if (x) {
+            nd->dev = true;
+            edit_own(x, S(n), E(args), ut_buf_take(&b));
+        }
     }
     ut_free(index);
     ut_buf_free(&kws);
@@ -651,11 +754,13 @@ static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
     char *o = slice(f, obj);
     ut_buf b;
     ut_buf_init(&b);
-    ut_buf_printf(&b, bare ? "%s.device.type == %s" : "(%s.device.type == %s)", o, f->dev);
+    /* on an accelerator, "not on the CPU" is what is_cuda meant; comparing with DEV would be true for CPU
+     * tensors on a machine without one */
+    ut_buf_printf(&b, bare ? "%s.device.type != \"cpu\"" : "(%s.device.type != \"cpu\")", o);
     ut_free(o);
-    an_fix *x = fix_new(d, AN_FIX_UNSAFE, "Compare the device type with the run-time device");
+    an_fix *x = fix_new(d, AN_FIX_UNSAFE, "Test for a tensor on an accelerator");
     edit_own(x, S(attr), E(attr), ut_buf_take(&b));
-    nd->dev = true;
+    (void)nd;
     return x;
 }
 

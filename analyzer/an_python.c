@@ -36,6 +36,8 @@ typedef struct {
     UT_VEC(range) cuda_guarded;     /* bodies of `if DEV == "cuda":` and the like */
     UT_VEC(range) cuda_guard_conds; /* their conditions */
     UT_VEC(range) try_bodies;       /* bodies of try statements */
+    UT_VEC(range) cuda_branches;    /* bodies of `if x.device.type == "cuda":` that have an else branch */
+    UT_VEC(char *) agnostic_names;  /* `use_accel = torch.accelerator.is_available()`: names of agnostic probes */
     ut_buf tmp;
 } ctx;
 
@@ -187,9 +189,31 @@ static bool word_at(const char *s, size_t n, size_t i, size_t wl) {
 /* A condition that already considers XPU: the word `xpu` (torch.xpu, "xpu", device.type == 'xpu'), or
  * torch.accelerator / get_device_module. `args.accelerator == "gpu"` is not one. */
 static bool mentions_agnostic(const char *s, size_t n) {
-    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), "xpu", 3)); p++)
-        if (word_at(s, n, (size_t)(p - s), 3)) return true;
+    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), "xpu", 3)); p++) {
+        size_t i = (size_t)(p - s);
+        /* `xpu` as a word, or `is_xpu` / `use_xpu` */
+        if (word_at(s, n, i, 3) || (i > 0 && p[-1] == '_' && word_at(s, n, i, 3) == false &&
+                                    (i + 3 >= n || !(isalnum((unsigned char)p[3]) || p[3] == '_'))))
+            return true;
+    }
     return memmem(s, n, "torch.accelerator", 17) || memmem(s, n, "get_device_module", 17);
+}
+
+static bool mentions_name(const char *s, size_t n, char *const *names, size_t k) {
+    for (size_t j = 0; j < k; j++) {
+        size_t wl = strlen(names[j]);
+        for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), names[j], wl)); p++)
+            if (word_at(s, n, (size_t)(p - s), wl)) return true;
+    }
+    return false;
+}
+
+/* `x.device.type == "cuda"` or `x.is_cuda`: a branch for CUDA devices (not an availability test) */
+static bool mentions_cuda_device_test(const char *s, size_t n) {
+    static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "\"cuda\" ==", "'cuda' ==", "is_cuda", NULL};
+    for (int i = 0; pats[i]; i++)
+        if (memmem(s, n, pats[i], strlen(pats[i]))) return true;
+    return false;
 }
 
 /* A condition that limits its branch to CUDA: `DEV == "cuda"`, `x.device.type == 'cuda'`, torch.cuda.is_available() */
@@ -209,8 +233,18 @@ static void check_agnostic(ctx *c, TSNode n, bool is_if) {
     if (is_if) {
         uint32_t cnt = ts_node_named_child_count(n);
         TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
-        if (!ts_node_is_null(cond))
-            hit = mentions_agnostic(src + ts_node_start_byte(cond), ts_node_end_byte(cond) - ts_node_start_byte(cond));
+        if (!ts_node_is_null(cond)) {
+            const char *cs = src + ts_node_start_byte(cond);
+            size_t cn = ts_node_end_byte(cond) - ts_node_start_byte(cond);
+            hit = mentions_agnostic(cs, cn) || mentions_name(cs, cn, c->agnostic_names.items, c->agnostic_names.len);
+            /* `if x.device.type == "cuda": ... else: ...`: the CUDA branch of code that handles other devices */
+            TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+            TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+            if (!hit && !ts_node_is_null(alt) && !ts_node_is_null(body) && mentions_cuda_device_test(cs, cn)) {
+                range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
+                ut_vec_push(&c->cuda_branches, r);
+            }
+        }
         for (uint32_t i = 0; i < cnt && !hit; i++) {
             TSNode ch = ts_node_named_child(n, i);
             if (strcmp(ts_node_type(ch), "elif_clause")) continue;
@@ -288,6 +322,12 @@ static void walk(ctx *c, TSNode root) {
             descend = false;
         } else if (s == py->s_if) {
             check_agnostic(c, n, true);
+        } else if (s == py->s_assignment) {
+            TSNode l = ts_node_child_by_field_name(n, "left", 4), r = ts_node_child_by_field_name(n, "right", 5);
+            if (!ts_node_is_null(l) && !ts_node_is_null(r) && ts_node_symbol(l) == py->s_identifier &&
+                mentions_agnostic(c->src->text + ts_node_start_byte(r), ts_node_end_byte(r) - ts_node_start_byte(r)))
+                ut_vec_push(&c->agnostic_names, ut_strndup(c->src->text + ts_node_start_byte(l),
+                                                           ts_node_end_byte(l) - ts_node_start_byte(l)));
         } else if (s == py->s_try) {
             TSNode body = ts_node_child_by_field_name(n, "body", 4);
             if (!ts_node_is_null(body)) {
@@ -556,7 +596,8 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
             drop = overlaps(c.errors.items, c.errors.len, d->start, d->end) ||
                    (!d->rule->in_guarded_code && inside(c.agnostic.items, c.agnostic.len, d->start, d->end)) ||
                    (d->rule->cuda_guard_ok && inside(c.cuda_guarded.items, c.cuda_guarded.len, d->start, d->end)) ||
-                   (d->rule->in_try_ok && inside(c.try_bodies.items, c.try_bodies.len, d->start, d->end));
+                   (d->rule->in_try_ok && inside(c.try_bodies.items, c.try_bodies.len, d->start, d->end)) ||
+                   (!d->rule->in_guarded_code && inside(c.cuda_branches.items, c.cuda_branches.len, d->start, d->end));
             for (size_t j = 0; j < mine.len && !drop; j++) {
                 const an_diag *o = &mine.items[j];
                 if (j != i && o->rule && o->rule != d->rule && d->start >= o->start && d->end <= o->end &&
@@ -629,6 +670,9 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     ut_vec_free(&c.agnostic);
     ut_vec_free(&c.cuda_guarded);
     ut_vec_free(&c.try_bodies);
+    ut_vec_free(&c.cuda_branches);
+    for (size_t i = 0; i < c.agnostic_names.len; i++) ut_free(c.agnostic_names.items[i]);
+    ut_vec_free(&c.agnostic_names);
     ut_vec_free(&c.cuda_guard_conds);
     an_pyscope_free(&c.scope);
     ts_tree_delete(tree);

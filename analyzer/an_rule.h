@@ -22,6 +22,8 @@ typedef struct an_entry {
     char *note;           /* extra guidance appended to the message */
     an_applicability fix; /* for this entry */
     bool ignore;          /* matched but never reported: carves an exception out of a wildcard */
+    char *off_cpu;        /* accelerator target: the replacement raises without an accelerator, so a statement
+                           * is skipped on the CPU and a value becomes this (NULL: no guard; "": statements only) */
     const struct an_rule *rule;
 } an_entry;
 

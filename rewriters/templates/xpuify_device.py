@@ -79,8 +79,15 @@ def module(dev=None):
 
 
 def device(index=None):
-    """A torch.device of the picked type, optionally with an index."""
-    return torch.device(DEV) if index is None else torch.device(DEV, index)
+    """A torch.device of the picked type. `index` may be an int, or what `.cuda(...)` takes: a torch.device or a
+    string such as "cuda:1", whose index is kept (a CPU device stays the CPU)."""
+    if isinstance(index, str):
+        index = torch.device(index)
+    if isinstance(index, torch.device):
+        if index.type == "cpu":
+            return index
+        index = index.index
+    return torch.device(DEV) if index is None or DEV == "cpu" else torch.device(DEV, index)
 
 
 def device_str(index=None):

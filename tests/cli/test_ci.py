@@ -66,8 +66,9 @@ def test_sarif_fingerprint_is_the_baseline_one_and_carries_fixes(d):
     eq(res["partialFingerprints"], {"xpuify/v1": fp})
     change = res["fixes"][0]["artifactChanges"][0]
     eq(change["artifactLocation"]["uri"], "a.py")
-    eq(change["replacements"][0]["insertedContent"]["text"], "torch.accelerator.synchronize")
-    eq(change["replacements"][0]["deletedRegion"], {"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 23})
+    rep = [x for x in change["replacements"] if "torch.accelerator.synchronize()" in x["insertedContent"]["text"]]
+    eq(rep[0]["insertedContent"]["text"], 'if DEVICE_TYPE != "cpu": torch.accelerator.synchronize()')
+    eq(rep[0]["deletedRegion"], {"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 25})
     g = json.loads(run("check", "--format", "gitlab", "a.py").out)
     eq(g[0]["fingerprint"], fp)
 

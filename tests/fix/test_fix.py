@@ -181,7 +181,7 @@ def test_auto_target_reads_requirements(d):
     write("proj/requirements.txt", "torch>=2.10\n")
     r = run("fix", "--diff", "proj")
     check("target: accelerator:" in r.err and "guarantees torch >= 2.10" in r.err, "new torch", r)
-    check("+torch.accelerator.synchronize()" in r.out, "accelerator fix", r)
+    check('+if DEVICE_TYPE != "cpu": torch.accelerator.synchronize()' in r.out, "accelerator fix", r)
     write("proj/requirements.txt", "torch>=2.6\n")
     r = run("fix", "--diff", "--torch-version", "2.9", "proj")
     check("--torch-version guarantees torch >= 2.9" in r.err, "explicit version wins", r)
@@ -190,7 +190,9 @@ def test_auto_target_reads_requirements(d):
 def test_accelerator_version_gating(d):
     write("a.py", "import torch\ntorch.cuda.empty_cache()\ntorch.cuda.synchronize()\n")
     r = run("fix", "--target", "accelerator", "--torch-version", "2.6", "a.py")
-    eq(read("a.py"), "import torch\ntorch.cuda.empty_cache()\ntorch.accelerator.synchronize()\n")
+    eq(read("a.py"), "import torch\nDEVICE_TYPE = torch.accelerator.current_accelerator().type if "
+                     "torch.accelerator.is_available() else \"cpu\"\ntorch.cuda.empty_cache()\n"
+                     "if DEVICE_TYPE != \"cpu\": torch.accelerator.synchronize()\n")
     eq(r.code, 1)
 
 
@@ -230,8 +232,8 @@ def test_check_json_and_sarif_carry_fixes(d):
     by = {x["code"]: x for x in f}
     fix = by["XPU202"]["fix"]
     eq(fix["applicability"], "safe")
-    check(any(e["content"] == "torch.accelerator.synchronize" and e["line"] == 3 and e["column"] == 1
-              for e in fix["edits"]), "edit", fix)
+    check(any(e["content"] == 'if DEVICE_TYPE != "cpu": torch.accelerator.synchronize()' and e["line"] == 3 and
+              e["column"] == 1 for e in fix["edits"]), "edit", fix)
     eq(by["XPU101"]["fix"]["applicability"], "unsafe")
     s = run("check", "--format", "sarif", "--target", "compat", "a.py").json()
     res = [x for x in s["runs"][0]["results"] if x["ruleId"] == "XPU202"][0]
