@@ -55,6 +55,27 @@ static void want_bool(ld *l, yaml_node_t *n, const char *key, bool *out) {
     else lerr(l, n, "`%s` must be true or false", key);
 }
 
+/* `triggers`: regexes, any of which lets a file through; an item that is itself a list is a group whose
+ * patterns must all match (kept as one string, parts separated by \x1f). */
+static void want_triggers(ld *l, yaml_node_t *n, void *vec_) {
+    UT_VEC(char *) *vec = vec_;
+    if (n->type != YAML_SEQUENCE_NODE) { want_str_list(l, n, "triggers", vec_); return; }
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *e = node(l, *it);
+        if (e->type == YAML_SCALAR_NODE) { ut_vec_push(vec, ut_strdup(scalar(e))); continue; }
+        if (e->type != YAML_SEQUENCE_NODE) { lerr(l, e, "`triggers` items are regexes or lists of regexes"); continue; }
+        ut_buf b;
+        ut_buf_init(&b);
+        for (yaml_node_item_t *j = e->data.sequence.items.start; j < e->data.sequence.items.top; j++) {
+            const char *s = scalar(node(l, *j));
+            if (!s) { lerr(l, e, "a trigger group holds regexes only"); continue; }
+            if (b.len) ut_buf_putc(&b, '\x1f');
+            ut_buf_puts(&b, s);
+        }
+        ut_vec_push(vec, ut_buf_take(&b));
+    }
+}
+
 static bool parse_fix(ld *l, yaml_node_t *n, an_applicability *out) {
     const char *s = scalar(n);
     if (s && !strcmp(s, "safe")) *out = AN_FIX_SAFE;
@@ -170,7 +191,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "builtin")) r->builtin = want_str(l, v, key);
         else if (!strcmp(key, "query")) r->query = want_str(l, v, key);
         else if (!strcmp(key, "report")) r->report = want_str(l, v, key);
-        else if (!strcmp(key, "triggers")) want_str_list(l, v, key, &r->triggers);
+        else if (!strcmp(key, "triggers")) want_triggers(l, v, &r->triggers);
         else if (!strcmp(key, "locality")) want_str_list(l, v, key, &r->locality);
         else if (!strcmp(key, "supersedes")) want_str_list(l, v, key, &r->supersedes);
         else if (!strcmp(key, "fixer")) r->fixer = want_str(l, v, key);
@@ -209,8 +230,8 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
     if (r->query && !r->triggers.len && l->nerr == before)
         lerr(l, n, "query rule `%s` needs `triggers` (regexes a file must contain to be parsed)", r->code);
     for (size_t t = 0; t < r->triggers.len && l->nerr == before; t++)
-        if (!r->locality.len && (!strncmp(r->triggers.items[t], "(?s)\\A", 6) || !strncmp(r->triggers.items[t], "\\A", 2)))
-            lerr(l, n, "rule `%s`: a trigger anchored at the start of the file says nothing about where a finding is; add `locality`", r->code);
+        if (!r->locality.len && strchr(r->triggers.items[t], '\x1f'))
+            lerr(l, n, "rule `%s`: a trigger group (patterns that must all appear) says nothing about where a finding is; add `locality`", r->code);
     if (!r->report) r->report = ut_strdup("report");
     if (l->nerr != before) { an_rule_free(r); return; }
     if (an_catalog_find(c, r->code) || an_catalog_find(c, r->name)) {
@@ -297,7 +318,10 @@ void an_catalog_free(an_catalog *c) {
         ut_vec_free(&c->prefilter[i]);
         free_res(&c->locality[i]);
         ut_vec_free(&c->locality[i]);
-        for (size_t k = 0; k < c->anchored[i].len; k++) pcre2_code_free(c->anchored[i].items[k]);
+        for (size_t k = 0; k < c->anchored[i].len; k++) {
+            free_res(&c->anchored[i].items[k]);
+            ut_vec_free(&c->anchored[i].items[k]);
+        }
         ut_vec_free(&c->anchored[i]);
         if (c->roots[i]) pcre2_code_free(c->roots[i]);
     }
@@ -466,23 +490,7 @@ static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
         if (r->locality.len)
             for (size_t t = 0; t < r->locality.len; t++) add_alt(&alts, r->locality.items[t], strlen(r->locality.items[t]));
         else
-            for (size_t t = 0; t < r->triggers.len; t++) {
-                const char *tr = r->triggers.items[t];
-                if (!strncmp(tr, "(?s)\\A", 6) || !strncmp(tr, "\\A", 2)) {
-                    int ec;
-                    PCRE2_SIZE eo;
-                    pcre2_code *re = pcre2_compile((PCRE2_SPTR)tr, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_NO_UTF_CHECK, &ec, &eo, NULL);
-                    if (!re) {
-                        ut_buf_printf(err, "%s:%d: rule %s: trigger `%s` does not compile\n", r->origin, r->origin_line, r->code, tr);
-                        nerr++;
-                        continue;
-                    }
-                    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-                    ut_vec_push(&c->anchored[lang], re);
-                    continue;
-                }
-                add_alt(&alts, tr, strlen(tr));
-            }
+            for (size_t t = 0; t < r->triggers.len; t++) add_alt(&alts, r->triggers.items[t], strlen(r->triggers.items[t]));
         for (size_t j = 0; j < r->entries.len; j++) {
             if (!r->triggers.len && !r->locality.len) {
                 ut_buf lit;
@@ -551,13 +559,31 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) {
         strvec alts = {0};
         bool any_rule = false, always = false;
-        for (size_t k = 0; k < c->anchored[lang].len; k++) pcre2_code_free(c->anchored[lang].items[k]);
+        for (size_t k = 0; k < c->anchored[lang].len; k++) {
+            free_res(&c->anchored[lang].items[k]);
+            ut_vec_free(&c->anchored[lang].items[k]);
+        }
         c->anchored[lang].len = 0;
         for (size_t i = 0; i < c->rules.len; i++) {
             an_rule *r = c->rules.items[i];
             if ((int)r->lang != lang || r->builtin) continue;
             any_rule = true;
-            for (size_t t = 0; t < r->triggers.len; t++) add_alt(&alts, r->triggers.items[t], strlen(r->triggers.items[t]));
+            for (size_t t = 0; t < r->triggers.len; t++) {
+                const char *tr = r->triggers.items[t];
+                if (strchr(tr, '\x1f')) { /* a group: every part must match */
+                    an_re_vec grp = {0};
+                    strvec parts = {0};
+                    for (const char *p = tr; p;) {
+                        const char *q = strchr(p, '\x1f');
+                        ut_vec_push(&parts, ut_strndup(p, q ? (size_t)(q - p) : strlen(p)));
+                        p = q ? q + 1 : NULL;
+                    }
+                    compile_each(&parts, &grp, "triggers", (an_lang)lang, err, &nerr);
+                    ut_vec_push(&c->anchored[lang], grp);
+                    continue;
+                }
+                add_alt(&alts, tr, strlen(tr));
+            }
             if (!r->triggers.len) {
                 for (size_t j = 0; j < r->entries.len; j++) {
                     ut_buf lit;
@@ -595,8 +621,12 @@ bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, s
     int rc = -1;
     for (size_t k = 0; rc < 0 && k < c->prefilter[lang].len; k++)
         rc = pcre2_match(c->prefilter[lang].items[k], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
-    for (size_t k = 0; rc < 0 && k < c->anchored[lang].len; k++)
-        rc = pcre2_match(c->anchored[lang].items[k], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK | PCRE2_ANCHORED, md, NULL);
+    for (size_t k = 0; rc < 0 && k < c->anchored[lang].len; k++) {
+        const an_re_vec *g = &c->anchored[lang].items[k];
+        rc = 0;
+        for (size_t p = 0; rc >= 0 && p < g->len; p++)
+            rc = pcre2_match(g->items[p], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
+    }
     pcre2_match_data_free(md);
     return rc >= 0;
 }

@@ -17,9 +17,8 @@ struct an_catalog {
      * gigabytes per second, but slows to tens of megabytes per second on an alternation of thirty of them. */
     an_re_vec prefilter[AN_LANG__COUNT];
     an_re_vec locality[AN_LANG__COUNT];
-    /* triggers anchored at the start of the file (`(?s)\A(?=...)(?=...)`), tried once each: kept out of the
-     * main alternation so PCRE2 can still skip ahead by its first characters */
-    an_re_vec anchored[AN_LANG__COUNT];
+    /* trigger groups: each a list of patterns that must all appear in the file */
+    UT_VEC(an_re_vec) anchored[AN_LANG__COUNT];
     pcre2_code *roots[AN_LANG__COUNT];
     bool prefilter_all[AN_LANG__COUNT];  /* some rule cannot be prefiltered */
     bool prefilter_none[AN_LANG__COUNT]; /* no rule at all for the language */
