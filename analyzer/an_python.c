@@ -35,6 +35,7 @@ typedef struct {
     UT_VEC(range) comments; /* comments that may be suppression directives */
     UT_VEC(range) cuda_guarded;     /* bodies of `if DEV == "cuda":` and the like */
     UT_VEC(range) cuda_guard_conds; /* their conditions */
+    uint32_t lo, hi;                /* the region walked and queried (everything: 0, UINT32_MAX) */
     ut_buf tmp;
 } ctx;
 
@@ -255,7 +256,9 @@ static void walk(ctx *c, TSNode root) {
         TSSymbol parent = parents.len ? parents.items[parents.len - 1] : 0;
         TSFieldId field = ts_tree_cursor_current_field_id(&cur);
         bool descend = true;
-        if (s == py->s_attribute) {
+        if (ts_node_end_byte(n) <= c->lo || ts_node_start_byte(n) >= c->hi) {
+            descend = false; /* outside the region being re-analyzed */
+        } else if (s == py->s_attribute) {
             if (!(parent == py->s_attribute && field == py->f_object)) check_chain(c, n);
         } else if (s == py->s_identifier) {
             if (!skip_identifier(py, parent, field)) check_identifier(c, n);
@@ -266,12 +269,7 @@ static void walk(ctx *c, TSNode root) {
             check_import_from(c, n); /* only aliased imports bind a CUDA-only name: `import torch.cuda.amp as a` */
             descend = false;
         } else if (s == py->s_comment) {
-            uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-            if (b - a > 8 && memmem(c->src->text + a, b - a, "xpuify:", 7)) {
-                range r = {a, b};
-                ut_vec_push(&c->comments, r);
-            }
-            descend = false;
+            descend = false; /* suppression comments: collect_directives */
         } else if (s == py->s_if) {
             check_agnostic(c, n, true);
         } else if (s == py->s_conditional) {
@@ -289,6 +287,23 @@ static void walk(ctx *c, TSNode root) {
 done:
     ut_vec_free(&parents);
     ts_tree_cursor_delete(&cur);
+}
+
+/* Comments that may be suppression directives, anywhere in the file (a directive outside the re-analyzed region
+ * still hides findings inside it): every comment token holding `xpuify:`. */
+static void collect_directives(ctx *c, TSNode root) {
+    const char *t = c->src->text, *end = t + c->src->len;
+    for (const char *p = t; (p = memmem(p, (size_t)(end - p), "xpuify:", 7)); ) {
+        uint32_t at = (uint32_t)(p - t);
+        TSNode n = ts_node_descendant_for_byte_range(root, at, at + 7);
+        if (ts_node_symbol(n) == c->py->s_comment && ts_node_end_byte(n) - ts_node_start_byte(n) > 8) {
+            range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
+            ut_vec_push(&c->comments, r);
+            p = t + r.end;
+        } else {
+            p += 7;
+        }
+    }
 }
 
 static void collect_errors(ctx *c, TSNode n) {
@@ -376,29 +391,52 @@ static bool supersedes(const an_rule *r, const char *code) {
 
 void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                        const an_fix_options *fix, an_diag_list *out) {
+    an_pyrun run = {NULL, 0, UINT32_MAX, 0, 0};
+    an_python_run(py, cat, src, en, fix, &run, out);
+}
+
+TSTree *an_python_parse(an_python *py, const an_source *src, const TSTree *old) {
     if (src->body) {
         TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
         ts_parser_set_included_ranges(py->parser, &r, 1);
+        old = NULL; /* the included range starts after the BOM: always parse from scratch */
     } else {
         ts_parser_set_included_ranges(py->parser, NULL, 0);
     }
-    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
-    if (!tree) return;
-    TSNode root = ts_tree_root_node(tree);
+    return ts_parser_parse_string(py->parser, (TSTree *)old, src->text, src->len);
+}
+
+void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
+                   const an_fix_options *fix, an_pyrun *run, an_diag_list *out) {
+    TSTree *tree = run->tree ? NULL : an_python_parse(py, src, NULL);
+    if (!run->tree && !tree) return;
+    TSNode root = ts_tree_root_node(run->tree ? run->tree : tree);
     ctx c = {0};
     c.py = py, c.cat = cat, c.src = src, c.enabled = en;
+    c.lo = run->lo, c.hi = run->hi;
     an_diag_list mine = {0};
     c.out = &mine;
     ut_buf_init(&c.tmp);
     collect_errors(&c, root);
+    collect_directives(&c, root);
     an_pyscope_collect(&c.scope, root, src->text);
     walk(&c, root);
-    an_query_run(an_catalog_queries(cat, AN_LANG_PYTHON), root, src->text, resolve_cb, &c, on_query_match, &c);
+    an_query_run_range(an_catalog_queries(cat, AN_LANG_PYTHON), root, c.lo, c.hi, src->text, resolve_cb, &c,
+                       on_query_match, &c);
     report_syntax_error(&c, root);
+    /* a re-analyzed region reports the findings that start inside it */
+    if (c.lo > 0 || c.hi < UINT32_MAX)
+        for (size_t i = 0; i < mine.len; i++) {
+            an_diag *d = &mine.items[i];
+            if (d->start >= c.lo && d->start < c.hi) continue;
+            ut_free(d->message);
+            d->message = NULL, d->rule = NULL;
+        }
     /* filter: error regions, agnostic guards, superseded findings */
     for (size_t i = 0; i < mine.len; i++) {
         an_diag *d = &mine.items[i];
         bool drop = false;
+        if (!d->rule) continue;
         if (!d->rule->builtin) {
             drop = overlaps(c.errors.items, c.errors.len, d->start, d->end) ||
                    (!d->rule->in_guarded_code && inside(c.agnostic.items, c.agnostic.len, d->start, d->end)) ||
@@ -455,7 +493,8 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     }
     mine.len = w;
     an_suppress_free(&sup);
-    if (fix && fix->target != AN_TARGET_NONE) an_pyfix_generate(fix, src, root, &c.scope, &mine);
+    run->needs = 0;
+    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, &c.scope, &mine, run->extra_needs);
     for (size_t i = 0; i < mine.len; i++) {
         an_diag_locate(&mine.items[i], src);
         ut_vec_push(out, mine.items[i]);
@@ -469,17 +508,11 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     ut_vec_free(&c.cuda_guarded);
     ut_vec_free(&c.cuda_guard_conds);
     an_pyscope_free(&c.scope);
-    ts_tree_delete(tree);
+    if (tree) ts_tree_delete(tree);
 }
 
 bool an_python_parses(an_python *py, const an_source *src) {
-    if (src->body) {
-        TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
-        ts_parser_set_included_ranges(py->parser, &r, 1);
-    } else {
-        ts_parser_set_included_ranges(py->parser, NULL, 0);
-    }
-    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+    TSTree *tree = an_python_parse(py, src, NULL);
     if (!tree) return false;
     bool ok = !ts_node_has_error(ts_tree_root_node(tree));
     ts_tree_delete(tree);

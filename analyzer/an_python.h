@@ -5,6 +5,7 @@
 #include "an_diag.h"
 #include "an_rule.h"
 #include "an_source.h"
+#include <tree_sitter/api.h>
 
 typedef struct an_python an_python; /* one per thread: owns a TSParser */
 
@@ -13,6 +14,20 @@ void an_python_free(an_python *py);
 /* enabled: indexed by rule->index, NULL = all. fix: NULL or target NONE = no fixes. */
 void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
                        const an_fix_options *fix, an_diag_list *out);
+/* The tree of src: incrementally from old when given (old edited with ts_tree_edit to match src). NULL when
+ * tree-sitter gives up. The caller deletes it. */
+TSTree *an_python_parse(an_python *py, const an_source *src, const TSTree *old);
+/* One run of the front end as an editor buffer needs it: over a tree the caller parsed, and reporting the
+ * findings of a region only (their context, such as imports, suppressions and syntax errors, still comes from
+ * the whole file). */
+typedef struct {
+    const TSTree *tree;   /* from an_python_parse, or NULL: parse src from scratch */
+    uint32_t lo, hi;      /* report the findings that start in [lo, hi); the whole file: 0, UINT32_MAX */
+    unsigned extra_needs; /* AN_NEED_* of the fixes of the findings outside [lo, hi) */
+    unsigned needs;       /* out: the needs the fixes' insertion edits were made for */
+} an_pyrun;
+void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
+                   const an_fix_options *fix, an_pyrun *run, an_diag_list *out);
 /* true when the source parses without ERROR or MISSING nodes */
 bool an_python_parses(an_python *py, const an_source *src);
 #endif
