@@ -38,7 +38,7 @@ static void scan_file(const char *path, pcre2_code *re, rw_torch_req *out) {
         if (hash) *hash = 0;
         if (pcre2_match(re, (PCRE2_SPTR)line, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) < 0) continue;
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-        int a = atoi(line + ov[4]), b = atoi(line + ov[6]);
+        int a = atoi(line + ov[6]), b = atoi(line + ov[8]); /* groups 3 and 4: major, minor */
         if (!out->known || a > out->major || (a == out->major && b > out->minor)) {
             out->known = true, out->major = a, out->minor = b;
             ut_free(out->source);
