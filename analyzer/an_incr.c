@@ -62,6 +62,18 @@ void an_incr_free(an_incr *inc) {
 const an_diag_list *an_incr_diags(const an_incr *inc) { return &inc->diags; }
 const an_incr_stats *an_incr_last(const an_incr *inc) { return &inc->last; }
 
+an_text_kind an_incr_kind_at(const an_incr *inc, uint32_t byte) {
+    if (!inc->tree || !inc->valid || byte >= inc->len) return AN_AT_CODE;
+    TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(inc->tree), byte, byte + 1);
+    for (; !ts_node_is_null(n); n = ts_node_parent(n)) {
+        if (ts_node_start_byte(n) > byte || ts_node_end_byte(n) <= byte) continue;
+        const char *t = ts_node_type(n);
+        if (!strcmp(t, "comment")) return AN_AT_COMMENT;
+        if (!strcmp(t, "string") || !strcmp(t, "string_content")) return AN_AT_STRING;
+    }
+    return AN_AT_CODE;
+}
+
 static void need_full(an_incr *inc, const char *why) {
     if (!inc->full) inc->why = why;
     inc->full = true;
@@ -370,6 +382,12 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
     if (!inc->py) inc->py = an_python_new();
     TSTree *old = inc->valid ? inc->tree : NULL;
     TSTree *tree = an_python_parse(inc->py, src, old);
+    if (old && tree && ts_node_has_error(ts_tree_root_node(tree))) {
+        /* tree-sitter's error recovery after an incremental parse can differ from a fresh parse's; a broken
+         * buffer is parsed from scratch so the editor shows exactly what `xpuify check` reports */
+        ts_tree_delete(tree);
+        tree = an_python_parse(inc->py, src, NULL);
+    }
     if (!tree) {
         drop_state(inc);
         inc->last.mode = AN_INCR_SKIPPED;

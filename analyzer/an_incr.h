@@ -32,4 +32,7 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
 /* The findings of the last analysis, sorted, with line/column filled in for the text it saw. */
 const an_diag_list *an_incr_diags(const an_incr *inc);
 const an_incr_stats *an_incr_last(const an_incr *inc);
+/* What the byte at an offset of the last analyzed text belongs to (for editors placing comments). */
+typedef enum { AN_AT_CODE = 0, AN_AT_STRING, AN_AT_COMMENT } an_text_kind;
+an_text_kind an_incr_kind_at(const an_incr *inc, uint32_t byte);
 #endif

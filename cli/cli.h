@@ -1,4 +1,4 @@
-/* cli: the command-line verbs (check, rule, version) and what they share: loading the catalog, parsing
+/* cli: the command-line verbs (check, fix, rule, lsp, version) and what they share: loading the catalog, parsing
  * --select/--ignore, exit codes. */
 #ifndef CLI_H
 #define CLI_H
@@ -11,6 +11,7 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FINDINGS = 1, CLI_EXIT_USAGE = 2 };
 int cli_check(int argc, char **argv);
 int cli_rule(int argc, char **argv);
 int cli_fix(int argc, char **argv);
+int cli_lsp(int argc, char **argv);
 
 /* Loads the built-in rules plus any YAML files under the given directories; prints errors; NULL on failure. */
 an_catalog *cli_load_catalog(const char *const *rule_dirs, size_t ndirs);

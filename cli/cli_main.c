@@ -10,6 +10,7 @@ static void usage(FILE *fp) {
             "  check [PATH...]      report CUDA-only code (default PATH: .)\n"
             "  fix [PATH...]        rewrite it into device-agnostic code (--diff to preview)\n"
             "  rule CODE|NAME       explain a rule; `rule --all [--format json|markdown]` lists them\n"
+            "  lsp                  run the language server on stdin/stdout (see docs/editors.md)\n"
             "  version              print the version\n"
             "  help                 this text\n\n"
             "Run `xpuify <command> --help` for a command's options.\n"
@@ -23,6 +24,7 @@ int main(int argc, char **argv) {
     if (!strcmp(verb, "check")) return cli_check(argc - 1, argv + 1);
     if (!strcmp(verb, "rule")) return cli_rule(argc - 1, argv + 1);
     if (!strcmp(verb, "fix")) return cli_fix(argc - 1, argv + 1);
+    if (!strcmp(verb, "lsp")) return cli_lsp(argc - 1, argv + 1);
     if (!strcmp(verb, "version") || !strcmp(verb, "--version") || !strcmp(verb, "-V")) {
         printf("xpuify %s\n", XPUIFY_VERSION);
         return 0;
