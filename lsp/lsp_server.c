@@ -6,6 +6,7 @@
 #include "../analyzer/an_suppress.h"
 #include "lsp_io.h"
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -497,6 +498,14 @@ static void handle(lsp_server *s, cJSON *msg, cancel_set *cancelled) {
         lsp_hover(s, id, params);
     } else if (request && !strcmp(method, "workspace/executeCommand")) {
         lsp_execute_command(s, id, params);
+    } else if (request && !strcmp(method, "xpuify/stats")) {
+        /* for tests and bug reports: heap in use and how analyses ran */
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddNumberToObject(r, "heapBytes", (double)mallinfo2().uordblks);
+        cJSON_AddNumberToObject(r, "documents", (double)s->docs.items.len);
+        cJSON_AddNumberToObject(r, "analyses", (double)s->analyses);
+        cJSON_AddNumberToObject(r, "regionAnalyses", (double)s->region_analyses);
+        lsp_rpc_reply(&s->rpc, id, r);
     } else if (request) {
         lsp_rpc_error(&s->rpc, id, LSP_METHOD_NOT_FOUND, "xpuify does not implement %s", method);
     } else if (strncmp(method, "$/", 2)) {
