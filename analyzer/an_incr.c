@@ -30,6 +30,10 @@ struct an_incr {
     uint32_t len;          /* length of the text after the recorded edits */
     uint64_t opt_sig;      /* the options of the last analysis */
     unsigned needs;        /* what its fixes' shared insertion edits were made for (AN_NEED_*) */
+    an_pyscope scope;      /* the import bindings of the last full analysis (edits that reach imports force one) */
+    bool have_scope;
+    bool provisional;      /* the last analysis used an incrementally parsed tree with syntax errors */
+    bool unparsed;         /* the tree carries inert edits (see inert) not parsed yet */
     an_incr_stats last;
 };
 
@@ -46,6 +50,10 @@ static void drop_state(an_incr *inc) {
     ut_vec_free(&inc->errors);
     ut_vec_free(&inc->dirty);
     ut_buf_free(&inc->removed);
+    if (inc->have_scope) an_pyscope_free(&inc->scope);
+    inc->have_scope = false;
+    inc->provisional = false;
+    inc->unparsed = false;
     inc->valid = false;
     inc->full = false;
 }
@@ -61,6 +69,16 @@ void an_incr_free(an_incr *inc) {
 
 const an_diag_list *an_incr_diags(const an_incr *inc) { return &inc->diags; }
 const an_incr_stats *an_incr_last(const an_incr *inc) { return &inc->last; }
+
+bool an_incr_provisional(const an_incr *inc) { return inc->provisional; }
+const TSTree *an_incr_tree(const an_incr *inc) { return inc->valid && !inc->unparsed ? inc->tree : NULL; }
+
+void an_incr_settle(an_incr *inc, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
+                    const an_fix_options *fix) {
+    if (!inc->provisional) return;
+    drop_state(inc); /* a fresh parse and a full analysis */
+    an_incr_analyze(inc, cat, lang, src, en, fix);
+}
 
 an_text_kind an_incr_kind_at(const an_incr *inc, uint32_t byte) {
     if (!inc->tree || !inc->valid || byte >= inc->len) return AN_AT_CODE;
@@ -220,6 +238,44 @@ static bool directives_touch(const an_source *src, uint32_t lo, uint32_t hi) {
     return touch;
 }
 
+static bool all_space(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') return false;
+    return true;
+}
+
+/* An edit that cannot change any finding: whitespace added or removed where Python ignores it (on a blank line,
+ * or at the end of a line of code: a new blank line, trailing spaces), in a buffer without syntax errors, away
+ * from any finding and fix edit, not after a line continuation. Pressing Enter and indenting are such edits;
+ * they need no re-parse, only the shift of positions. */
+static bool inert(const an_incr *inc, const char *t, uint32_t len, uint32_t start, uint32_t old_end, const char *ins,
+                  uint32_t ins_len) {
+    if (!inc->tree || inc->full || inc->dirty.len || ts_node_has_error(ts_tree_root_node(inc->tree))) return false;
+    if (!all_space(t + start, old_end - start) || !all_space(ins, ins_len)) return false;
+    uint32_t le = old_end;
+    while (le < len && t[le] != '\n' && t[le] != '\r') le++;
+    if (!all_space(t + old_end, le - old_end)) return false;      /* code after the edit on its line */
+    uint32_t ls = start;
+    while (ls > 0 && t[ls - 1] != '\n' && t[ls - 1] != '\r') ls--;
+    if (all_space(t + ls, start - ls) && ls > 0) {
+        /* a blank line: the one above must not continue into it */
+        uint32_t p = ls;
+        while (p > 0 && (t[p - 1] == '\n' || t[p - 1] == '\r')) p--;
+        if (p > 0 && t[p - 1] == '\\') return false;
+    }
+    if (start > 0 && t[start - 1] == '\\') return false;
+    if (an_incr_kind_at(inc, start) != AN_AT_CODE || (old_end > start && an_incr_kind_at(inc, old_end - 1) != AN_AT_CODE))
+        return false;
+    for (size_t i = 0; i < inc->diags.len; i++) {
+        const an_diag *d = &inc->diags.items[i];
+        if (d->start <= old_end && d->end >= start) return false;
+        if (!d->fix) continue;
+        for (size_t k = 0; k < d->fix->edits.len; k++)
+            if (d->fix->edits.items[k].start <= old_end + 1 && d->fix->edits.items[k].end >= start) return false;
+    }
+    return true;
+}
+
 void an_incr_edit(an_incr *inc, const char *old_text, uint32_t old_len, uint32_t start, uint32_t old_end,
                   const char *ins, uint32_t ins_len) {
     if (!inc->valid) return;
@@ -228,6 +284,7 @@ void an_incr_edit(an_incr *inc, const char *old_text, uint32_t old_len, uint32_t
         return;
     }
     uint32_t new_end = start + ins_len;
+    bool blank = inert(inc, old_text, old_len, start, old_end, ins, ins_len);
     /* what the edit removed may have held context (the inserted text is checked at analysis time) */
     uint32_t ws = start > 40 ? start - 40 : 0, we = old_end + 40 < old_len ? old_end + 40 : old_len;
     if (has_context_word(old_text + ws, we - ws)) need_full(inc, "the edit touched imports, suppressions or the device definition");
@@ -248,10 +305,11 @@ void an_incr_edit(an_incr *inc, const char *old_text, uint32_t old_len, uint32_t
         e.new_end_point = point_after(e.start_point, ins, ins_len);
         ts_tree_edit(inc->tree, &e);
     }
+    if (blank) inc->unparsed = true;
     for (size_t i = 0; i < inc->dirty.len; i++) map_span(&inc->dirty.items[i], start, old_end, new_end);
     span d = {start, new_end};
-    ut_vec_push(&inc->dirty, d);
-    if (old_units.start <= old_units.end) {
+    if (!blank) ut_vec_push(&inc->dirty, d);
+    if (!blank && old_units.start <= old_units.end) {
         map_span(&old_units, start, old_end, new_end);
         ut_vec_push(&inc->dirty, old_units);
     }
@@ -355,8 +413,10 @@ static bool region(an_incr *inc, TSTree *old, TSTree *tree, span *r) {
 static void full_run(an_incr *inc, const an_catalog *cat, const an_source *src, const bool *en,
                      const an_fix_options *fix, const char *why) {
     an_diag_list_free(&inc->diags);
-    an_pyrun run = {inc->tree, 0, UINT32_MAX, 0, 0};
+    if (inc->have_scope) an_pyscope_free(&inc->scope);
+    an_pyrun run = {inc->tree, 0, UINT32_MAX, 0, 0, NULL, &inc->scope};
     an_python_run(inc->py, cat, src, en, fix, &run, &inc->diags);
+    inc->have_scope = true;
     inc->needs = run.needs;
     inc->last.mode = AN_INCR_FULL;
     inc->last.why = why;
@@ -380,14 +440,19 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
         return;
     }
     if (!inc->py) inc->py = an_python_new();
+    if (inc->valid && !inc->full && !inc->dirty.len && inc->tree && !src->body) {
+        /* nothing but inert edits since the last analysis: the findings stand, shifted */
+        ut_buf_clear(&inc->removed);
+        locate_all(&inc->diags, src);
+        inc->last.mode = AN_INCR_UNCHANGED;
+        return;
+    }
+    inc->unparsed = false;
     TSTree *old = inc->valid ? inc->tree : NULL;
     TSTree *tree = an_python_parse(inc->py, src, old);
-    if (old && tree && ts_node_has_error(ts_tree_root_node(tree))) {
-        /* tree-sitter's error recovery after an incremental parse can differ from a fresh parse's; a broken
-         * buffer is parsed from scratch so the editor shows exactly what `xpuify check` reports */
-        ts_tree_delete(tree);
-        tree = an_python_parse(inc->py, src, NULL);
-    }
+    /* tree-sitter's error recovery after an incremental parse can differ from a fresh parse's: such a result is
+     * provisional until an_incr_settle */
+    inc->provisional = old && tree && ts_node_has_error(ts_tree_root_node(tree));
     if (!tree) {
         drop_state(inc);
         inc->last.mode = AN_INCR_SKIPPED;
@@ -462,7 +527,8 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
     for (size_t i = 0; i < inc->diags.len; i++)
         if (inc->diags.items[i].fix) outside |= inc->diags.items[i].fix->needs;
     an_diag_list fresh = {0};
-    an_pyrun run = {tree, r.start, r.end, outside, 0};
+    /* the region holds no import (context_words): the bindings of the last full analysis still hold */
+    an_pyrun run = {tree, r.start, r.end, outside, 0, inc->have_scope ? &inc->scope : NULL, NULL};
     an_python_run(inc->py, cat, src, en, fix, &run, &fresh);
     if (run.needs != inc->needs) {
         /* the file's fixes now need other imports or definitions: every fix's insertion edits change */

@@ -717,6 +717,10 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     }
     ut_free(nds);
     ut_free(f.dev);
+    /* what the insertion edits hold, as requirement_edits decides it */
+    bool need_torch = (all.torch || (all.dev && o.target == AN_TARGET_ACCELERATOR)) && !f.has_torch;
+    bool need_dev = all.dev && o.target == AN_TARGET_ACCELERATOR && !f.has_dev;
+    bool need_helper = (all.helper || (all.dev && o.target == AN_TARGET_COMPAT)) && !f.has_helper;
     ut_free(f.dev_name);
-    return (all.torch ? AN_NEED_TORCH : 0) | (all.dev ? AN_NEED_DEV : 0) | (all.helper ? AN_NEED_HELPER : 0);
+    return (need_torch ? AN_NEED_TORCH : 0) | (need_dev ? AN_NEED_DEV : 0) | (need_helper ? AN_NEED_HELPER : 0);
 }

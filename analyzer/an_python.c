@@ -391,7 +391,7 @@ static bool supersedes(const an_rule *r, const char *code) {
 
 void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                        const an_fix_options *fix, an_diag_list *out) {
-    an_pyrun run = {NULL, 0, UINT32_MAX, 0, 0};
+    an_pyrun run = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL};
     an_python_run(py, cat, src, en, fix, &run, out);
 }
 
@@ -419,7 +419,8 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     ut_buf_init(&c.tmp);
     collect_errors(&c, root);
     collect_directives(&c, root);
-    an_pyscope_collect(&c.scope, root, src->text);
+    if (run->scope) c.scope = *run->scope;
+    else an_pyscope_collect(&c.scope, root, src->text);
     walk(&c, root);
     an_query_run_range(an_catalog_queries(cat, AN_LANG_PYTHON), root, c.lo, c.hi, src->text, resolve_cb, &c,
                        on_query_match, &c);
@@ -507,7 +508,9 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     ut_vec_free(&c.comments);
     ut_vec_free(&c.cuda_guarded);
     ut_vec_free(&c.cuda_guard_conds);
-    an_pyscope_free(&c.scope);
+    if (run->scope) {} /* borrowed */
+    else if (run->keep_scope) *run->keep_scope = c.scope;
+    else an_pyscope_free(&c.scope);
     if (tree) ts_tree_delete(tree);
 }
 

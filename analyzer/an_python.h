@@ -3,6 +3,7 @@
 #ifndef AN_PYTHON_H
 #define AN_PYTHON_H
 #include "an_diag.h"
+#include "an_resolve.h"
 #include "an_rule.h"
 #include "an_source.h"
 #include <tree_sitter/api.h>
@@ -25,6 +26,10 @@ typedef struct {
     uint32_t lo, hi;      /* report the findings that start in [lo, hi); the whole file: 0, UINT32_MAX */
     unsigned extra_needs; /* AN_NEED_* of the fixes of the findings outside [lo, hi) */
     unsigned needs;       /* out: the needs the fixes' insertion edits were made for */
+    /* The file's import bindings: an earlier run's may be reused while [lo, hi) holds no import statement (only
+     * names and qualified names are read from them then). NULL: collected from the tree. */
+    const an_pyscope *scope;
+    an_pyscope *keep_scope; /* out, when not NULL and scope is NULL: the bindings collected (caller frees) */
 } an_pyrun;
 void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
                    const an_fix_options *fix, an_pyrun *run, an_diag_list *out);

@@ -65,7 +65,38 @@ static cJSON *diag_array(lsp_server *s, lsp_doc *doc) {
     return arr;
 }
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
+
+/* What a publication says, as a hash: the version and every finding with its fix. */
+static uint64_t findings_hash(const lsp_doc *doc, const an_diag_list *l) {
+    uint64_t h = fnv(1469598103934665603ull, &doc->version, sizeof doc->version);
+    h = fnv(h, &l->len, sizeof l->len);
+    for (size_t i = 0; i < l->len; i++) {
+        const an_diag *d = &l->items[i];
+        h = fnv(h, d->rule->code, strlen(d->rule->code));
+        h = fnv(h, &d->start, sizeof d->start);
+        h = fnv(h, &d->end, sizeof d->end);
+        if (d->message) h = fnv(h, d->message, strlen(d->message));
+        if (!d->fix) continue;
+        for (size_t k = 0; k < d->fix->edits.len; k++) {
+            const an_edit *e = &d->fix->edits.items[k];
+            h = fnv(h, &e->start, sizeof e->start);
+            h = fnv(h, &e->end, sizeof e->end);
+            if (e->text) h = fnv(h, e->text, strlen(e->text));
+        }
+    }
+    return h;
+}
+
 void lsp_publish(lsp_server *s, lsp_doc *doc) {
+    const an_diag_list *l = lsp_findings(s, doc);
+    uint64_t h = findings_hash(doc, l);
+    if (h == doc->published && doc->published) return; /* the client has exactly this */
+    doc->published = h;
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "uri", doc->uri);
     cJSON_AddNumberToObject(p, "version", doc->version);

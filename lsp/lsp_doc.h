@@ -30,6 +30,8 @@ typedef struct lsp_doc {
     long long max_file_size;
     int debounce_ms;
     bool usable;            /* the findings describe the text (false: too large, not analyzable) */
+    double settle_ms;       /* when to settle a provisional analysis (0: nothing to settle) */
+    uint64_t published;     /* hash of the findings last published */
 } lsp_doc;
 
 typedef struct {

@@ -14,6 +14,8 @@
 #include <time.h>
 
 #define SALVAGE_IDLE_MS 500
+/* how long the user must pause before a provisional analysis (syntax errors, incremental tree) is settled */
+#define SETTLE_IDLE_MS 300
 
 static double now_ms(void) {
     struct timespec t;
@@ -204,10 +206,17 @@ bool lsp_analyze(lsp_server *s, lsp_doc *doc) {
         return false;
     }
     doc->skipped = false;
+    double t0 = now_ms();
     an_incr_analyze(doc->inc, s->opt->cat, doc->lang, &doc->src, doc->enabled, &doc->fix);
+    doc->settle_ms = an_incr_provisional(doc->inc) ? now_ms() + SETTLE_IDLE_MS : 0;
     const an_incr_stats *st = an_incr_last(doc->inc);
+    if (s->opt->log) /* the log file only: one line per analysis would flood the client */
+        fprintf(s->opt->log, "xpuify lsp: %s v%d: %s analysis %u-%u of %u bytes%s in %.2f ms%s%s\n", doc->src.path,
+                doc->version, st->mode == AN_INCR_REGION ? "region" : st->mode == AN_INCR_FULL ? "full" : "no",
+                st->lo, st->hi, doc->src.len, an_incr_provisional(doc->inc) ? " (provisional)" : "", now_ms() - t0,
+                st->why ? ": " : "", st->why ? st->why : "");
     s->analyses++;
-    if (st->mode == AN_INCR_REGION) s->region_analyses++;
+    if (st->mode == AN_INCR_REGION || st->mode == AN_INCR_UNCHANGED) s->region_analyses++;
     else if (st->mode == AN_INCR_FULL && st->why)
         lsp_log(s, LSP_LOG_DEBUG, "%s: full analysis (%s)", doc->src.path, st->why);
     doc->usable = true;
@@ -221,17 +230,30 @@ const an_diag_list *lsp_findings(lsp_server *s, lsp_doc *doc) {
 /* Push mode: analyze and publish the documents whose debounce has passed. Returns ms until the next one is
  * due, or -1. */
 static double run_due(lsp_server *s) {
-    if (s->pull || !s->initialized) return -1;
+    if (!s->initialized) return -1;
     double next = -1, now = now_ms();
     for (size_t i = 0; i < s->docs.items.len; i++) {
         lsp_doc *d = s->docs.items.items[i];
-        if (!d->pending) continue;
-        if (d->due_ms > now) {
-            double wait = d->due_ms - now;
-            if (next < 0 || wait < next) next = wait;
-            continue;
+        if (d->pending && !s->pull) {
+            if (d->due_ms > now) {
+                double wait = d->due_ms - now;
+                if (next < 0 || wait < next) next = wait;
+                continue;
+            }
+            lsp_publish(s, d);
         }
-        lsp_publish(s, d);
+        if (!d->pending && d->settle_ms > 0) {
+            if (d->settle_ms > now) {
+                double wait = d->settle_ms - now;
+                if (next < 0 || wait < next) next = wait;
+                continue;
+            }
+            /* the user paused on a broken buffer: replace the provisional result by the fresh analysis */
+            d->settle_ms = 0;
+            an_incr_settle(d->inc, s->opt->cat, d->lang, &d->src, d->enabled, &d->fix);
+            if (!s->pull) lsp_publish(s, d); /* only when the findings changed */
+            else if (s->pull_refresh) lsp_rpc_request(&s->rpc, "workspace/diagnostic/refresh", NULL, NULL, NULL);
+        }
     }
     return next;
 }

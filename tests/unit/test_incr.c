@@ -1,19 +1,22 @@
 /* Unit tests for an_incr: over random edit sequences (typing, deleting, pasting statements, imports and
  * suppression comments) on the labelled fixtures and a long synthetic module, the incremental analysis must
- * give exactly what a fresh analysis of the same text gives: findings, positions, messages and fixes. The test
- * also checks that region re-analysis really happens (most typing edits) and that it covers little text. */
+ * give exactly what a full analysis of the same tree gives, and, once settled, what a fresh analysis of the
+ * same text gives: findings, positions, messages and fixes. The test also checks that region re-analysis really
+ * happens (most typing edits) and that it covers little text. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include "../../analyzer/an_engine.h"
 #include "../../analyzer/an_incr.h"
+#include "../../analyzer/an_python.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static an_catalog *cat;
+static an_python *py;
 static int steps = 12; /* analyses per fixture file and target */
 
 static uint64_t rng = 88172645463325252ull;
@@ -83,7 +86,8 @@ static void same(const an_diag_list *a, const an_diag_list *b, const char *text,
 static const char *const snippets[] = {
     "torch.cuda.synchronize()\n", "x = t.cuda()\n", "y = torch.zeros(2, device=\"cuda\")\n", "\n", "    ", "(", ")",
     ":", "torch.cuda.", "empty_cache()", "\"cuda\"", "import torch.cuda as tc\n", "tc.synchronize()\n",
-    "  # xpuify: ignore[XPU202]", "# xpuify: disable[XPU101]\n", "# xpuify: enable[XPU101]\n",
+    "  # xpuify: ignore[XPU202]", "# xpuify: disable[XPU101]\n", "# xpuify: enable[XPU101]\n", "\n    ", "  ",
+    "\n\n",
     "if DEV == \"cuda\":\n    torch.cuda.ipc_collect()\n", "def f(torch):\n    return torch.cuda.is_available()\n",
     "class M:\n    def g(self):\n        return self.cuda()\n", "\"\"\"", "DEVICE_TYPE = 1\n",
     "dist.init_process_group(backend=\"nccl\")\n", "with torch.cuda.amp.autocast():\n    pass\n", "é", "𝔁",
@@ -111,51 +115,57 @@ static uint32_t pos(const char *t, size_t len) {
 }
 
 typedef struct {
-    int analyses, regions;
+    int analyses, regions, unchanged;
     uint64_t region_bytes, text_bytes;
 } tally;
 
-/* Someone typing statements into function bodies one keystroke at a time, then keeping or erasing them. */
+/* Someone typing statements into function bodies one keystroke at a time: Enter at the end of a line, the
+ * statement (indentation included), then erasing it and the line again, or keeping it. */
 static const char *const typed[] = {
-    "    torch.cuda.synchronize()\n", "    z = y.cuda()\n", "    print(y, \"é\")\n",
-    "    w = torch.zeros(1, device=\"cuda\")\n", "    if y:\n        torch.cuda.empty_cache()\n",
-    "    k = torch.cuda.device_count() + len(x)\n",
+    "    torch.cuda.synchronize()", "    z = y.cuda()", "    print(y, \"é\")",
+    "    w = torch.zeros(1, device=\"cuda\")", "    if y:\n        torch.cuda.empty_cache()",
+    "    k = torch.cuda.device_count() + len(x)", "    ", "",
 };
 
 typedef struct {
     const char *snippet;
-    uint32_t at, done; /* where it goes and how many bytes are in */
+    uint32_t at, done; /* where it goes (after the new line break) and how many bytes are in */
     bool erasing;
 } typist;
 
 static void type_some(an_incr *inc, char **text, size_t *len, typist *ty) {
     if (!ty->snippet) {
-        /* before a random `    return` line */
+        /* Enter at the end of the line above a random `    return` line */
         uint32_t p = pos(*text, *len);
         char *r = strstr(*text + p, "\n    return");
         if (!r) r = strstr(*text, "\n    return");
         ty->snippet = typed[rnd(sizeof typed / sizeof *typed)];
-        ty->at = (uint32_t)(r - *text) + 1;
+        uint32_t nl = (uint32_t)(r - *text);
+        edit(inc, text, len, nl, nl, "\n", 1);
+        ty->at = nl + 1;
         ty->done = 0;
         ty->erasing = false;
+        return;
     }
     size_t m = strlen(ty->snippet);
     for (uint32_t k = 1 + rnd(2); k > 0; k--) {
-        if (!ty->erasing) {
+        if (!ty->erasing && ty->done < m) {
             uint32_t n = 1;
             while (ty->done + n < m && ((unsigned char)ty->snippet[ty->done + n] & 0xC0) == 0x80) n++;
             edit(inc, text, len, ty->at + ty->done, ty->at + ty->done, ty->snippet + ty->done, n);
             ty->done += n;
-            if (ty->done == m) {
-                if (rnd(2)) { ty->snippet = NULL; return; }
-                ty->erasing = true;
-            }
-        } else {
+        } else if (!ty->erasing) {
+            if (rnd(2)) { ty->snippet = NULL; return; } /* keep it */
+            ty->erasing = true;
+        } else if (ty->done) {
             uint32_t n = 1;
             while (n < ty->done && ((unsigned char)ty->snippet[ty->done - n] & 0xC0) == 0x80) n++;
             edit(inc, text, len, ty->at + ty->done - n, ty->at + ty->done, "", 0);
             ty->done -= n;
-            if (!ty->done) { ty->snippet = NULL; return; }
+        } else {
+            edit(inc, text, len, ty->at - 1, ty->at, "", 0); /* join the empty line again */
+            ty->snippet = NULL;
+            return;
         }
     }
 }
@@ -171,14 +181,31 @@ static void session(const char *path, const char *initial, size_t len, int steps
         an_source src;
         an_source_init_mem(&src, path, text, len);
         an_incr_analyze(inc, cat, AN_LANG_PYTHON, &src, NULL, fo);
-        an_diag_list fresh = {0};
-        an_engine_analyze_source(cat, AN_LANG_PYTHON, &src, NULL, fo, &fresh);
-        same(an_incr_diags(inc), &fresh, text, step);
         const an_incr_stats *st = an_incr_last(inc);
+        an_incr_stats last = *st;
+        /* the region re-analysis and merge equal a full analysis of the same tree */
+        if (an_incr_tree(inc)) {
+            an_diag_list whole = {0};
+            an_pyrun run = {an_incr_tree(inc), 0, UINT32_MAX, 0, 0, NULL, NULL};
+            an_python_run(py, cat, &src, NULL, fo, &run, &whole);
+            same(an_incr_diags(inc), &whole, text, step);
+            an_diag_list_free(&whole);
+        }
+        /* and a fresh analysis of the text, once settled */
+        bool prov = an_incr_provisional(inc);
+        if (prov && rnd(2)) an_incr_settle(inc, cat, AN_LANG_PYTHON, &src, NULL, fo), prov = false;
+        if (!prov) {
+            an_diag_list fresh = {0};
+            an_engine_analyze_source(cat, AN_LANG_PYTHON, &src, NULL, fo, &fresh);
+            same(an_incr_diags(inc), &fresh, text, step);
+            an_diag_list_free(&fresh);
+        }
+        st = &last;
         tl->analyses++;
         if (getenv("INCR_DEBUG")) fprintf(stderr, "step %d: %s %s\n", step, st->mode == AN_INCR_REGION ? "region" : "full", st->why ? st->why : "");
-        if (st->mode == AN_INCR_REGION) tl->regions++, tl->region_bytes += st->hi - st->lo, tl->text_bytes += len;
-        an_diag_list_free(&fresh);
+        if (st->mode == AN_INCR_REGION || st->mode == AN_INCR_UNCHANGED)
+            tl->regions++, tl->region_bytes += st->hi - st->lo, tl->text_bytes += len;
+        if (st->mode == AN_INCR_UNCHANGED) tl->unchanged++;
         an_source_free(&src);
         if (typing) {
             type_some(inc, &text, &len, &ty);
@@ -280,8 +307,9 @@ static void long_module(void **s) {
     fo.target = AN_TARGET_COMPAT;
     tally tl = {0};
     session("big.py", t, n, steps * 10, &fo, &tl, true);
-    fprintf(stderr, "# long module: %d analyses, %d regions, mean region %.1f%% of the text\n", tl.analyses,
-            tl.regions, tl.regions ? 100.0 * (double)tl.region_bytes / (double)tl.text_bytes : 0.0);
+    fprintf(stderr, "# long module: %d analyses, %d incremental (%d without a re-parse), mean region %.1f%% of the text\n",
+            tl.analyses, tl.regions, tl.unchanged, tl.regions ? 100.0 * (double)tl.region_bytes / (double)tl.text_bytes : 0.0);
+    assert_true(tl.unchanged > 0);
     assert_true(tl.regions * 10 > tl.analyses * 9);
     assert_true(tl.region_bytes * 100 < tl.text_bytes);
 }
@@ -311,6 +339,7 @@ static int setup(void **s) {
     cat = an_catalog_new();
     ut_buf err;
     ut_buf_init(&err);
+    py = an_python_new();
     int n = an_catalog_load_builtin(cat, &err);
     if (!n) n = an_catalog_finalize(cat, &err);
     ut_buf_free(&err);
@@ -320,6 +349,7 @@ static int setup(void **s) {
 static int teardown(void **s) {
     (void)s;
     an_catalog_free(cat);
+    an_python_free(py);
     return 0;
 }
 
