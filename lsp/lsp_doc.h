@@ -29,6 +29,7 @@ typedef struct lsp_doc {
     bool unsafe_fixes;      /* fix-all applies unsafe fixes too */
     long long max_file_size;
     int debounce_ms;
+    bool incremental;       /* false: every analysis from scratch */
     bool usable;            /* the findings describe the text (false: too large, not analyzable) */
     double settle_ms;       /* when to settle a provisional analysis (0: nothing to settle) */
     uint64_t published;     /* hash of the findings last published */

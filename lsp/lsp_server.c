@@ -150,6 +150,7 @@ static void resolve_settings(lsp_server *s, lsp_doc *doc) {
     doc->unsafe_fixes = eff.unsafe_fixes > 0;
     doc->max_file_size = eff.max_file_size >= 0 ? eff.max_file_size : LSP_DEFAULT_MAX_FILE_SIZE;
     doc->debounce_ms = eff.debounce_ms >= 0 ? eff.debounce_ms : LSP_DEFAULT_DEBOUNCE_MS;
+    doc->incremental = eff.incremental != 0;
     doc->settings_ready = true;
     ut_free(origin);
     ut_free(error);
@@ -207,6 +208,7 @@ bool lsp_analyze(lsp_server *s, lsp_doc *doc) {
     }
     doc->skipped = false;
     double t0 = now_ms();
+    if (!doc->incremental) an_incr_reset(doc->inc);
     an_incr_analyze(doc->inc, s->opt->cat, doc->lang, &doc->src, doc->enabled, &doc->fix);
     doc->settle_ms = an_incr_provisional(doc->inc) ? now_ms() + SETTLE_IDLE_MS : 0;
     const an_incr_stats *st = an_incr_last(doc->inc);

@@ -8,6 +8,7 @@ void lsp_settings_init(lsp_settings *s) {
     s->unsafe_fixes = -1;
     s->max_file_size = -1;
     s->debounce_ms = -1;
+    s->incremental = -1;
 }
 
 void lsp_settings_free(lsp_settings *s) {
@@ -34,6 +35,7 @@ void lsp_settings_merge(lsp_settings *b, const lsp_settings *o) {
     if (o->unsafe_fixes >= 0) b->unsafe_fixes = o->unsafe_fixes;
     if (o->max_file_size >= 0) b->max_file_size = o->max_file_size;
     if (o->debounce_ms >= 0) b->debounce_ms = o->debounce_ms;
+    if (o->incremental >= 0) b->incremental = o->incremental;
 }
 
 /* A list given as an array of strings or one comma-separated string. */
@@ -103,8 +105,11 @@ void lsp_settings_from_json(lsp_settings *s, const cJSON *obj, ut_buf *warn) {
         } else if (!strcmp(k, "debounceMs")) {
             ok = cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 10000;
             if (ok) s->debounce_ms = (int)v->valuedouble;
+        } else if (!strcmp(k, "incremental")) {
+            ok = cJSON_IsBool(v);
+            if (ok) s->incremental = cJSON_IsTrue(v);
         } else {
-            if (warn) ut_buf_printf(warn, "unknown setting `%s` (known: select, ignore, target, torchVersion, helperModule, unsafeFixes, maxFileSize, debounceMs)\n", k);
+            if (warn) ut_buf_printf(warn, "unknown setting `%s` (known: select, ignore, target, torchVersion, helperModule, unsafeFixes, maxFileSize, debounceMs, incremental)\n", k);
             continue;
         }
         if (!ok && warn) ut_buf_printf(warn, "setting `%s` has a bad value; ignored\n", k);

@@ -17,6 +17,7 @@ typedef struct {
     int unsafe_fixes;       /* fix-all applies unsafe fixes too; -1: not set */
     long long max_file_size; /* bytes; -1: not set */
     int debounce_ms;        /* -1: not set */
+    int incremental;        /* 0: analyze every buffer from scratch (a troubleshooting switch); -1: not set */
 } lsp_settings;
 
 void lsp_settings_init(lsp_settings *s);   /* every value unset */
