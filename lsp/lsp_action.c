@@ -240,7 +240,7 @@ void lsp_code_action(lsp_server *s, const cJSON *id, const cJSON *params) {
     }
     /* fix-all when asked for by kind, or offered beside the quick fixes when something is fixable */
     bool asked = cJSON_IsArray(only) && cJSON_GetArraySize(only) > 0 && wanted(only, KIND_FIX_ALL);
-    if (asked || (!cJSON_GetArraySize(only) && any_fixable)) {
+    if (doc->usable && (asked || (!cJSON_GetArraySize(only) && any_fixable))) {
         cJSON *fa = fix_all_action(s, doc);
         if (fa) cJSON_AddItemToArray(actions, fa);
     }
@@ -292,6 +292,7 @@ void lsp_execute_command(lsp_server *s, const cJSON *id, const cJSON *params) {
         return;
     }
     if (!s->apply_edit) { lsp_rpc_error(&s->rpc, id, LSP_REQUEST_FAILED, "the client cannot apply edits (workspace/applyEdit)"); return; }
+    if (!lsp_analyze(s, doc)) { lsp_rpc_error(&s->rpc, id, LSP_REQUEST_FAILED, "%s is not analyzed (too large, or not a language xpuify reads)", doc->uri); return; }
     an_edit e;
     char *fixed;
     size_t n;

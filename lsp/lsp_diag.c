@@ -94,6 +94,7 @@ static uint64_t findings_hash(const lsp_doc *doc, const an_diag_list *l) {
 
 void lsp_publish(lsp_server *s, lsp_doc *doc) {
     const an_diag_list *l = lsp_findings(s, doc);
+    doc->pending = false;
     uint64_t h = findings_hash(doc, l);
     if (h == doc->published && doc->published) return; /* the client has exactly this */
     doc->published = h;

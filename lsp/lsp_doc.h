@@ -14,8 +14,8 @@ typedef struct lsp_doc {
     bool analyzable;    /* a language xpuify reads */
     int version;
     an_incr *inc;
-    bool pending;       /* changed since the last analysis */
-    double due_ms;      /* when the pending analysis may run (debounce) */
+    bool pending;       /* push mode: changed since the last publication */
+    double due_ms;      /* when the owed publication (and its analysis) may run (debounce) */
     uint64_t analyzed_gen; /* the generation the findings describe */
     uint64_t gen;          /* bumped by every change of text or settings */
     bool skipped;          /* too large to analyze (logged once) */

@@ -195,7 +195,6 @@ bool lsp_analyze(lsp_server *s, lsp_doc *doc) {
     if (!doc->settings_ready) resolve_settings(s, doc);
     if (doc->analyzed_gen == doc->gen && doc->settings_ready) return doc->usable;
     doc->analyzed_gen = doc->gen;
-    doc->pending = false;
     doc->usable = false;
     if (!doc->analyzable) return false;
     if ((long long)doc->src.len > doc->max_file_size) {
@@ -244,7 +243,7 @@ static double run_due(lsp_server *s) {
             }
             lsp_publish(s, d);
         }
-        if (!d->pending && d->settle_ms > 0) {
+        if ((s->pull || !d->pending) && d->settle_ms > 0) {
             if (d->settle_ms > now) {
                 double wait = d->settle_ms - now;
                 if (next < 0 || wait < next) next = wait;
@@ -289,6 +288,7 @@ static void on_initialize(lsp_server *s, const cJSON *id, const cJSON *params) {
     bool offset_ext = false;
     s->enc = LSP_ENC_UTF16;
     if (has_string(encs, "utf-8")) s->enc = LSP_ENC_UTF8;
+    else if (has_string(encs, "utf-32")) s->enc = LSP_ENC_UTF32;
     else if (!cJSON_IsArray(encs) && has_string(path_get(caps, "offsetEncoding"), "utf-8"))
         s->enc = LSP_ENC_UTF8, offset_ext = true; /* clangd's extension, before positionEncodings existed */
     s->pull = cJSON_IsObject(path_get(caps, "textDocument.diagnostic"));

@@ -23,11 +23,12 @@ def summary(diags):
 
 
 def test_publishes_what_check_reports(d):
-    write("train.py", CUDA)
+    text = CUDA + "s = '𝔁é'; torch.cuda.synchronize()  # non-ASCII before a finding\n"
+    write("train.py", text)
     s = Server()
     s.initialize({"general": {"positionEncodings": ["utf-32"]}})  # code points: like check's columns
     uri = uri_of("train.py")
-    s.open(uri, CUDA)
+    s.open(uri, text)
     diags = s.diagnostics(uri, version=1)
     got = summary(diags)
     want = sorted((f["code"], f["line"] - 1, f["column"] - 1, f["end_line"] - 1, f["end_column"] - 1)
@@ -40,6 +41,7 @@ def test_publishes_what_check_reports(d):
         check(x["message"], "a message")
         check("fix" in x["data"] and "name" in x["data"], "data carries the fix", x)
     by = {x["code"]: x for x in diags}
+    eq(len(got), 4)
     eq(by["XPU202"]["data"]["fix"]["applicability"], "safe")
     eq(by["XPU101"]["data"]["fix"]["applicability"], "unsafe")
     check(any(e["newText"] == "xpuify_device.synchronize" for e in by["XPU202"]["data"]["fix"]["edits"]), "the fix's edits", by["XPU202"])
@@ -92,6 +94,46 @@ def test_incremental_changes(d):
     # a change to a document that is not open is logged, not fatal
     s.change("file:///tmp/nope.py", 1, [{"text": "x"}])
     eq(s.call("xpuify/x")["error"]["code"], -32601)
+    eq(s.stop(), 0)
+
+
+def test_burst_of_changes_is_analyzed_once(d):
+    from lspclient import frame
+    s = Server()
+    s.initialize()
+    uri = "file:///tmp/burst.py"
+    s.open(uri, CUDA)
+    s.diagnostics(uri, 1)
+    # 60 keystrokes written at once, as a fast typist or a paste produces them
+    text = "torch.cuda.empty_cache()  # typed quickly, one change per character\n"
+    burst = b"".join(frame({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": 2 + i},
+        "contentChanges": [{"range": {"start": {"line": 4, "character": i}, "end": {"line": 4, "character": i}}, "text": c}]}})
+        for i, c in enumerate(text))
+    s.send_raw(burst)
+    last = 1 + len(text)
+    eq(sorted(x["code"] for x in s.diagnostics(uri, last)), ["XPU101", "XPU201", "XPU202", "XPU203"])
+    pubs = [m for m in s.messages("textDocument/publishDiagnostics") if m["params"]["version"] > 1]
+    check(len(pubs) <= 5, f"{len(text)} changes in one burst, {len(pubs)} analyses", [m["params"]["version"] for m in pubs])
+    eq(s.stop(), 0)
+
+
+def test_debounce_setting(d):
+    s = Server()
+    s.initialize(options={"debounceMs": 2000})
+    uri = "file:///tmp/deb.py"
+    s.open(uri, CUDA)
+    s.diagnostics(uri, 1, timeout=30)
+    s.change(uri, 2, [{"range": {"start": {"line": 2, "character": 0}, "end": {"line": 3, "character": 0}}, "text": ""}])
+    import time
+    time.sleep(0.2)
+    s.change(uri, 3, [{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}, "text": ""}])
+    # a request inside the window is answered from the current text at once
+    h = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 5}})
+    check(h["result"] and "XPU201" in h["result"]["contents"]["value"], "hover on the current text", h)
+    eq([x["code"] for x in s.diagnostics(uri, 3, timeout=30)], ["XPU201"])
+    check(not [m for m in s.messages("textDocument/publishDiagnostics") if m["params"]["version"] == 2],
+          "the change inside the debounce window was not analyzed on its own")
     eq(s.stop(), 0)
 
 

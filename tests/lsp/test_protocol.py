@@ -54,7 +54,10 @@ def test_position_encoding_negotiation(d):
     eq(s.initialize({"general": {"positionEncodings": ["utf-16", "utf-8"]}})["capabilities"]["positionEncoding"], "utf-8")
     s.stop()
     s = Server()
-    eq(s.initialize({"general": {"positionEncodings": ["utf-32", "utf-16"]}})["capabilities"]["positionEncoding"], "utf-16")
+    eq(s.initialize({"general": {"positionEncodings": ["utf-32", "utf-16"]}})["capabilities"]["positionEncoding"], "utf-32")
+    s.stop()
+    s = Server()
+    eq(s.initialize({"general": {"positionEncodings": ["utf-16"]}})["capabilities"]["positionEncoding"], "utf-16")
     s.stop()
     # clangd's older offsetEncoding extension
     s = Server()
@@ -198,6 +201,10 @@ def test_large_document_is_skipped_not_fatal(d):
     check(any("over the" in m and "maxFileSize" in m for m in shown), "the skip is shown", shown)
     # edits to it still keep in step, and a small document is still served
     s.change("file:///tmp/big.py", 2, [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "# x\n"}])
+    # no fix-all on it, and no hang computing one
+    acts = s.call("textDocument/codeAction", {"textDocument": {"uri": "file:///tmp/big.py"}, "range": {"start": {"line": 0, "character": 0},
+                  "end": {"line": 0, "character": 0}}, "context": {"diagnostics": [], "only": ["source.fixAll"]}}, timeout=60)
+    eq(acts["result"], [])
     s.open("file:///tmp/small.py", CUDA)
     eq(len(s.diagnostics("file:///tmp/small.py")), 2)
     alive(s)
