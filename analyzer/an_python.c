@@ -337,6 +337,7 @@ static void report_syntax_error(ctx *c, TSNode root) {
         const char *nl = memchr(t, '\n', n);
         if (nl) n = (uint32_t)(nl - t);
         if (n > 40) n = 40;
+        while (n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80) n--; /* not inside a UTF-8 sequence */
         ut_buf_printf(&b, "syntax error: cannot parse `%.*s`", (int)n, t);
     }
     if (c->errors.len > 1) ut_buf_printf(&b, " (and %zu more error regions)", c->errors.len - 1);
@@ -360,6 +361,7 @@ static void on_query_match(void *vc, const an_rule *r, TSNode report) {
     const char *nl = memchr(t, '\n', n);
     if (nl) n = (uint32_t)(nl - t);
     if (n > 60) n = 60;
+    while (n > 0 && n < b - a && ((unsigned char)t[n] & 0xC0) == 0x80) n--; /* not inside a UTF-8 sequence */
     char *text = ut_strndup(t, n);
     an_message_vars v = {NULL, NULL, r->min_torch, text, NULL};
     emit(c, r, a, b, an_message_format(r->message, &v));
