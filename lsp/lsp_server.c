@@ -44,6 +44,14 @@ static void vlog(lsp_server *s, const char *method, int type, const char *fmt, v
     ut_buf_free(&b);
 }
 
+static void lsp_show_raw(lsp_server *s, int type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void lsp_show_raw(lsp_server *s, int type, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(s, "window/showMessage", type, fmt, ap);
+    va_end(ap);
+}
+
 void lsp_log(lsp_server *s, int type, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -52,10 +60,23 @@ void lsp_log(lsp_server *s, int type, const char *fmt, ...) {
 }
 
 void lsp_show(lsp_server *s, int type, const char *fmt, ...) {
+    ut_buf b;
+    ut_buf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    vlog(s, "window/showMessage", type, fmt, ap);
+    ut_buf_vprintf(&b, fmt, ap);
     va_end(ap);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < b.len; i++) h = (h ^ (unsigned char)b.data[i]) * 1099511628211ull;
+    bool seen = false;
+    for (size_t i = 0; i < s->shown.len && !seen; i++) seen = s->shown.items[i] == h;
+    if (!seen) {
+        ut_vec_push(&s->shown, h);
+        lsp_show_raw(s, type, "%s", b.data);
+    } else {
+        lsp_log(s, type, "%s", b.data);
+    }
+    ut_buf_free(&b);
 }
 
 /* ---- parameters --------------------------------------------------------------------------------------------- */
@@ -160,6 +181,7 @@ static void resolve_settings(lsp_server *s, lsp_doc *doc) {
 
 static void settings_changed(lsp_server *s) {
     s->settings_gen++;
+    s->shown.len = 0;
     for (size_t i = 0; i < s->docs.items.len; i++) {
         lsp_doc *d = s->docs.items.items[i];
         d->settings_ready = false;
@@ -641,6 +663,7 @@ int lsp_server_run(const lsp_server_options *opt) {
     lsp_docs_free(&s.docs);
     lsp_settings_free(&s.client);
     lsp_rpc_free(&s.rpc);
+    ut_vec_free(&s.shown);
     ut_free(s.root);
     return s.shutdown ? 0 : 1;
 }

@@ -27,6 +27,7 @@ typedef struct lsp_server {
     char *root;          /* workspace root path, or NULL */
     uint64_t settings_gen;
     unsigned long long analyses, region_analyses;
+    UT_VEC(uint64_t) shown; /* messages shown since the settings last changed (each once, not once per file) */
 } lsp_server;
 
 /* log types of window/logMessage */

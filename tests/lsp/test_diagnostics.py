@@ -171,6 +171,10 @@ def test_settings_from_initialization_options(d):
     eq([x["code"] for x in s.diagnostics("file:///tmp/s.py")], ["XPU101"])
     shown = " ".join(m["params"]["message"] for m in s.messages("window/showMessage"))
     check("`NOPE` matches no rule" in shown and "unknown setting `unknownKey`" in shown, "warnings shown", shown)
+    # a second file does not show the same warning again
+    s.open("file:///tmp/t.py", CUDA)
+    s.diagnostics("file:///tmp/t.py")
+    eq(sum("NOPE" in m["params"]["message"] for m in s.messages("window/showMessage")), 1)
     s.stop()
 
 
