@@ -180,7 +180,6 @@ static void resolve_settings(lsp_server *s, lsp_doc *doc) {
 }
 
 static void settings_changed(lsp_server *s) {
-    s->settings_gen++;
     s->shown.len = 0;
     for (size_t i = 0; i < s->docs.items.len; i++) {
         lsp_doc *d = s->docs.items.items[i];
@@ -320,7 +319,6 @@ static void on_initialize(lsp_server *s, const cJSON *id, const cJSON *params) {
     s->watch_dynamic = path_true(caps, "workspace.didChangeWatchedFiles.dynamicRegistration");
     s->config_pull = path_true(caps, "workspace.configuration");
     s->markdown = has_string(path_get(caps, "textDocument.hover.contentFormat"), "markdown");
-    s->related_info = path_true(caps, "textDocument.publishDiagnostics.relatedInformation");
     const char *root = lsp_param_str(params, "rootUri");
     const cJSON *folders = cJSON_GetObjectItemCaseSensitive(params, "workspaceFolders");
     if (!root && cJSON_IsArray(folders) && cJSON_GetArraySize(folders) > 0)

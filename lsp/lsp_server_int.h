@@ -22,10 +22,8 @@ typedef struct lsp_server {
     bool watch_dynamic; /* workspace/didChangeWatchedFiles dynamic registration */
     bool config_pull;   /* workspace/configuration */
     bool markdown;      /* hover in markdown */
-    bool related_info;
     lsp_settings client; /* from initializationOptions / didChangeConfiguration */
     char *root;          /* workspace root path, or NULL */
-    uint64_t settings_gen;
     unsigned long long analyses, region_analyses;
     UT_VEC(uint64_t) shown; /* messages shown since the settings last changed (each once, not once per file) */
 } lsp_server;
