@@ -20,11 +20,12 @@ SRC_OUTPUT   := $(wildcard output/*.c)
 SRC_REWRITE  := $(wildcard rewriters/*.c)
 SRC_CONFIG   := $(wildcard config/*.c)
 SRC_HARNESS  := $(wildcard harness/*.c)
+SRC_LSP      := $(wildcard lsp/*.c)
 SRC_CLI      := $(wildcard cli/*.c)
 RULE_FILES   := $(sort $(wildcard rules/*/*.yml))
 TEMPLATES    := $(sort $(wildcard rewriters/templates/*))
 
-LIB_SRC := $(SRC_UTIL) $(SRC_ANALYZER) $(SRC_OUTPUT) $(SRC_REWRITE) $(SRC_CONFIG) $(SRC_HARNESS)
+LIB_SRC := $(SRC_UTIL) $(SRC_ANALYZER) $(SRC_OUTPUT) $(SRC_REWRITE) $(SRC_CONFIG) $(SRC_HARNESS) $(SRC_LSP)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/templates_data.o $(B)/obj/grammar/parser.o $(B)/obj/grammar/scanner.o
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build

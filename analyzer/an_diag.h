@@ -16,10 +16,15 @@ typedef struct {
     char *text;          /* replacement */
 } an_edit;
 
+/* What a fix needs at the top of the file. The needs of a file's fixes together decide the insertion edits
+ * (imports, the device definition) that every fix needing any of them carries. */
+enum { AN_NEED_TORCH = 1, AN_NEED_DEV = 2, AN_NEED_HELPER = 4 };
+
 typedef struct {
     char *title;
     an_applicability applicability;
     const char *min_torch; /* the torch version the rewritten code needs (static or catalog-owned), or NULL */
+    unsigned needs;        /* AN_NEED_* this fix adds to the file's shared insertion edits */
     UT_VEC(an_edit) edits;
 } an_fix;
 

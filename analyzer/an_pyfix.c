@@ -902,8 +902,8 @@ static char *pick_dev_name(const fx *f) {
     return ut_strdup(AN_PYFIX_DEV_NAME);
 }
 
-void an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
-                       an_diag_list *diags) {
+unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
+                           an_diag_list *diags, unsigned extra_needs) {
     an_fix_options o = *opt;
     if (!o.helper_module) o.helper_module = "xpuify_device";
     char helper_import[256];
@@ -926,7 +926,7 @@ void an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode r
     f.dev = ut_buf_take(&dev);
     bool dev_too_new = o.target == AN_TARGET_ACCELERATOR && an_version_newer("2.6", o.torch_major, o.torch_minor);
     needs *nds = ut_calloc(diags->len ? diags->len : 1, sizeof(needs));
-    needs all = {0};
+    needs all = {(extra_needs & AN_NEED_TORCH) != 0, (extra_needs & AN_NEED_DEV) != 0, (extra_needs & AN_NEED_HELPER) != 0};
     for (size_t i = 0; i < diags->len; i++) {
         an_diag *d = &diags->items[i];
         d->fix = generate(&f, d, &nds[i]);
@@ -946,6 +946,7 @@ void an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode r
             all.torch |= nds[i].torch;
             all.dev |= nds[i].dev;
             all.helper |= nds[i].helper;
+            d->fix->needs = (nds[i].torch ? AN_NEED_TORCH : 0) | (nds[i].dev ? AN_NEED_DEV : 0) | (nds[i].helper ? AN_NEED_HELPER : 0);
         }
     }
     for (size_t i = 0; i < diags->len; i++) {
@@ -957,5 +958,10 @@ void an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode r
     ut_free(nds);
     ut_free(f.refs);
     ut_free(f.dev);
+    /* what the insertion edits hold, as requirement_edits decides it */
+    bool need_torch = (all.torch || (all.dev && o.target == AN_TARGET_ACCELERATOR)) && !f.has_torch;
+    bool need_dev = all.dev && o.target == AN_TARGET_ACCELERATOR && !f.has_dev;
+    bool need_helper = (all.helper || (all.dev && o.target == AN_TARGET_COMPAT)) && !f.has_helper;
     ut_free(f.dev_name);
+    return (need_torch ? AN_NEED_TORCH : 0) | (need_dev ? AN_NEED_DEV : 0) | (need_helper ? AN_NEED_HELPER : 0);
 }

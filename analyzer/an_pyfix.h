@@ -11,6 +11,9 @@
 #define AN_PYFIX_DEV_NAME "DEVICE_TYPE"
 #define AN_PYFIX_DEV_INIT "torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else \"cpu\""
 
-void an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
-                       an_diag_list *diags);
+/* extra_needs: AN_NEED_* of fixes computed earlier for the rest of the file (an editor buffer re-analyzed in
+ * part), added to what these fixes need. Returns what the shared insertion edits hold (AN_NEED_TORCH: the
+ * torch import, AN_NEED_DEV: the device definition, AN_NEED_HELPER: the helper import). */
+unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
+                           an_diag_list *diags, unsigned extra_needs);
 #endif

@@ -37,7 +37,7 @@ typedef struct {
     UT_VEC(range) cuda_guard_conds; /* their conditions */
     UT_VEC(range) try_bodies;       /* bodies of try statements */
     UT_VEC(range) cuda_branches;    /* bodies of `if x.device.type == "cuda":` that have an else branch */
-    UT_VEC(char *) agnostic_names;  /* `use_accel = torch.accelerator.is_available()`: names of agnostic probes */
+    uint32_t lo, hi;                /* the region walked and queried (everything: 0, UINT32_MAX) */
     ut_buf tmp;
 } ctx;
 
@@ -186,18 +186,7 @@ static bool word_at(const char *s, size_t n, size_t i, size_t wl) {
     return l && r;
 }
 
-/* A condition that already considers XPU: the word `xpu` (torch.xpu, "xpu", device.type == 'xpu'), or
- * torch.accelerator / get_device_module. `args.accelerator == "gpu"` is not one. */
-static bool mentions_agnostic(const char *s, size_t n) {
-    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), "xpu", 3)); p++) {
-        size_t i = (size_t)(p - s);
-        /* `xpu` as a word, or `is_xpu` / `use_xpu` */
-        if (word_at(s, n, i, 3) || (i > 0 && p[-1] == '_' && word_at(s, n, i, 3) == false &&
-                                    (i + 3 >= n || !(isalnum((unsigned char)p[3]) || p[3] == '_'))))
-            return true;
-    }
-    return memmem(s, n, "torch.accelerator", 17) || memmem(s, n, "get_device_module", 17);
-}
+static bool mentions_agnostic(const char *s, size_t n) { return an_py_mentions_agnostic(s, n); }
 
 static bool mentions_name(const char *s, size_t n, char *const *names, size_t k) {
     for (size_t j = 0; j < k; j++) {
@@ -236,7 +225,7 @@ static void check_agnostic(ctx *c, TSNode n, bool is_if) {
         if (!ts_node_is_null(cond)) {
             const char *cs = src + ts_node_start_byte(cond);
             size_t cn = ts_node_end_byte(cond) - ts_node_start_byte(cond);
-            hit = mentions_agnostic(cs, cn) || mentions_name(cs, cn, c->agnostic_names.items, c->agnostic_names.len);
+            hit = mentions_agnostic(cs, cn) || mentions_name(cs, cn, c->scope.agnostic_names.items, c->scope.agnostic_names.len);
             /* `if x.device.type == "cuda": ... else: ...`: the CUDA branch of code that handles other devices */
             TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
             TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
@@ -308,7 +297,9 @@ static void walk(ctx *c, TSNode root) {
         TSSymbol parent = parents.len ? parents.items[parents.len - 1] : 0;
         TSFieldId field = ts_tree_cursor_current_field_id(&cur);
         bool descend = true;
-        if (s == py->s_attribute) {
+        if (ts_node_end_byte(n) <= c->lo || ts_node_start_byte(n) >= c->hi) {
+            descend = false; /* outside the region being re-analyzed */
+        } else if (s == py->s_attribute) {
             if (!(parent == py->s_attribute && field == py->f_object)) check_chain(c, n);
         } else if (s == py->s_identifier) {
             if (!skip_identifier(py, parent, field)) check_identifier(c, n);
@@ -322,12 +313,6 @@ static void walk(ctx *c, TSNode root) {
             descend = false;
         } else if (s == py->s_if) {
             check_agnostic(c, n, true);
-        } else if (s == py->s_assignment) {
-            TSNode l = ts_node_child_by_field_name(n, "left", 4), r = ts_node_child_by_field_name(n, "right", 5);
-            if (!ts_node_is_null(l) && !ts_node_is_null(r) && ts_node_symbol(l) == py->s_identifier &&
-                mentions_agnostic(c->src->text + ts_node_start_byte(r), ts_node_end_byte(r) - ts_node_start_byte(r)))
-                ut_vec_push(&c->agnostic_names, ut_strndup(c->src->text + ts_node_start_byte(l),
-                                                           ts_node_end_byte(l) - ts_node_start_byte(l)));
         } else if (s == py->s_try) {
             TSNode body = ts_node_child_by_field_name(n, "body", 4);
             if (!ts_node_is_null(body)) {
@@ -382,6 +367,7 @@ static void report_syntax_error(ctx *c, TSNode root) {
         const char *nl = memchr(t, '\n', n);
         if (nl) n = (uint32_t)(nl - t);
         if (n > 40) n = 40;
+        while (n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80) n--; /* not inside a UTF-8 sequence */
         ut_buf_printf(&b, "syntax error: cannot parse `%.*s`", (int)n, t);
     }
     if (c->errors.len > 1) ut_buf_printf(&b, " (and %zu more error regions)", c->errors.len - 1);
@@ -405,6 +391,7 @@ static void on_query_match(void *vc, const an_rule *r, TSNode report) {
     const char *nl = memchr(t, '\n', n);
     if (nl) n = (uint32_t)(nl - t);
     if (n > 60) n = 60;
+    while (n > 0 && n < b - a && ((unsigned char)t[n] & 0xC0) == 0x80) n--; /* not inside a UTF-8 sequence */
     char *text = ut_strndup(t, n);
     an_message_vars v = {NULL, NULL, r->min_torch, text, NULL};
     emit(c, r, a, b, an_message_format(r->message, &v));
@@ -555,43 +542,69 @@ bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, 
 
 void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                        const an_fix_options *fix, bool regions, an_diag_list *out) {
-    an_pyregions reg = {0};
-    reg.whole = true;
+    TSTree *tree = NULL;
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
-    if (regions && !memmem(src->text, src->len, "xpuify:", 7)) an_pyregion_select(cat, src, &reg);
-    if (!reg.whole) {
-        /* only the statements that can hold a finding: byte offsets stay those of the whole file */
-        TSRange *rs = ut_malloc(reg.spans.len * sizeof(TSRange));
-        for (size_t i = 0; i < reg.spans.len; i++) {
-            uint32_t s = reg.spans.items[i].start < src->body ? src->body : reg.spans.items[i].start;
-            rs[i].start_byte = s;
-            rs[i].end_byte = reg.spans.items[i].end;
-            rs[i].start_point = point_at(src, s);
-            rs[i].end_point = point_at(src, reg.spans.items[i].end);
+    if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
+        an_pyregions reg = {0};
+        an_pyregion_select(cat, src, &reg);
+        if (!reg.whole) {
+            /* only the statements that can hold a finding: byte offsets stay those of the whole file */
+            TSRange *rs = ut_malloc(reg.spans.len * sizeof(TSRange));
+            for (size_t i = 0; i < reg.spans.len; i++) {
+                uint32_t s = reg.spans.items[i].start < src->body ? src->body : reg.spans.items[i].start;
+                rs[i].start_byte = s;
+                rs[i].end_byte = reg.spans.items[i].end;
+                rs[i].start_point = point_at(src, s);
+                rs[i].end_point = point_at(src, reg.spans.items[i].end);
+            }
+            ts_parser_set_included_ranges(py->parser, rs, (uint32_t)reg.spans.len);
+            ut_free(rs);
+            tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
         }
-        ts_parser_set_included_ranges(py->parser, rs, (uint32_t)reg.spans.len);
-        ut_free(rs);
-    } else {
-        set_ranges(py, src);
+        an_pyregions_free(&reg);
     }
-    an_pyregions_free(&reg);
-    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
-    if (!tree) return;
-    TSNode root = ts_tree_root_node(tree);
+    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL};
+    an_python_run(py, cat, src, en, fix, &run, out);
+    if (tree) ts_tree_delete(tree);
+}
+
+TSTree *an_python_parse(an_python *py, const an_source *src, const TSTree *old) {
+    set_ranges(py, src);
+    if (src->body) old = NULL; /* the included range starts after the BOM: always parse from scratch */
+    return ts_parser_parse_string(py->parser, (TSTree *)old, src->text, src->len);
+}
+
+void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
+                   const an_fix_options *fix, an_pyrun *run, an_diag_list *out) {
+    TSTree *tree = run->tree ? NULL : an_python_parse(py, src, NULL);
+    if (!run->tree && !tree) return;
+    TSNode root = ts_tree_root_node(run->tree ? run->tree : tree);
     ctx c = {0};
     c.py = py, c.cat = cat, c.src = src, c.enabled = en;
+    c.lo = run->lo, c.hi = run->hi;
     an_diag_list mine = {0};
     c.out = &mine;
     ut_buf_init(&c.tmp);
     collect_errors(&c, root);
-    an_pyscope_collect(&c.scope, root, src->text);
+    if (run->scope) c.scope = *run->scope;
+    else an_pyscope_collect(&c.scope, root, src->text);
     walk(&c, root);
-    an_query_run(an_catalog_queries(cat, AN_LANG_PYTHON), root, src->text, resolve_cb, &c, on_query_match, &c);
+    an_query_run_range(an_catalog_queries(cat, AN_LANG_PYTHON), root, c.lo, c.hi, src->text, resolve_cb, &c,
+                       on_query_match, &c);
     report_syntax_error(&c, root);
+    /* a re-analyzed region reports the findings that start inside it */
+    if (c.lo > 0 || c.hi < UINT32_MAX)
+        for (size_t i = 0; i < mine.len; i++) {
+            an_diag *d = &mine.items[i];
+            if (d->start >= c.lo && d->start < c.hi) continue;
+            ut_free(d->message);
+            d->message = NULL, d->rule = NULL;
+        }
     /* filter: error regions, agnostic guards, superseded findings */
     for (size_t i = 0; i < mine.len; i++) {
         an_diag *d = &mine.items[i];
         bool drop = false;
+        if (!d->rule) continue;
         if (!d->rule->builtin) {
             drop = overlaps(c.errors.items, c.errors.len, d->start, d->end) ||
                    (!d->rule->in_guarded_code && inside(c.agnostic.items, c.agnostic.len, d->start, d->end)) ||
@@ -653,7 +666,8 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         mine.items[w++] = *d;
     }
     mine.len = w;
-    if (fix && fix->target != AN_TARGET_NONE) an_pyfix_generate(fix, src, root, &c.scope, &mine);
+    run->needs = 0;
+    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, &c.scope, &mine, run->extra_needs);
     /* suppressions that hid nothing (after every other finding is known) */
     const an_rule *unused = an_catalog_builtin(cat, "unused-suppression");
     if (unused && enabled(&c, unused) && sup.items.len && !an_suppress_hides_unused(&sup, unused))
@@ -671,16 +685,15 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     ut_vec_free(&c.cuda_guarded);
     ut_vec_free(&c.try_bodies);
     ut_vec_free(&c.cuda_branches);
-    for (size_t i = 0; i < c.agnostic_names.len; i++) ut_free(c.agnostic_names.items[i]);
-    ut_vec_free(&c.agnostic_names);
     ut_vec_free(&c.cuda_guard_conds);
-    an_pyscope_free(&c.scope);
-    ts_tree_delete(tree);
+    if (run->scope) {} /* borrowed */
+    else if (run->keep_scope) *run->keep_scope = c.scope;
+    else an_pyscope_free(&c.scope);
+    if (tree) ts_tree_delete(tree);
 }
 
 bool an_python_parses(an_python *py, const an_source *src) {
-    set_ranges(py, src);
-    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+    TSTree *tree = an_python_parse(py, src, NULL);
     if (!tree) return false;
     bool ok = !ts_node_has_error(ts_tree_root_node(tree));
     ts_tree_delete(tree);

@@ -299,8 +299,14 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
 
 void an_query_run(const an_query_set *qs, TSNode root, const char *src, an_resolve_fn resolve, void *rctx,
                   an_match_fn on_match, void *mctx) {
+    an_query_run_range(qs, root, 0, UINT32_MAX, src, resolve, rctx, on_match, mctx);
+}
+
+void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32_t hi, const char *src,
+                        an_resolve_fn resolve, void *rctx, an_match_fn on_match, void *mctx) {
     if (!qs || !qs->query) return;
     TSQueryCursor *qc = ts_query_cursor_new();
+    if (lo > 0 || hi < UINT32_MAX) ts_query_cursor_set_byte_range(qc, lo, hi);
     ts_query_cursor_exec(qc, qs->query, root);
     TSQueryMatch m;
     ut_buf tmp;

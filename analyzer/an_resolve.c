@@ -1,5 +1,6 @@
 /* an_resolve: collects import bindings and resolves names and attribute chains to qualified names. */
 #include "an_resolve.h"
+#include <ctype.h>
 #include <string.h>
 
 static bool is(TSNode n, const char *t) { return !strcmp(ts_node_type(n), t); }
@@ -91,6 +92,17 @@ static bool descends(const char *t) {
     return false;
 }
 
+bool an_py_mentions_agnostic(const char *s, size_t n) {
+    for (size_t i = 0; i + 3 <= n; i++) {
+        if ((s[i] | 0x20) != 'x' || (s[i + 1] | 0x20) != 'p' || (s[i + 2] | 0x20) != 'u') continue;
+        /* a word of its own or a part of an identifier split by `_` or `.`: xpu, is_xpu_available, RNGType.XPU */
+        bool l = i == 0 || !isalnum((unsigned char)s[i - 1]);
+        bool r = i + 3 >= n || !isalnum((unsigned char)s[i + 3]);
+        if (l && r) return true;
+    }
+    return memmem(s, n, "torch.accelerator", 17) || memmem(s, n, "get_device_module", 17);
+}
+
 static void add_param(an_pyscope *sc, TSNode id, const char *src) {
     if (ts_node_is_null(id) || strcmp(ts_node_type(id), "identifier")) return;
     uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
@@ -126,6 +138,11 @@ void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
             descend = false;
         } else if (!strcmp(t, "parameters") || !strcmp(t, "lambda_parameters")) {
             collect_params(sc, n, src);
+        } else if (!strcmp(t, "assignment")) {
+            TSNode l = ts_node_child_by_field_name(n, "left", 4), r = ts_node_child_by_field_name(n, "right", 5);
+            if (!ts_node_is_null(l) && !ts_node_is_null(r) && !strcmp(ts_node_type(l), "identifier") &&
+                an_py_mentions_agnostic(src + ts_node_start_byte(r), ts_node_end_byte(r) - ts_node_start_byte(r)))
+                ut_vec_push(&sc->agnostic_names, ut_strndup(src + ts_node_start_byte(l), ts_node_end_byte(l) - ts_node_start_byte(l)));
         }
         if (descend && ts_tree_cursor_goto_first_child(&cur)) {
             bool ex = !strcmp(t, "except_clause");
@@ -150,6 +167,8 @@ void an_pyscope_free(an_pyscope *sc) {
     ut_vec_free(&sc->stars);
     for (size_t i = 0; i < sc->params.len; i++) ut_free(sc->params.items[i]);
     ut_vec_free(&sc->params);
+    for (size_t i = 0; i < sc->agnostic_names.len; i++) ut_free(sc->agnostic_names.items[i]);
+    ut_vec_free(&sc->agnostic_names);
 }
 
 const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, bool *bound) {

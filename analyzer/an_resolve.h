@@ -19,6 +19,7 @@ typedef struct {
     UT_VEC(an_binding) bindings;
     UT_VEC(char *) stars;  /* modules imported with `from M import *` */
     UT_VEC(char *) params; /* every function/lambda parameter name in the file (shadowing candidates) */
+    UT_VEC(char *) agnostic_names; /* `use_accel = torch.accelerator.is_available()`: names holding a device probe */
 } an_pyscope;
 
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src);
@@ -29,6 +30,9 @@ const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, 
 /* Qualified name of an identifier or a pure attribute chain (a.b.c); false otherwise. Unbound roots stand for
  * themselves, so `torch.cuda.x` resolves without an import. */
 bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_buf *out);
+/* A condition or value that already considers XPU: the word `xpu` (also `is_xpu`, `RNGType.XPU`), torch.accelerator,
+ * get_device_module. */
+bool an_py_mentions_agnostic(const char *s, size_t n);
 /* true when an enclosing function or lambda has a parameter with the identifier's name */
 bool an_pyscope_shadowed(const an_pyscope *sc, TSNode id, const char *src);
 #endif

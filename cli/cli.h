@@ -1,5 +1,5 @@
-/* cli: the command-line verbs (check, fix, verify, rule, version) and what they share: loading the catalog, parsing
- * --select/--ignore, exit codes. */
+/* cli: the command-line verbs (check, fix, verify, rule, lsp, config, report, ...) and what they share: loading
+ * the catalog, parsing --select/--ignore, exit codes. */
 #ifndef CLI_H
 #define CLI_H
 #include "../analyzer/an_rule.h"
@@ -20,6 +20,7 @@ int cli_report(int argc, char **argv);
 /* --shard K/N: parses it; the (1-based) share a project path falls in. */
 bool cli_parse_shard(const char *v, unsigned *k, unsigned *n);
 unsigned cli_shard_of(const char *project_path, unsigned n);
+int cli_lsp(int argc, char **argv);
 
 /* Loads the built-in rules plus any YAML files under the given directories; prints errors; NULL on failure. */
 an_catalog *cli_load_catalog(const char *const *rule_dirs, size_t ndirs);

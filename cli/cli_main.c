@@ -15,6 +15,7 @@ static void usage(FILE *fp) {
             "  test-rules [DIR...]  run the rules' examples (built-in rules, or the YAML rules in DIR)\n"
             "  report --html FILE [PATH...]  a self-contained HTML migration report\n"
             "  merge-sarif -o OUT IN...      join the SARIF logs of sharded runs\n"
+            "  lsp                  run the language server on stdin/stdout (see docs/editors.md)\n"
             "  version              print the version\n"
             "  help                 this text\n\n"
             "Run `xpuify <command> --help` for a command's options.\n"
@@ -33,6 +34,7 @@ int main(int argc, char **argv) {
     if (!strcmp(verb, "test-rules")) return cli_test_rules(argc - 1, argv + 1);
     if (!strcmp(verb, "report")) return cli_report(argc - 1, argv + 1);
     if (!strcmp(verb, "verify")) return cli_verify(argc - 1, argv + 1);
+    if (!strcmp(verb, "lsp")) return cli_lsp(argc - 1, argv + 1);
     if (!strcmp(verb, "version") || !strcmp(verb, "--version") || !strcmp(verb, "-V")) {
         printf("xpuify %s\n", XPUIFY_VERSION);
         return 0;
