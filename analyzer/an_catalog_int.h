@@ -12,6 +12,10 @@ struct an_catalog {
     an_entry **exact; /* open-addressing table of exact qualified names */
     size_t exact_cap;
     UT_VEC(an_entry *) wild; /* wildcard prefixes, longest first */
+    an_entry **c_exact;      /* the same for the C/C++/CUDA tables (identifiers, `a::b` names, headers) */
+    size_t c_exact_cap;
+    UT_VEC(an_entry *) c_wild;
+    pcre2_code **patterns;   /* by rule index: compiled `pattern` rules */
     pcre2_code *prefilter[AN_LANG__COUNT];
     bool prefilter_all[AN_LANG__COUNT];  /* some rule cannot be prefiltered */
     bool prefilter_none[AN_LANG__COUNT]; /* no rule at all for the language */

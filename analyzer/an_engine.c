@@ -1,6 +1,7 @@
 /* an_engine: the parallel driver over files. Each worker owns its front-end state (parsers). */
 #include "an_engine.h"
 #include "an_python.h"
+#include "an_text.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,10 +17,17 @@ typedef struct {
 
 typedef struct {
     an_python *py;
+    an_c *c; /* its CXIndex (and libclang itself) only exist once a C file passes the prefilter */
+    const an_c_options *copt;
 } worker_state;
 
+static void worker_free(worker_state *ws) {
+    an_python_free(ws->py);
+    an_c_free(ws->c);
+}
+
 static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
-                    const an_fix_options *fix, an_diag_list *out, bool *parsed) {
+                    const an_fix_options *fix, an_diag_list *out, bool *parsed, char **why) {
     *parsed = false;
     if (!an_catalog_prefilter(cat, lang, src->text, src->len)) return;
     *parsed = true;
@@ -27,6 +35,13 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
     case AN_LANG_PYTHON:
         if (!ws->py) ws->py = an_python_new();
         an_python_analyze(ws->py, cat, src, en, fix, out);
+        break;
+    case AN_LANG_C:
+        if (!ws->c) ws->c = an_c_new(ws->copt);
+        if (!an_c_analyze(ws->c, cat, src, en, out, why)) *parsed = false;
+        break;
+    case AN_LANG_TEXT:
+        an_text_analyze(cat, src, en, out);
         break;
     default:
         break;
@@ -36,6 +51,7 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
 static void *work(void *arg) {
     job *j = arg;
     worker_state ws = {0};
+    ws.copt = &j->opt->c;
     for (;;) {
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->files->len) break;
@@ -47,10 +63,15 @@ static void *work(void *arg) {
         an_fix_options fo = j->opt->fix;
         char buf[1024];
         if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
-        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, &r->diags, &r->parsed);
+        char *why = NULL;
+        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, &r->diags, &r->parsed, &why);
+        if (why) {
+            r->status = AN_LOAD_NOT_ANALYZED;
+            r->error = why;
+        }
         if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
     }
-    an_python_free(ws.py);
+    worker_free(&ws);
     return NULL;
 }
 
@@ -90,8 +111,8 @@ void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_sour
                               const an_fix_options *fix, an_diag_list *out) {
     worker_state ws = {0};
     bool parsed;
-    analyze(&ws, cat, lang, src, en, fix, out, &parsed);
-    an_python_free(ws.py);
+    analyze(&ws, cat, lang, src, en, fix, out, &parsed, NULL);
+    worker_free(&ws);
 }
 
 bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t len) {

@@ -2,6 +2,7 @@
  * language front end, collect per-file results in the input order. */
 #ifndef AN_ENGINE_H
 #define AN_ENGINE_H
+#include "an_c.h"
 #include "an_diag.h"
 #include "an_rule.h"
 #include "an_walk.h"
@@ -15,6 +16,7 @@ typedef struct {
     /* per-file adjustment of `fix` (the compat helper's import differs by file); buf holds its strings */
     void (*fix_for_file)(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t bufsz);
     void *fix_ctx;
+    an_c_options c;       /* how C/C++/CUDA files are parsed (fast by default) */
 } an_options;
 
 typedef struct {

@@ -63,7 +63,8 @@ void an_suppress_add_comment(an_suppressions *s, const an_source *src, uint32_t 
             uint32_t a, b;
             an_source_line_span(src, l, &a, &b);
             while (a < b && isspace((unsigned char)src->text[a])) a++;
-            if (a < b && src->text[a] != '#') break;
+            /* the next line that is not a comment of the same syntax (C: a `#include` line is code) */
+            if (a < b && (b - a < pl || memcmp(src->text + a, prefix, pl))) break;
         }
         d.line = l;
     }

@@ -3,6 +3,7 @@
 #ifndef CLI_H
 #define CLI_H
 #include "../analyzer/an_rule.h"
+#include <stdio.h>
 
 #define XPUIFY_VERSION "0.1.0"
 
@@ -12,6 +13,8 @@ int cli_check(int argc, char **argv);
 int cli_rule(int argc, char **argv);
 int cli_fix(int argc, char **argv);
 
+/* The C/C++/CUDA API tables as markdown (docs/c-api-tables.md). */
+void cli_ctables_markdown(const an_catalog *cat, FILE *fp);
 /* Loads the built-in rules plus any YAML files under the given directories; prints errors; NULL on failure. */
 an_catalog *cli_load_catalog(const char *const *rule_dirs, size_t ndirs);
 /* Applies comma-separated selectors (codes, code prefixes, names, ALL) to enabled[]. false on an unknown one. */

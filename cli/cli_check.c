@@ -33,6 +33,7 @@ int cli_check(int argc, char **argv) {
     opt.max_file_size = o.max_file_size;
     opt.threads = o.threads;
     opt.enabled = o.enabled;
+    opt.c = o.c;
     ut_buf reason;
     ut_buf_init(&reason);
     /* fixes shown by check (json, sarif, text [*]) are the ones `fix` would make */

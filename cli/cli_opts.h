@@ -21,6 +21,7 @@ typedef struct {
     const char *torch_version;
     cli_helper_opts helper;
     const char *priority;
+    an_c_options c; /* C/C++/CUDA parsing: fast (default) or precise (-p DIR, --precise, --cuda-path) */
     /* set up by cli_opts_prepare */
     an_catalog *cat;
     bool *enabled;

@@ -1,0 +1,970 @@
+/* an_c: the C/C++/CUDA front end. One file: build the clang arguments for its mode, parse with libclang, take the
+ * file's tokens, walk them against the API tables (AST-checked), then kernel launches, include directives, error
+ * macros and pattern rules; drop what sits in `#if 0` or in #if chains that already handle SYCL/XPU; apply
+ * suppression comments. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "an_c.h"
+#include "an_cdecls.h"
+#include "an_clang.h"
+#include "an_message.h"
+#include "an_suppress.h"
+#include <ctype.h>
+#include <limits.h>
+#include <pcre2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FAST_DIR "/xpuify-fast/"
+#define SHIM_DIR "/xpuify-cudashim"
+
+struct an_c {
+    an_c_options opt;
+    CXIndex index;
+    bool unavailable; /* libclang could not be loaded */
+};
+
+/* ---- process-wide state: warnings said once, the compilation database ---------------------------------------- */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static bool warned_cuda, warned_db;
+static char *db_dir;
+static CXCompilationDatabase db;
+
+static void warn_once(bool *flag, const char *fmt, const char *arg) {
+    pthread_mutex_lock(&lock);
+    bool say = !*flag;
+    *flag = true;
+    pthread_mutex_unlock(&lock);
+    if (say) {
+        fputs("xpuify: warning: ", stderr);
+        fprintf(stderr, fmt, arg);
+        fputc('\n', stderr);
+    }
+}
+
+an_c *an_c_new(const an_c_options *opt) {
+    an_c *c = ut_calloc(1, sizeof *c);
+    if (opt) c->opt = *opt;
+    return c;
+}
+
+void an_c_free(an_c *c) {
+    if (!c) return;
+    if (c->index) CL(clang_disposeIndex)(c->index);
+    ut_free(c);
+}
+
+static bool ensure_index(an_c *c, const char **why) {
+    if (c->index) return true;
+    if (!an_clang_load(why)) {
+        c->unavailable = true;
+        return false;
+    }
+    c->index = CL(clang_createIndex)(0, 0);
+    return c->index != NULL;
+}
+
+static an_cmode mode_for_path(const char *path) {
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash)) return AN_CMODE_CXX;
+    if (!strcmp(dot, ".c")) return AN_CMODE_C;
+    if (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh")) return AN_CMODE_CUDA;
+    return AN_CMODE_CXX; /* .h too: CUDA projects' headers are C++ far more often than C */
+}
+
+static const char *cuda_root(const an_c *c) {
+    static const char *const cands[] = {NULL, NULL, "/usr/local/cuda", "/opt/cuda", NULL};
+    const char *list[5];
+    memcpy(list, cands, sizeof list);
+    list[0] = c->opt.cuda_path;
+    list[1] = getenv("CUDA_PATH");
+    for (int i = 0; i < 4; i++) {
+        if (!list[i] || !*list[i]) continue;
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/include/cuda_runtime_api.h", list[i]);
+        if (access(p, R_OK) == 0) return list[i];
+        if (i == 0) return NULL; /* an explicit --cuda-path that is wrong is not silently replaced */
+    }
+    return NULL;
+}
+
+/* The shim that lets clang 14 parse CUDA 12/13 headers (see docs: texture references are gone from CUDA 12 but
+ * clang 14's wrapper still names them; a few intrinsics clang 14 does not declare). Parse-only: never compiled. */
+static const char shim_sm61[] =
+    "#include_next <sm_61_intrinsics.hpp>\n"
+    "#ifndef __XPUIFY_SHIM_TEXTURE\n#define __XPUIFY_SHIM_TEXTURE\n"
+    "template <class T, int dim = 1, enum cudaTextureReadMode mode = cudaReadModeElementType> struct texture {};\n"
+    "template <class T> __device__ T __ldcs(const T *p);\ntemplate <class T> __device__ T __ldlu(const T *p);\n"
+    "template <class T> __device__ T __ldcv(const T *p);\ntemplate <class T> __device__ void __stcs(T *p, T v);\n"
+    "template <class T> __device__ void __stcg(T *p, T v);\ntemplate <class T> __device__ void __stwb(T *p, T v);\n"
+    "template <class T> __device__ void __stwt(T *p, T v);\n"
+    "__device__ unsigned __reduce_add_sync(unsigned, unsigned);\n__device__ unsigned __reduce_min_sync(unsigned, unsigned);\n"
+    "__device__ unsigned __reduce_max_sync(unsigned, unsigned);\n__device__ unsigned __reduce_and_sync(unsigned, unsigned);\n"
+    "__device__ unsigned __reduce_or_sync(unsigned, unsigned);\n__device__ unsigned __reduce_xor_sync(unsigned, unsigned);\n"
+    "#endif\n";
+
+/* ---- arguments ----------------------------------------------------------------------------------------------- */
+
+typedef UT_VEC(char *) strvec;
+
+static void add(strvec *v, const char *s) { ut_vec_push(v, ut_strdup(s)); }
+static void addf(strvec *v, const char *fmt, const char *a) {
+    char b[PATH_MAX + 64];
+    snprintf(b, sizeof b, fmt, a);
+    add(v, b);
+}
+static void strvec_free(strvec *v) {
+    for (size_t i = 0; i < v->len; i++) ut_free(v->items[i]);
+    ut_vec_free(v);
+}
+
+static void lang_args(strvec *a, an_cmode m) {
+    add(a, "-x");
+    add(a, m == AN_CMODE_C ? "c" : m == AN_CMODE_CXX ? "c++" : "cuda");
+    add(a, m == AN_CMODE_C ? "-std=gnu11" : "-std=gnu++17");
+}
+
+static const char *const common_args[] = {"-ferror-limit=0", "-w", "-fno-spell-checking", "-Qunused-arguments", NULL};
+
+/* Flags of a compile command that shape parsing: include paths, macros, forced includes, the standard. Everything
+ * else (code generation, nvcc's -gencode and the like) is dropped; relative paths are made absolute. */
+static void translate_command(CXCompileCommand cmd, strvec *a) {
+    char *dir = an_clang_take(CL(clang_CompileCommand_getDirectory)(cmd));
+    unsigned n = CL(clang_CompileCommand_getNumArgs)(cmd);
+    static const char *const path_flags[] = {"-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros",
+                                             "--include-path", "--system-include", NULL};
+    for (unsigned i = 1; i < n; i++) {
+        char *arg = an_clang_take(CL(clang_CompileCommand_getArg)(cmd, i));
+        bool taken = false;
+        for (int k = 0; path_flags[k] && !taken; k++) {
+            size_t fl = strlen(path_flags[k]);
+            if (strncmp(arg, path_flags[k], fl)) continue;
+            const char *val = NULL;
+            char *next = NULL;
+            if (arg[fl] == 0 && i + 1 < n) val = next = an_clang_take(CL(clang_CompileCommand_getArg)(cmd, ++i));
+            else if (arg[fl] == '=' ) val = arg + fl + 1;
+            else if (arg[fl] && k < 2 && !strncmp(path_flags[k], "-I", 2)) val = arg + fl;
+            else if (arg[fl] && fl == 2) val = arg + fl;
+            if (!val) continue;
+            const char *flag = !strcmp(path_flags[k], "--include-path") ? "-I"
+                             : !strcmp(path_flags[k], "--system-include") ? "-isystem" : path_flags[k];
+            char p[PATH_MAX * 2];
+            if (val[0] == '/' || !dir[0]) snprintf(p, sizeof p, "%s", val);
+            else snprintf(p, sizeof p, "%s/%s", dir, val);
+            add(a, flag);
+            add(a, p);
+            ut_free(next);
+            taken = true;
+        }
+        if (!taken) {
+            if ((!strncmp(arg, "-D", 2) || !strncmp(arg, "-U", 2)) && arg[2]) add(a, arg);
+            else if ((!strcmp(arg, "-D") || !strcmp(arg, "-U") || !strcmp(arg, "--define-macro")) && i + 1 < n) {
+                char *v = an_clang_take(CL(clang_CompileCommand_getArg)(cmd, ++i));
+                addf(a, arg[1] == 'U' ? "-U%s" : "-D%s", v);
+                ut_free(v);
+            } else if (!strncmp(arg, "-std=", 5) || !strncmp(arg, "--std=", 6)) {
+                addf(a, "-std=%s", strchr(arg, '=') + 1);
+            } else if (!strcmp(arg, "--std") && i + 1 < n) {
+                char *v = an_clang_take(CL(clang_CompileCommand_getArg)(cmd, ++i));
+                addf(a, "-std=%s", v);
+                ut_free(v);
+            }
+        }
+        ut_free(arg);
+    }
+    ut_free(dir);
+}
+
+/* Compile-command flags for a file: its own entry, else one from the same directory, else the first (headers
+ * have no entry of their own). false when there is no usable database. */
+static bool db_args(const an_c *c, const char *abspath, strvec *a) {
+    if (!c->opt.compile_db) return false;
+    bool ok = false;
+    pthread_mutex_lock(&lock);
+    if (!db_dir || strcmp(db_dir, c->opt.compile_db)) {
+        if (db) CL(clang_CompilationDatabase_dispose)(db);
+        ut_free(db_dir);
+        db_dir = ut_strdup(c->opt.compile_db);
+        CXCompilationDatabase_Error err;
+        db = CL(clang_CompilationDatabase_fromDirectory)(db_dir, &err);
+        if (err != CXCompilationDatabase_NoError) db = NULL;
+    }
+    if (!db) {
+        pthread_mutex_unlock(&lock);
+        warn_once(&warned_db, "%s: no compile_commands.json can be read there; precise mode uses default flags",
+                  c->opt.compile_db);
+        return false;
+    }
+    CXCompileCommands cmds = CL(clang_CompilationDatabase_getCompileCommands)(db, abspath);
+    if (!cmds || !CL(clang_CompileCommands_getSize)(cmds)) {
+        if (cmds) CL(clang_CompileCommands_dispose)(cmds);
+        cmds = CL(clang_CompilationDatabase_getAllCompileCommands)(db);
+    }
+    unsigned n = cmds ? CL(clang_CompileCommands_getSize)(cmds) : 0;
+    if (n) {
+        unsigned pick = 0;
+        const char *slash = strrchr(abspath, '/');
+        size_t dl = slash ? (size_t)(slash - abspath) : 0;
+        for (unsigned i = 0; i < n; i++) {
+            CXCompileCommand cmd = CL(clang_CompileCommands_getCommand)(cmds, i);
+            unsigned na = CL(clang_CompileCommand_getNumArgs)(cmd);
+            bool same = false;
+            for (unsigned k = 0; k < na && !same; k++) {
+                char *x = an_clang_take(CL(clang_CompileCommand_getArg)(cmd, k));
+                same = dl && !strncmp(x, abspath, dl) && x[dl] == '/' && !strchr(x + dl + 1, '/');
+                ut_free(x);
+            }
+            if (same) { pick = i; break; }
+        }
+        translate_command(CL(clang_CompileCommands_getCommand)(cmds, pick), a);
+        ok = true;
+    }
+    if (cmds) CL(clang_CompileCommands_dispose)(cmds);
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
+typedef struct {
+    strvec args;
+    char *main_path;
+    char *header; /* fast mode: the generated declarations */
+    bool precise;
+} setup;
+
+static void setup_free(setup *s) {
+    strvec_free(&s->args);
+    ut_free(s->main_path);
+    ut_free(s->header);
+}
+
+static void build_setup(an_c *c, const an_catalog *cat, const char *path, const char *text, size_t len, setup *s) {
+    memset(s, 0, sizeof *s);
+    an_cmode m = mode_for_path(path);
+    const char *cuda = NULL;
+    if (c->opt.mode == AN_C_PRECISE) {
+        cuda = cuda_root(c);
+        if (!cuda)
+            warn_once(&warned_cuda, "%s; precise mode needs the CUDA headers: files are parsed in fast mode",
+                      c->opt.cuda_path ? "--cuda-path does not hold include/cuda_runtime_api.h"
+                                       : "no CUDA toolkit found ($CUDA_PATH, /usr/local/cuda)");
+    }
+    if (cuda) {
+        s->precise = true;
+        char abs[PATH_MAX];
+        s->main_path = ut_strdup(realpath(path, abs) ? abs : path);
+        lang_args(&s->args, m);
+        db_args(c, s->main_path, &s->args);
+        if (m == AN_CMODE_CUDA) {
+            add(&s->args, "--cuda-host-only");
+            add(&s->args, "--cuda-gpu-arch=sm_80");
+            addf(&s->args, "--cuda-path=%s", cuda);
+            add(&s->args, "-I" SHIM_DIR);
+            add(&s->args, "-Xclang");
+            add(&s->args, "-fcuda-allow-variadic-functions");
+        } else {
+            add(&s->args, "-isystem");
+            addf(&s->args, "%s/include", cuda);
+        }
+        add(&s->args, "-isystem");
+        addf(&s->args, "%s/include/cccl", cuda);
+    } else {
+        /* a virtual directory: includes, even "local.h" ones, are not followed */
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        ut_buf p;
+        ut_buf_init(&p);
+        ut_buf_printf(&p, FAST_DIR "%s", base);
+        s->main_path = ut_buf_take(&p);
+        lang_args(&s->args, m);
+        if (m == AN_CMODE_CUDA) {
+            static const char *const cu[] = {"--cuda-host-only", "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_80",
+                                             "--cuda-path=" FAST_DIR "no-cuda", NULL};
+            for (int i = 0; cu[i]; i++) add(&s->args, cu[i]);
+        }
+        add(&s->args, "-nostdinc");
+        if (m != AN_CMODE_C) add(&s->args, "-nostdinc++");
+        add(&s->args, "-include");
+        add(&s->args, FAST_DIR "xpuify_decls.h");
+        ut_buf h;
+        ut_buf_init(&h);
+        an_cdecls_generate(cat, m, text, len, &h);
+        s->header = ut_buf_take(&h);
+    }
+    for (int i = 0; common_args[i]; i++) add(&s->args, common_args[i]);
+}
+
+char *an_c_describe_args(an_c *c, const char *path) {
+    setup s;
+    an_catalog *empty = an_catalog_new();
+    build_setup(c, empty, path, "", 0, &s);
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%s\n", s.main_path);
+    for (size_t i = 0; i < s.args.len; i++) ut_buf_printf(&b, "%s\n", s.args.items[i]);
+    setup_free(&s);
+    an_catalog_free(empty);
+    return ut_buf_take(&b);
+}
+
+char *an_c_fast_header(const an_catalog *cat, const char *path, const char *text, size_t len) {
+    ut_buf h;
+    ut_buf_init(&h);
+    an_cdecls_generate(cat, mode_for_path(path), text, len, &h);
+    return ut_buf_take(&h);
+}
+
+/* ---- the analysis of one file -------------------------------------------------------------------------------- */
+
+typedef struct {
+    uint32_t s, e;
+    CXTokenKind k;
+} tok;
+
+typedef struct { uint32_t s, e; } range;
+
+typedef struct {
+    uint32_t hash, start, end; /* the directive: from `#` to the end of its (continued) line */
+    uint32_t name_tok;         /* the token after `#` */
+} directive;
+
+typedef struct {
+    an_c *c;
+    const an_catalog *cat;
+    const an_source *src;
+    const bool *enabled;
+    CXTranslationUnit tu;
+    CXFile file;
+    bool precise;
+    UT_VEC(tok) toks;
+    char *masked; /* the text with comments and string/char literals blanked (newlines kept) */
+    UT_VEC(directive) dirs;
+    UT_VEC(range) dead;     /* `#if 0` branches */
+    UT_VEC(range) agnostic; /* #if chains with a SYCL/XPU branch */
+    UT_VEC(range) comments; /* comments that may be suppression directives */
+    an_diag_list *out;
+    ut_buf tmp;
+} ctx;
+
+static const char *text(const ctx *c, const tok *t) { return c->src->text + t->s; }
+static size_t tlen(const tok *t) { return t->e - t->s; }
+static bool is(const ctx *c, size_t i, const char *s) {
+    if (i >= c->toks.len) return false;
+    const tok *t = &c->toks.items[i];
+    size_t n = strlen(s);
+    return tlen(t) == n && !memcmp(text(c, t), s, n);
+}
+static bool is_ident(const ctx *c, size_t i) {
+    return i < c->toks.len && (c->toks.items[i].k == CXToken_Identifier || c->toks.items[i].k == CXToken_Keyword);
+}
+static bool enabled(const ctx *c, const an_rule *r) { return !c->enabled || c->enabled[r->index]; }
+
+static bool inside(const range *rs, size_t n, uint32_t s, uint32_t e) {
+    for (size_t i = 0; i < n; i++)
+        if (s >= rs[i].s && e <= rs[i].e) return true;
+    return false;
+}
+
+static an_diag *emit(ctx *c, const an_rule *r, an_origin origin, uint32_t s, uint32_t e, char *msg) {
+    an_diag d = {0};
+    d.rule = r;
+    d.origin = origin;
+    d.start = s;
+    d.end = e;
+    d.message = msg;
+    ut_vec_push(c->out, d);
+    return &c->out->items[c->out->len - 1];
+}
+
+static void tokenize(ctx *c) {
+    CXSourceLocation a = CL(clang_getLocationForOffset)(c->tu, c->file, 0);
+    CXSourceLocation b = CL(clang_getLocationForOffset)(c->tu, c->file, c->src->len);
+    CXToken *ts = NULL;
+    unsigned n = 0;
+    CL(clang_tokenize)(c->tu, CL(clang_getRange)(a, b), &ts, &n);
+    ut_vec_reserve(&c->toks, n);
+    for (unsigned i = 0; i < n; i++) {
+        CXSourceRange r = CL(clang_getTokenExtent)(c->tu, ts[i]);
+        unsigned s, e;
+        CXFile f;
+        CL(clang_getFileLocation)(CL(clang_getRangeStart)(r), &f, NULL, NULL, &s);
+        CL(clang_getFileLocation)(CL(clang_getRangeEnd)(r), NULL, NULL, NULL, &e);
+        if (e < s || e > c->src->len) continue;
+        tok t = {s, e, CL(clang_getTokenKind)(ts[i])};
+        ut_vec_push(&c->toks, t);
+    }
+    if (ts) CL(clang_disposeTokens)(c->tu, ts, n);
+}
+
+static void blank(char *m, uint32_t s, uint32_t e) {
+    for (uint32_t i = s; i < e; i++)
+        if (m[i] != '\n' && m[i] != '\r') m[i] = ' ';
+}
+
+static void build_mask(ctx *c) {
+    c->masked = ut_strndup(c->src->text, c->src->len);
+    for (size_t i = 0; i < c->toks.len; i++) {
+        const tok *t = &c->toks.items[i];
+        const char *s = text(c, t);
+        if (t->k == CXToken_Comment) {
+            blank(c->masked, t->s, t->e);
+            if (tlen(t) > 8 && memmem(s, tlen(t), "xpuify:", 7)) {
+                range r = {t->s, t->e};
+                ut_vec_push(&c->comments, r);
+            }
+        } else if (t->k == CXToken_Literal) {
+            /* strings and characters (with L, u, U, u8 or R prefixes); numbers stay */
+            size_t k = 0;
+            while (k < tlen(t) && k < 3 && (s[k] == 'L' || s[k] == 'u' || s[k] == 'U' || s[k] == '8' || s[k] == 'R')) k++;
+            if (k < tlen(t) && (s[k] == '"' || s[k] == '\'')) blank(c->masked, t->s, t->e);
+        }
+    }
+}
+
+static bool first_on_line(const ctx *c, uint32_t off) {
+    for (uint32_t i = off; i > 0; i--) {
+        char ch = c->masked[i - 1];
+        if (ch == '\n') return true;
+        if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\f' && ch != '\v') return false;
+    }
+    return true;
+}
+
+static uint32_t directive_end(const ctx *c, uint32_t from) {
+    const char *t = c->masked;
+    uint32_t n = c->src->len, i = from;
+    for (;;) {
+        while (i < n && t[i] != '\n') i++;
+        if (i >= n) return n;
+        uint32_t k = i;
+        if (k > from && t[k - 1] == '\r') k--;
+        if (k > from && t[k - 1] == '\\') { i++; continue; }
+        return i;
+    }
+}
+
+/* A condition that already gives SYCL/XPU its own branch: the chain is device-agnostic code. */
+static bool mentions_agnostic(const char *s, size_t n) {
+    static const char *const words[] = {"sycl", "xpu", "oneapi", "level_zero", "__intel_llvm_compiler", NULL};
+    for (size_t i = 0; i < n; i++)
+        for (int w = 0; words[w]; w++) {
+            size_t wl = strlen(words[w]);
+            if (i + wl <= n && !strncasecmp(s + i, words[w], wl)) return true;
+        }
+    return false;
+}
+
+static bool cond_is_zero(const char *s, size_t n) {
+    while (n && isspace((unsigned char)*s)) s++, n--;
+    while (n && isspace((unsigned char)s[n - 1])) n--;
+    return n == 1 && *s == '0';
+}
+
+/* Directives; `#if 0` branches and agnostic chains. */
+static void scan_directives(ctx *c) {
+    typedef struct {
+        uint32_t start;
+        bool agnostic;
+        bool dead_open;
+        uint32_t dead_start;
+    } frame;
+    UT_VEC(frame) st = {0};
+    for (size_t i = 0; i < c->toks.len; i++) {
+        const tok *t = &c->toks.items[i];
+        if (t->k != CXToken_Punctuation || tlen(t) != 1 || *text(c, t) != '#' || !first_on_line(c, t->s)) continue;
+        directive d = {t->s, t->s, directive_end(c, t->s), (uint32_t)(i + 1)};
+        if (i + 1 >= c->toks.len || c->toks.items[i + 1].s >= d.end) continue; /* a null directive */
+        ut_vec_push(&c->dirs, d);
+        const tok *nt = &c->toks.items[i + 1];
+        const char *cond = c->masked + nt->e;
+        size_t cn = d.end > nt->e ? d.end - nt->e : 0;
+        if (is(c, i + 1, "if") || is(c, i + 1, "ifdef") || is(c, i + 1, "ifndef")) {
+            frame f = {d.start, mentions_agnostic(cond, cn), false, 0};
+            if (is(c, i + 1, "if") && cond_is_zero(cond, cn)) f.dead_open = true, f.dead_start = d.end;
+            ut_vec_push(&st, f);
+        } else if ((is(c, i + 1, "elif") || is(c, i + 1, "else") || is(c, i + 1, "endif")) && st.len) {
+            frame *f = &st.items[st.len - 1];
+            if (f->dead_open) {
+                range r = {f->dead_start, d.start};
+                ut_vec_push(&c->dead, r);
+                f->dead_open = false;
+            }
+            if (is(c, i + 1, "elif")) {
+                f->agnostic |= mentions_agnostic(cond, cn);
+                if (cond_is_zero(cond, cn)) f->dead_open = true, f->dead_start = d.end;
+            } else if (is(c, i + 1, "endif")) {
+                if (f->agnostic) {
+                    range r = {f->start, d.end};
+                    ut_vec_push(&c->agnostic, r);
+                }
+                st.len--;
+            }
+        }
+    }
+    for (size_t k = 0; k < st.len; k++) { /* unterminated: to the end of the file */
+        frame *f = &st.items[k];
+        range r = {f->dead_open ? f->dead_start : f->start, c->src->len};
+        if (f->dead_open) ut_vec_push(&c->dead, r);
+        r.s = f->start;
+        if (f->agnostic) ut_vec_push(&c->agnostic, r);
+    }
+    ut_vec_free(&st);
+}
+
+static const directive *directive_at(const ctx *c, uint32_t off) {
+    size_t lo = 0, hi = c->dirs.len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->dirs.items[mid].end < off) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < c->dirs.len && c->dirs.items[lo].start <= off && off <= c->dirs.items[lo].end) return &c->dirs.items[lo];
+    return NULL;
+}
+
+static bool excluded(const ctx *c, uint32_t s, uint32_t e) {
+    return inside(c->dead.items, c->dead.len, s, e) || inside(c->agnostic.items, c->agnostic.len, s, e);
+}
+
+/* ---- AST checks ---------------------------------------------------------------------------------------------- */
+
+static bool cursor_in_main(const ctx *c, CXCursor cur, unsigned *off) {
+    CXFile f = NULL;
+    CL(clang_getExpansionLocation)(CL(clang_getCursorLocation)(cur), &f, NULL, NULL, off);
+    return f && f == c->file;
+}
+
+static bool spelled(CXCursor cur, const char *name, size_t n) {
+    CXString s = CL(clang_getCursorSpelling)(cur);
+    const char *p = CL(clang_getCString)(s);
+    bool eq = p && strlen(p) == n && !memcmp(p, name, n);
+    CL(clang_disposeString)(s);
+    return eq;
+}
+
+/* The name at this token is the file's own: it declares it (a function, variable, parameter or macro of that
+ * name) or refers to such a declaration made in this file. */
+static bool user_owned(ctx *c, const tok *t) {
+    if (!c->tu) return false;
+    CXSourceLocation loc = CL(clang_getLocationForOffset)(c->tu, c->file, t->s);
+    CXCursor cur = CL(clang_getCursor)(c->tu, loc);
+    enum CXCursorKind k = CL(clang_getCursorKind)(cur);
+    if (CL(clang_Cursor_isNull)(cur) || CL(clang_isInvalid)(k) || k == CXCursor_TranslationUnit) return false;
+    unsigned off;
+    if (CL(clang_isDeclaration)(k) || k == CXCursor_MacroDefinition)
+        return spelled(cur, text(c, t), tlen(t)) && cursor_in_main(c, cur, &off) && off == t->s;
+    if (CL(clang_isReference)(k) || CL(clang_isExpression)(k) || k == CXCursor_MacroExpansion) {
+        CXCursor r = CL(clang_getCursorReferenced)(cur);
+        enum CXCursorKind rk = CL(clang_getCursorKind)(r);
+        /* an unresolved or overloaded name refers to itself: no declaration to judge by */
+        if (CL(clang_Cursor_isNull)(r) || !(CL(clang_isDeclaration)(rk) || rk == CXCursor_MacroDefinition)) return false;
+        if (!spelled(r, text(c, t), tlen(t))) return false;
+        return cursor_in_main(c, r, &off);
+    }
+    return false;
+}
+
+/* ---- table rows by token ------------------------------------------------------------------------------------- */
+
+/* The name a qualifier (`__shared__`, `__global__`) applies to: the declarator that follows it. */
+static bool qualified_name(const ctx *c, size_t i, uint32_t *ns, uint32_t *ne) {
+    size_t last = SIZE_MAX;
+    for (size_t k = i + 1; k < c->toks.len && k < i + 64; k++) {
+        const tok *t = &c->toks.items[k];
+        if (t->k == CXToken_Comment) continue;
+        if (is_ident(c, k)) {
+            if ((is(c, k, "__launch_bounds__") || is(c, k, "__attribute__") || is(c, k, "alignas") ||
+                 is(c, k, "__align__") || is(c, k, "__declspec")) && is(c, k + 1, "(")) {
+                int depth = 0;
+                for (k = k + 1; k < c->toks.len; k++) {
+                    if (is(c, k, "(")) depth++;
+                    else if (is(c, k, ")") && --depth == 0) break;
+                }
+                continue;
+            }
+            last = k;
+            continue;
+        }
+        if (is(c, k, "<") && last != SIZE_MAX && !is(c, last, "operator")) { /* template arguments */
+            int depth = 0;
+            for (; k < c->toks.len && k < i + 64; k++) {
+                if (is(c, k, "<")) depth++;
+                else if (is(c, k, ">") && --depth == 0) break;
+                else if (is(c, k, ">>") && (depth -= 2) <= 0) break;
+            }
+            continue;
+        }
+        if (is(c, k, "*") || is(c, k, "&") || is(c, k, "::") || is(c, k, "&&")) continue;
+        break;
+    }
+    if (last == SIZE_MAX) return false;
+    *ns = c->toks.items[last].s, *ne = c->toks.items[last].e;
+    return true;
+}
+
+static void report_row(ctx *c, const an_entry *e, uint32_t s, uint32_t end, const char *name, const char *txt) {
+    if (!enabled(c, e->rule)) return;
+    an_message_vars v;
+    an_message_cvars cv;
+    const an_entry *via = e->parent ? an_catalog_lookup_c(c->cat, e->parent, strlen(e->parent)) : NULL;
+    an_message_cvars_of(e, via, name, &v, &cv);
+    v.text = txt;
+    char *msg = an_message_format_c(e->message ? e->message : e->rule->message, &v, &cv);
+    an_message_cvars_free(&cv);
+    emit(c, e->rule, AN_ORIGIN_REF, s, end, msg)->entry = e;
+}
+
+static void scan_identifiers(ctx *c) {
+    UT_VEC(size_t) comps = {0};
+    for (size_t i = 0; i < c->toks.len; i++) {
+        if (c->toks.items[i].k != CXToken_Identifier) continue;
+        if (is(c, i + 1, "::") && is_ident(c, i + 2)) continue; /* a qualifier: the chain is judged at its end */
+        const tok *t = &c->toks.items[i];
+        /* the chain a::b::name, and what precedes it */
+        comps.len = 0;
+        size_t j = i;
+        ut_vec_push(&comps, j);
+        while (j >= 2 && is(c, j - 1, "::") && is_ident(c, j - 2)) {
+            j -= 2;
+            ut_vec_push(&comps, j);
+        }
+        uint32_t start = c->toks.items[j].s;
+        size_t before = j; /* index of the token before the chain, or j itself when there is none */
+        if (j >= 1 && is(c, j - 1, "::")) start = c->toks.items[j - 1].s, before = j - 1;
+        bool member = before >= 1 && (is(c, before - 1, ".") || is(c, before - 1, "->"));
+        const an_entry *e = NULL;
+        for (size_t k = comps.len; k-- > 0 && !e;) { /* longest suffix first: a::b::name, b::name, name */
+            ut_buf_clear(&c->tmp);
+            for (size_t q = k + 1; q-- > 0;) {
+                const tok *x = &c->toks.items[comps.items[q]];
+                if (q != k) ut_buf_puts(&c->tmp, "::");
+                ut_buf_append(&c->tmp, text(c, x), tlen(x));
+            }
+            e = an_catalog_lookup_c(c->cat, c->tmp.data, c->tmp.len);
+        }
+        if (!e || e->kind == AN_KIND_HEADER) continue;
+        if ((e->kind == AN_KIND_METHOD) != member) continue;
+        if (e->kind == AN_KIND_METHOD && !is(c, i + 1, "(")) continue;
+        if (excluded(c, start, t->e)) continue;
+        const directive *d = directive_at(c, t->s);
+        if (d) {
+            /* in a directive: `#define NAME` declares NAME; include lines are read elsewhere */
+            if (d->name_tok < c->toks.len && (is(c, d->name_tok, "include") || is(c, d->name_tok, "include_next") ||
+                                              is(c, d->name_tok, "import")))
+                continue;
+            if (is(c, d->name_tok, "define") && d->name_tok + 1 == i) continue;
+            if (is(c, d->name_tok, "undef")) continue;
+        } else if (user_owned(c, t)) {
+            continue;
+        }
+        char *name = ut_strndup(c->src->text + start, t->e - start);
+        char *decl = NULL;
+        uint32_t ns, ne;
+        if (e->kind == AN_KIND_QUALIFIER && qualified_name(c, i, &ns, &ne)) decl = ut_strndup(c->src->text + ns, ne - ns);
+        report_row(c, e, start, t->e, name, decl);
+        ut_free(name);
+        ut_free(decl);
+    }
+    ut_vec_free(&comps);
+}
+
+/* ---- include directives -------------------------------------------------------------------------------------- */
+
+static void scan_includes(ctx *c) {
+    for (size_t i = 0; i < c->dirs.len; i++) {
+        const directive *d = &c->dirs.items[i];
+        if (!(is(c, d->name_tok, "include") || is(c, d->name_tok, "include_next") || is(c, d->name_tok, "import")))
+            continue;
+        const char *t = c->src->text;
+        uint32_t p = c->toks.items[d->name_tok].e;
+        while (p < d->end && (t[p] == ' ' || t[p] == '\t')) p++;
+        if (p >= d->end || (t[p] != '<' && t[p] != '"')) continue;
+        char close = t[p] == '<' ? '>' : '"';
+        uint32_t s = p + 1, e = s;
+        while (e < d->end && t[e] != close && t[e] != '\n') e++;
+        if (e >= d->end || t[e] != close || e == s) continue;
+        if (excluded(c, d->start, d->end)) continue;
+        const an_entry *h = an_catalog_lookup_c(c->cat, t + s, e - s);
+        if (!h || h->kind != AN_KIND_HEADER) continue;
+        char *name = ut_strndup(t + s, e - s);
+        report_row(c, h, s, e, name, NULL);
+        ut_free(name);
+    }
+}
+
+/* ---- built-in matchers --------------------------------------------------------------------------------------- */
+
+static const an_rule *builtin(const ctx *c, const char *name) {
+    for (size_t i = 0; i < an_catalog_count(c->cat); i++) {
+        const an_rule *r = an_catalog_rule(c->cat, i);
+        if (r->lang == AN_LANG_C && r->builtin && !strcmp(r->builtin, name)) return enabled(c, r) ? r : NULL;
+    }
+    return NULL;
+}
+
+static char *squeeze(const char *s, size_t n, size_t max) {
+    ut_buf b;
+    ut_buf_init(&b);
+    bool sp = false;
+    for (size_t i = 0; i < n && b.len < max; i++) {
+        if (isspace((unsigned char)s[i])) { sp = b.len > 0; continue; }
+        if (sp) ut_buf_putc(&b, ' ');
+        sp = false;
+        ut_buf_putc(&b, s[i]);
+    }
+    if (b.len >= max) ut_buf_puts(&b, "...");
+    return ut_buf_take(&b);
+}
+
+/* `<<<` (CUDA lexing) or `<<` `<` (C++ lexing of a .h file) */
+static size_t launch_open(const ctx *c, size_t i) {
+    if (is(c, i, "<<<")) return 1;
+    if (is(c, i, "<<") && is(c, i + 1, "<") && c->toks.items[i + 1].s == c->toks.items[i].e) return 2;
+    return 0;
+}
+
+static size_t launch_close(const ctx *c, size_t i) {
+    if (is(c, i, ">>>")) return 1;
+    if (is(c, i, ">>") && is(c, i + 1, ">") && c->toks.items[i + 1].s == c->toks.items[i].e) return 2;
+    if (is(c, i, ">") && is(c, i + 1, ">>") && c->toks.items[i + 1].s == c->toks.items[i].e) return 2;
+    return 0;
+}
+
+static void scan_launches(ctx *c) {
+    const an_rule *r = builtin(c, "cuda-kernel-launch");
+    if (!r) return;
+    for (size_t i = 1; i < c->toks.len; i++) {
+        size_t w = launch_open(c, i);
+        if (!w) continue;
+        /* the callee: name, name<targs>, ns::name */
+        size_t k = i - 1;
+        if (is(c, k, ">")) {
+            int depth = 0;
+            for (;; k--) {
+                if (is(c, k, ">")) depth++;
+                else if (is(c, k, "<") && --depth == 0) break;
+                if (!k) break;
+            }
+            if (k) k--;
+        }
+        if (!is_ident(c, k)) continue;
+        while (k >= 2 && is(c, k - 1, "::") && is_ident(c, k - 2)) k -= 2;
+        size_t end = i + w;
+        int paren = 0;
+        size_t cw = 0;
+        for (; end < c->toks.len; end++) {
+            if (is(c, end, "(")) paren++;
+            else if (is(c, end, ")")) paren--;
+            else if (paren <= 0 && (cw = launch_close(c, end))) break;
+            else if (is(c, end, ";")) break;
+        }
+        if (end >= c->toks.len || !cw) continue;
+        uint32_t s = c->toks.items[k].s, e = c->toks.items[end + cw - 1].e;
+        if (excluded(c, s, e)) continue;
+        char *txt = squeeze(c->src->text + s, e - s, 80);
+        char *kname = ut_strndup(c->src->text + s, c->toks.items[i - 1].e - s);
+        an_message_vars v = {kname, NULL, NULL, txt, NULL};
+        emit(c, r, AN_ORIGIN_BUILTIN, s, e, an_message_format(r->message, &v));
+        ut_free(kname);
+        ut_free(txt);
+        i = end + cw - 1;
+    }
+}
+
+/* A macro defined here whose body checks CUDA/NCCL/library status codes (rows of section `error`). */
+static void scan_error_macros(ctx *c) {
+    const an_rule *r = builtin(c, "error-check-macro");
+    if (!r) return;
+    for (size_t i = 0; i < c->dirs.len; i++) {
+        const directive *d = &c->dirs.items[i];
+        if (!is(c, d->name_tok, "define") || !is_ident(c, d->name_tok + 1)) continue;
+        size_t ni = d->name_tok + 1;
+        if (excluded(c, d->start, d->end)) continue;
+        ut_buf used;
+        ut_buf_init(&used);
+        size_t count = 0;
+        for (size_t k = ni + 1; k < c->toks.len && c->toks.items[k].s < d->end; k++) {
+            if (!is_ident(c, k)) continue;
+            const an_entry *e = an_catalog_lookup_c(c->cat, text(c, &c->toks.items[k]), tlen(&c->toks.items[k]));
+            if (!e || !e->section || strcmp(e->section, "error")) continue;
+            char nm[128];
+            snprintf(nm, sizeof nm, "`%.*s`", (int)tlen(&c->toks.items[k]), text(c, &c->toks.items[k]));
+            if (used.len && strstr(used.data, nm)) continue;
+            if (count++ < 3) ut_buf_printf(&used, "%s%s", used.len ? ", " : "", nm);
+        }
+        if (count) {
+            const tok *n = &c->toks.items[ni];
+            char *name = ut_strndup(text(c, n), tlen(n));
+            an_message_vars v = {name, NULL, NULL, used.data, NULL};
+            emit(c, r, AN_ORIGIN_BUILTIN, n->s, n->e, an_message_format(r->message, &v));
+            ut_free(name);
+        }
+        ut_buf_free(&used);
+    }
+}
+
+static void scan_patterns(ctx *c) {
+    pcre2_match_data *md = NULL;
+    for (size_t i = 0; i < an_catalog_count(c->cat); i++) {
+        const an_rule *r = an_catalog_rule(c->cat, i);
+        if (r->lang != AN_LANG_C || !r->pattern || !enabled(c, r)) continue;
+        const pcre2_code *re = an_catalog_pattern(c->cat, r);
+        if (!re) continue;
+        if (!md) md = pcre2_match_data_create(16, NULL);
+        uint32_t grp = 0;
+        int g = pcre2_substring_number_from_name(re, (PCRE2_SPTR) "report");
+        if (g > 0) grp = (uint32_t)g;
+        PCRE2_SIZE at = 0;
+        while (at <= c->src->len) {
+            int rc = pcre2_match(re, (PCRE2_SPTR)c->masked, c->src->len, at, PCRE2_NO_UTF_CHECK, md, NULL);
+            if (rc < 0) break;
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+            uint32_t s = (uint32_t)ov[2 * grp], e = (uint32_t)ov[2 * grp + 1];
+            if (ov[2 * grp] == PCRE2_UNSET) s = (uint32_t)ov[0], e = (uint32_t)ov[1];
+            if (!excluded(c, s, e)) {
+                char *txt = squeeze(c->src->text + s, e - s, 60);
+                an_message_vars v = {NULL, NULL, NULL, txt, NULL};
+                emit(c, r, AN_ORIGIN_QUERY, s, e, an_message_format(r->message, &v));
+                ut_free(txt);
+            }
+            at = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+        }
+    }
+    if (md) pcre2_match_data_free(md);
+}
+
+/* Precise mode: the first error in this file, so that a clean report is never mistaken for a parse that failed. */
+static void report_parse_error(ctx *c) {
+    const an_rule *r = builtin(c, "c-parse-error");
+    if (!r || !c->precise || !c->tu) return;
+    unsigned n = CL(clang_getNumDiagnostics)(c->tu), errors = 0;
+    uint32_t first = UINT32_MAX;
+    char *msg = NULL;
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = CL(clang_getDiagnostic)(c->tu, i);
+        enum CXDiagnosticSeverity sev = CL(clang_getDiagnosticSeverity)(d);
+        if (sev >= CXDiagnostic_Error) {
+            CXFile f;
+            unsigned off;
+            CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(d), &f, NULL, NULL, &off);
+            errors++;
+            if (f == c->file && first == UINT32_MAX) {
+                first = off;
+                msg = an_clang_take(CL(clang_getDiagnosticSpelling)(d));
+            } else if (!msg) {
+                char *m = an_clang_take(CL(clang_getDiagnosticSpelling)(d));
+                CXString fn = f ? CL(clang_getFileName)(f) : (CXString){0};
+                const char *fs = f ? CL(clang_getCString)(fn) : NULL;
+                ut_buf b;
+                ut_buf_init(&b);
+                ut_buf_printf(&b, "%s%s%s", fs ? fs : "", fs ? ": " : "", m);
+                msg = ut_buf_take(&b);
+                ut_free(m);
+                if (f) CL(clang_disposeString)(fn);
+            }
+        }
+        CL(clang_disposeDiagnostic)(d);
+    }
+    if (!errors) { ut_free(msg); return; }
+    if (first == UINT32_MAX) first = 0;
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%s", msg ? msg : "error");
+    if (errors > 1) ut_buf_printf(&b, " (and %u more error%s)", errors - 1, errors > 2 ? "s" : "");
+    an_message_vars v = {NULL, NULL, NULL, b.data, NULL};
+    uint32_t line, col, ls, le;
+    an_source_position(c->src, first, &line, &col);
+    an_source_line_span(c->src, line, &ls, &le);
+    emit(c, r, AN_ORIGIN_BUILTIN, first, le > first ? le : first, an_message_format(r->message, &v));
+    ut_buf_free(&b);
+    ut_free(msg);
+}
+
+bool an_c_analyze(an_c *cc, const an_catalog *cat, const an_source *src, const bool *en, an_diag_list *out,
+                  char **why) {
+    const char *lwhy = NULL;
+    if (!ensure_index(cc, &lwhy)) {
+        if (why) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "%s; C, C++ and CUDA files are not analyzed", lwhy ? lwhy : "libclang cannot be used");
+            *why = ut_buf_take(&b);
+        }
+        return false;
+    }
+    bool ok = false;
+    setup s;
+    build_setup(cc, cat, src->path, src->text, src->len, &s);
+    struct CXUnsavedFile uf[3];
+    unsigned nuf = 0;
+    uf[nuf++] = (struct CXUnsavedFile){s.main_path, src->text, src->len};
+    if (s.header) uf[nuf++] = (struct CXUnsavedFile){FAST_DIR "xpuify_decls.h", s.header, strlen(s.header)};
+    else uf[nuf++] = (struct CXUnsavedFile){SHIM_DIR "/sm_61_intrinsics.hpp", shim_sm61, sizeof shim_sm61 - 1};
+    if (!s.header) uf[nuf++] = (struct CXUnsavedFile){SHIM_DIR "/texture_fetch_functions.h", "", 0};
+    ctx c = {0};
+    c.c = cc, c.cat = cat, c.src = src, c.enabled = en, c.precise = s.precise;
+    an_diag_list mine = {0};
+    c.out = &mine;
+    ut_buf_init(&c.tmp);
+    unsigned flags = CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord;
+    enum CXErrorCode ec = CL(clang_parseTranslationUnit2)(cc->index, s.main_path, (const char *const *)s.args.items,
+                                                         (int)s.args.len, uf, nuf, flags, &c.tu);
+    if (ec != CXError_Success || !c.tu) {
+        if (why) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "libclang could not parse this file (error %d); not analyzed", (int)ec);
+            *why = ut_buf_take(&b);
+        }
+        goto done;
+    }
+    c.file = CL(clang_getFile)(c.tu, s.main_path);
+    if (!c.file) {
+        if (why) *why = ut_strdup("libclang lost the file; not analyzed");
+        goto done;
+    }
+    ok = true;
+    tokenize(&c);
+    build_mask(&c);
+    scan_directives(&c);
+    scan_identifiers(&c);
+    scan_includes(&c);
+    scan_launches(&c);
+    scan_error_macros(&c);
+    scan_patterns(&c);
+    report_parse_error(&c);
+    /* suppression comments (`// xpuify: ignore[...]`) */
+    an_suppressions sup = {0};
+    for (size_t i = 0; i < c.comments.len; i++) {
+        const char *t = src->text + c.comments.items[i].s;
+        an_suppress_add_comment(&sup, src, c.comments.items[i].s, c.comments.items[i].e, t[1] == '*' ? "/*" : "//");
+    }
+    an_suppress_finish(&sup, src);
+    for (size_t i = 0; i < mine.len; i++) {
+        an_diag *d = &mine.items[i];
+        an_diag_locate(d, src);
+        if (sup.items.len && !(d->rule->builtin && !strcmp(d->rule->builtin, "c-parse-error")) && an_suppress_hides(&sup, d)) {
+            ut_free(d->message);
+            an_fix_free(d->fix);
+            continue;
+        }
+        ut_vec_push(out, *d);
+    }
+    an_suppress_free(&sup);
+    an_diag_list_sort(out);
+done:
+    ut_vec_free(&mine);
+    if (c.tu) CL(clang_disposeTranslationUnit)(c.tu);
+    ut_vec_free(&c.toks);
+    ut_vec_free(&c.dirs);
+    ut_vec_free(&c.dead);
+    ut_vec_free(&c.agnostic);
+    ut_vec_free(&c.comments);
+    ut_free(c.masked);
+    ut_buf_free(&c.tmp);
+    setup_free(&s);
+    return ok;
+}
