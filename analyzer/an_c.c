@@ -341,6 +341,7 @@ typedef struct {
     bool precise;
     UT_VEC(tok) toks;
     char *masked; /* the text with comments and string/char literals blanked (newlines kept) */
+    char *masked_comments; /* the text with comments blanked only (pattern rules with `strings: true`) */
     UT_VEC(directive) dirs;
     UT_VEC(range) dead;     /* `#if 0` branches */
     UT_VEC(range) agnostic; /* #if chains with a SYCL/XPU branch */
@@ -406,11 +407,13 @@ static void blank(char *m, uint32_t s, uint32_t e) {
 
 static void build_mask(ctx *c) {
     c->masked = ut_strndup(c->src->text, c->src->len);
+    c->masked_comments = ut_strndup(c->src->text, c->src->len);
     for (size_t i = 0; i < c->toks.len; i++) {
         const tok *t = &c->toks.items[i];
         const char *s = text(c, t);
         if (t->k == CXToken_Comment) {
             blank(c->masked, t->s, t->e);
+            blank(c->masked_comments, t->s, t->e);
             if (tlen(t) > 8 && memmem(s, tlen(t), "xpuify:", 7)) {
                 range r = {t->s, t->e};
                 ut_vec_push(&c->comments, r);
@@ -635,16 +638,20 @@ static void scan_identifiers(ctx *c) {
         size_t before = j; /* index of the token before the chain, or j itself when there is none */
         if (j >= 1 && is(c, j - 1, "::")) start = c->toks.items[j - 1].s, before = j - 1;
         bool member = before >= 1 && (is(c, before - 1, ".") || is(c, before - 1, "->"));
-        const an_entry *e = NULL;
-        for (size_t k = comps.len; k-- > 0 && !e;) { /* longest suffix first: a::b::name, b::name, name */
+        /* longest suffix first (a::b::name, b::name, name); an exact row beats a `prefix*` family row */
+        const an_entry *e = NULL, *family = NULL;
+        for (size_t k = comps.len; k-- > 0 && !e;) {
             ut_buf_clear(&c->tmp);
             for (size_t q = k + 1; q-- > 0;) {
                 const tok *x = &c->toks.items[comps.items[q]];
                 if (q != k) ut_buf_puts(&c->tmp, "::");
                 ut_buf_append(&c->tmp, text(c, x), tlen(x));
             }
-            e = an_catalog_lookup_c(c->cat, c->tmp.data, c->tmp.len);
+            const an_entry *hit = an_catalog_lookup_c(c->cat, c->tmp.data, c->tmp.len);
+            if (hit && !hit->wildcard) e = hit;
+            else if (hit && !family) family = hit;
         }
+        if (!e) e = family;
         if (!e || e->kind == AN_KIND_HEADER) continue;
         if ((e->kind == AN_KIND_METHOD) != member) continue;
         if (e->kind == AN_KIND_METHOD && !is(c, i + 1, "(")) continue;
@@ -819,7 +826,8 @@ static void scan_patterns(ctx *c) {
         if (g > 0) grp = (uint32_t)g;
         PCRE2_SIZE at = 0;
         while (at <= c->src->len) {
-            int rc = pcre2_match(re, (PCRE2_SPTR)c->masked, c->src->len, at, PCRE2_NO_UTF_CHECK, md, NULL);
+            const char *subject = r->strings ? c->masked_comments : c->masked;
+            int rc = pcre2_match(re, (PCRE2_SPTR)subject, c->src->len, at, PCRE2_NO_UTF_CHECK, md, NULL);
             if (rc < 0) break;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
             uint32_t s = (uint32_t)ov[2 * grp], e = (uint32_t)ov[2 * grp + 1];
@@ -964,6 +972,7 @@ done:
     ut_vec_free(&c.agnostic);
     ut_vec_free(&c.comments);
     ut_free(c.masked);
+    ut_free(c.masked_comments);
     ut_buf_free(&c.tmp);
     setup_free(&s);
     return ok;

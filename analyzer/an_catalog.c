@@ -230,6 +230,9 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "in_guarded_code")) want_bool(l, v, key, &r->in_guarded_code);
         else if (!strcmp(key, "cuda_guard_ok")) want_bool(l, v, key, &r->cuda_guard_ok);
         else if (!strcmp(key, "guard_condition")) want_bool(l, v, key, &r->guard_condition);
+        else if (!strcmp(key, "strings")) want_bool(l, v, key, &r->strings);
+        else if (!strcmp(key, "portable_label")) r->portable_label = want_str(l, v, key);
+        else if (!strcmp(key, "sycl_label")) r->sycl_label = want_str(l, v, key);
         else if (!strcmp(key, "examples")) {
             if (v->type != YAML_MAPPING_NODE) { lerr(l, v, "`examples` must map `flag`/`ok` to lists"); continue; }
             EACH_PAIR(l, v, ek, ev) {
@@ -322,6 +325,7 @@ void an_rule_free(an_rule *r) {
     ut_free(r->code), ut_free(r->name), ut_free(r->summary), ut_free(r->message), ut_free(r->doc);
     ut_free(r->min_torch), ut_free(r->origin), ut_free(r->builtin), ut_free(r->query), ut_free(r->report);
     ut_free(r->fixer), ut_free(r->library), ut_free(r->pattern), ut_free(r->returns);
+    ut_free(r->portable_label), ut_free(r->sycl_label);
     ut_free(r);
 }
 

@@ -66,11 +66,12 @@ void an_message_cvars_of(const an_entry *e, const an_entry *via, const char *nam
     }
     if (own->removed) ut_buf_printf(&b, " (removed in %s)", own->removed);
     else if (own->deprecated) ut_buf_printf(&b, " (deprecated in %s)", own->deprecated);
-    if (e->replacement) ut_buf_printf(&b, "; portable layer: `%s`", e->replacement);
-    if (e->sycl) ut_buf_printf(&b, "; SYCL: `%s`", e->sycl);
+    const an_rule *r = own->rule;
+    if (e->replacement) ut_buf_printf(&b, "; %s: `%s`", r->portable_label ? r->portable_label : "portable layer", e->replacement);
+    if (e->sycl) ut_buf_printf(&b, "; %s: `%s`", r->sycl_label ? r->sycl_label : "SYCL", e->sycl);
     if (e->oneccl) ut_buf_printf(&b, "; oneCCL: `%s`", e->oneccl);
     if (e->level_zero) ut_buf_printf(&b, "; Level Zero: `%s`", e->level_zero);
-    if (!e->replacement && !e->sycl && !e->oneccl && !e->level_zero) ut_buf_puts(&b, "; no portable, SYCL or Level Zero equivalent is known");
+    if (!e->replacement && !e->sycl && !e->oneccl && !e->level_zero) ut_buf_puts(&b, "; no direct SYCL or Level Zero equivalent in the tables");
     cv->owned = ut_buf_take(&b);
     cv->mapping = cv->owned;
 }

@@ -67,6 +67,9 @@ typedef struct an_rule {
     char *builtin;        /* name of a matcher implemented in C (e.g. "syntax-error"), or NULL */
     char *library;        /* C tables: the library the rule's table describes ("CUDA Runtime") */
     char *pattern;        /* PCRE2 pattern over comment-masked text (c and text rules), or NULL */
+    bool strings;         /* c pattern rules: string literals are read too (only comments are masked) */
+    char *portable_label, *sycl_label; /* how {mapping} names the `portable` and `sycl` columns (default: "portable
+                                        * layer", "SYCL"; PyTorch tables: "device-generic", "XPU") */
     UT_VEC(char *) files; /* text rules: globs of the file names the rule reads (none: every text file) */
     char *returns;        /* C function tables: the default return type of their functions */
     UT_VEC(char *) headers; /* C tables: the headers (relative to the toolkit's include/) that declare the API */
