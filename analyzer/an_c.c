@@ -655,6 +655,8 @@ static void scan_identifiers(ctx *c) {
         if (!e || e->kind == AN_KIND_HEADER) continue;
         if ((e->kind == AN_KIND_METHOD) != member) continue;
         if (e->kind == AN_KIND_METHOD && !is(c, i + 1, "(")) continue;
+        /* a constant is never called: `CUBLAS_CHECK(x)` is a project macro, not a CUBLAS_* constant */
+        if (e->kind == AN_KIND_ENUMERATOR && is(c, i + 1, "(")) continue;
         if (excluded(c, start, t->e)) continue;
         const directive *d = directive_at(c, t->s);
         if (d) {
