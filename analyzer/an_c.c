@@ -348,6 +348,8 @@ typedef struct {
     UT_VEC(range) comments; /* comments that may be suppression directives */
     an_diag_list *out;
     ut_buf tmp;
+    UT_VEC(char *) declared; /* fast mode: names this file declares (sorted), see user_owned */
+    UT_VEC(uint32_t) redeclared; /* fast mode: where clang saw the file redeclare a generated declaration */
 } ctx;
 
 static const char *text(const ctx *c, const tok *t) { return c->src->text + t->s; }
@@ -548,26 +550,105 @@ static bool spelled(CXCursor cur, const char *name, size_t n) {
     return eq;
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static enum CXChildVisitResult collect_decl(CXCursor cur, CXCursor parent, CXClientData data) {
+    ctx *c = data;
+    enum CXCursorKind k = CL(clang_getCursorKind)(cur);
+    CXFile f = NULL;
+    CL(clang_getExpansionLocation)(CL(clang_getCursorLocation)(cur), &f, NULL, NULL, NULL);
+    if (f != c->file) return CXChildVisit_Continue;
+    switch (k) {
+    case CXCursor_FunctionDecl: case CXCursor_VarDecl: case CXCursor_ParmDecl: case CXCursor_TypedefDecl:
+    case CXCursor_StructDecl: case CXCursor_UnionDecl: case CXCursor_ClassDecl: case CXCursor_EnumDecl:
+    case CXCursor_EnumConstantDecl: case CXCursor_MacroDefinition: case CXCursor_FunctionTemplate:
+    case CXCursor_ClassTemplate: case CXCursor_TypeAliasDecl: {
+        char *n = an_clang_take(CL(clang_getCursorSpelling)(cur));
+        if (*n) ut_vec_push(&c->declared, n);
+        else ut_free(n);
+        break;
+    }
+    default: break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* Fast mode: the generated declarations can clash with a project's own (a CPU shim that defines cudaMalloc):
+ * clang may then resolve the project's uses to the generated ones. The names the file declares settle it. */
+static void collect_declared(ctx *c) {
+    CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(c->tu), collect_decl, c);
+    /* a declaration that clashes with a generated one may be dropped from the AST: clang's diagnostic marks it */
+    unsigned n = CL(clang_getNumDiagnostics)(c->tu);
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = CL(clang_getDiagnostic)(c->tu, i);
+        char *msg = an_clang_take(CL(clang_getDiagnosticSpelling)(d));
+        if (strstr(msg, "redefinition") || strstr(msg, "conflicting types") || strstr(msg, "redeclared")) {
+            CXFile f = NULL;
+            unsigned off;
+            CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(d), &f, NULL, NULL, &off);
+            if (f == c->file && off < c->src->len) {
+                ut_vec_push(&c->redeclared, (uint32_t)off);
+                /* and the name, for the uses that now resolve to the generated declaration */
+                const char *t = c->src->text;
+                uint32_t e = off;
+                while (e < c->src->len && (isalnum((unsigned char)t[e]) || t[e] == '_')) e++;
+                if (e > off) ut_vec_push(&c->declared, ut_strndup(t + off, e - off));
+            }
+        }
+        ut_free(msg);
+        CL(clang_disposeDiagnostic)(d);
+    }
+    if (c->declared.len > 1) qsort(c->declared.items, c->declared.len, sizeof(char *), cmp_str);
+}
+
+static bool declared_here(const ctx *c, const char *name, size_t n) {
+    size_t lo = 0, hi = c->declared.len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = strncmp(c->declared.items[mid], name, n);
+        if (!r && c->declared.items[mid][n]) r = 1;
+        if (r < 0) lo = mid + 1;
+        else if (r > 0) hi = mid;
+        else return true;
+    }
+    return false;
+}
+
 /* The name at this token is the file's own: it declares it (a function, variable, parameter or macro of that
  * name) or refers to such a declaration made in this file. */
 static bool user_owned(ctx *c, const tok *t) {
     if (!c->tu) return false;
+    for (size_t i = 0; i < c->redeclared.len; i++)
+        if (c->redeclared.items[i] == t->s) return true;
     CXSourceLocation loc = CL(clang_getLocationForOffset)(c->tu, c->file, t->s);
     CXCursor cur = CL(clang_getCursor)(c->tu, loc);
     enum CXCursorKind k = CL(clang_getCursorKind)(cur);
-    if (CL(clang_Cursor_isNull)(cur) || CL(clang_isInvalid)(k) || k == CXCursor_TranslationUnit) return false;
+    /* no cursor for the token (a statement clang dropped): the names the file declares decide */
+    bool own_name = declared_here(c, text(c, t), tlen(t));
+    if (CL(clang_Cursor_isNull)(cur) || CL(clang_isInvalid)(k) || k == CXCursor_TranslationUnit) return own_name;
     unsigned off;
-    if (CL(clang_isDeclaration)(k) || k == CXCursor_MacroDefinition)
-        return spelled(cur, text(c, t), tlen(t)) && cursor_in_main(c, cur, &off) && off == t->s;
+    if ((CL(clang_isDeclaration)(k) || k == CXCursor_MacroDefinition) && spelled(cur, text(c, t), tlen(t)))
+        return cursor_in_main(c, cur, &off) && off == t->s;
     if (CL(clang_isReference)(k) || CL(clang_isExpression)(k) || k == CXCursor_MacroExpansion) {
         CXCursor r = CL(clang_getCursorReferenced)(cur);
         enum CXCursorKind rk = CL(clang_getCursorKind)(r);
+        /* an overload set (or a name lookup clang left unresolved): the file's own if a candidate is */
+        if (rk == CXCursor_OverloadedDeclRef) {
+            unsigned n = CL(clang_getNumOverloadedDecls)(r);
+            for (unsigned i = 0; i < n; i++) {
+                CXCursor d = CL(clang_getOverloadedDecl)(r, i);
+                if (spelled(d, text(c, t), tlen(t)) && cursor_in_main(c, d, &off)) return true;
+            }
+            return own_name;
+        }
         /* an unresolved or overloaded name refers to itself: no declaration to judge by */
-        if (CL(clang_Cursor_isNull)(r) || !(CL(clang_isDeclaration)(rk) || rk == CXCursor_MacroDefinition)) return false;
-        if (!spelled(r, text(c, t), tlen(t))) return false;
-        return cursor_in_main(c, r, &off);
+        if (CL(clang_Cursor_isNull)(r) || !(CL(clang_isDeclaration)(rk) || rk == CXCursor_MacroDefinition)) return own_name;
+        if (!spelled(r, text(c, t), tlen(t))) return own_name; /* an enclosing expression (a macro use, a call) */
+        if (cursor_in_main(c, r, &off)) return true;
+        return !c->precise && own_name; /* fast mode: the generated declaration took the file's own */
     }
-    return false;
+    /* the token sits in a statement or declaration clang kept but did not resolve it in */
+    return own_name && !spelled(cur, text(c, t), tlen(t));
 }
 
 /* ---- table rows by token ------------------------------------------------------------------------------------- */
@@ -938,6 +1019,7 @@ bool an_c_analyze(an_c *cc, const an_catalog *cat, const an_source *src, const b
     }
     ok = true;
     tokenize(&c);
+    collect_declared(&c);
     build_mask(&c);
     scan_directives(&c);
     scan_identifiers(&c);
@@ -975,6 +1057,9 @@ done:
     ut_vec_free(&c.comments);
     ut_free(c.masked);
     ut_free(c.masked_comments);
+    for (size_t i = 0; i < c.declared.len; i++) ut_free(c.declared.items[i]);
+    ut_vec_free(&c.declared);
+    ut_vec_free(&c.redeclared);
     ut_buf_free(&c.tmp);
     setup_free(&s);
     return ok;

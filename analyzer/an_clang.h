@@ -22,7 +22,7 @@
     X(clang_CompileCommands_dispose) X(clang_CompileCommand_getNumArgs) X(clang_CompileCommand_getArg)           \
     X(clang_CompileCommand_getDirectory) X(clang_getClangVersion) X(clang_getFileName)                           \
     X(clang_Cursor_isMacroFunctionLike) X(clang_equalCursors) X(clang_getCursorDefinition)                       \
-    X(clang_Location_isInSystemHeader) X(clang_getNullCursor) X(clang_getEnumDeclIntegerType)
+    X(clang_Location_isInSystemHeader) X(clang_getNullCursor) X(clang_getEnumDeclIntegerType) X(clang_getNumOverloadedDecls) X(clang_getOverloadedDecl)
 
 typedef struct {
 #define AN_CLANG_FIELD(f) __typeof__(f) *f;
