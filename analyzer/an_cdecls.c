@@ -96,10 +96,14 @@ static void emit_function(gen *g, const an_entry *e) {
         ut_buf_printf(b, "%s %s();\n", ret, e->name);
         return;
     }
+    const char *attrs = "";
+    if (g->mode == AN_CMODE_CUDA) {
+        emit_deps(g, e, "__host__ __device__"); /* their macros come first */
+        attrs = "__host__ __device__ ";
+    }
     const char *last;
     open_namespaces(b, e->name, &last);
-    ut_buf_printf(b, "template <class... __XA> %s%s %s(__XA &&...);", g->mode == AN_CMODE_CUDA ? "__host__ __device__ " : "",
-                  ret, last);
+    ut_buf_printf(b, "template <class... __XA> %s%s %s(__XA &&...);", attrs, ret, last);
     close_namespaces(b, e->name);
     ut_buf_putc(b, '\n');
 }
@@ -107,7 +111,11 @@ static void emit_function(gen *g, const an_entry *e) {
 static void emit_type(gen *g, const an_entry *e) {
     ut_buf *b = g->out;
     if (!qualified(e->name)) {
-        ut_buf_printf(b, "typedef struct __xpuify_%s *%s;\n", e->name, e->name);
+        /* `x_t` names are handles (typedefs of pointers) in CUDA's libraries; other names are structures used by
+         * value (cudaDeviceProp, cudaExtent), also spelled `struct X` */
+        size_t n = strlen(e->name);
+        if (n > 2 && !strcmp(e->name + n - 2, "_t")) ut_buf_printf(b, "typedef struct __xpuify_%s *%s;\n", e->name, e->name);
+        else ut_buf_printf(b, "typedef struct %s { int __xpuify_opaque; } %s;\n", e->name, e->name);
         return;
     }
     if (g->mode == AN_CMODE_C) return;
