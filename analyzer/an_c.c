@@ -76,6 +76,11 @@ static an_cmode mode_for_path(const char *path) {
     return AN_CMODE_CXX; /* .h too: CUDA projects' headers are C++ far more often than C */
 }
 
+static bool is_header(const char *path) {
+    const char *dot = strrchr(path, '.');
+    return dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hpp") || !strcmp(dot, ".hh") || !strcmp(dot, ".hxx"));
+}
+
 static const char *cuda_root(const an_c *c) {
     static const char *const cands[] = {NULL, NULL, "/usr/local/cuda", "/opt/cuda", NULL};
     const char *list[5];
@@ -254,6 +259,9 @@ static void build_setup(an_c *c, const an_catalog *cat, const char *path, const 
     }
     if (cuda) {
         s->precise = true;
+        /* headers are read the way the .cu files that include them are compiled (nvcc force-includes
+         * cuda_runtime.h): a launcher.h that names cudaStream_t parses */
+        if (m == AN_CMODE_CXX && is_header(path)) m = AN_CMODE_CUDA;
         char abs[PATH_MAX];
         s->main_path = ut_strdup(realpath(path, abs) ? abs : path);
         lang_args(&s->args, m);
@@ -644,7 +652,8 @@ static bool user_owned(ctx *c, const tok *t) {
         /* an unresolved or overloaded name refers to itself: no declaration to judge by */
         if (CL(clang_Cursor_isNull)(r) || !(CL(clang_isDeclaration)(rk) || rk == CXCursor_MacroDefinition)) return own_name;
         if (!spelled(r, text(c, t), tlen(t))) return own_name; /* an enclosing expression (a macro use, a call) */
-        if (cursor_in_main(c, r, &off)) return true;
+        /* clang declares builtins (__syncthreads in CUDA) implicitly, at their first use: not the file's own */
+        if (cursor_in_main(c, r, &off)) return off != t->s;
         return !c->precise && own_name; /* fast mode: the generated declaration took the file's own */
     }
     /* the token sits in a statement or declaration clang kept but did not resolve it in */
