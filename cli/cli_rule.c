@@ -18,6 +18,12 @@ static cJSON *rule_json(const an_rule *r) {
     cJSON_AddStringToObject(o, "doc", r->doc ? r->doc : "");
     cJSON_AddStringToObject(o, "origin", r->origin);
     if (r->library) cJSON_AddStringToObject(o, "library", r->library);
+    if (r->examples.flag.len || r->examples.ok.len) {
+        cJSON *ex = cJSON_AddObjectToObject(o, "examples");
+        cJSON *fl = cJSON_AddArrayToObject(ex, "flag"), *ok = cJSON_AddArrayToObject(ex, "ok");
+        for (size_t i = 0; i < r->examples.flag.len; i++) cJSON_AddItemToArray(fl, cJSON_CreateString(r->examples.flag.items[i]));
+        for (size_t i = 0; i < r->examples.ok.len; i++) cJSON_AddItemToArray(ok, cJSON_CreateString(r->examples.ok.items[i]));
+    }
     if (r->pattern) cJSON_AddStringToObject(o, "pattern", r->pattern);
     if (r->files.len) {
         cJSON *f = cJSON_AddArrayToObject(o, "files");
