@@ -747,6 +747,10 @@ static void scan_identifiers(ctx *c) {
         if (e->kind == AN_KIND_METHOD && !is(c, i + 1, "(")) continue;
         /* a constant is never called: `CUBLAS_CHECK(x)` is a project macro, not a CUBLAS_* constant */
         if (e->kind == AN_KIND_ENUMERATOR && is(c, i + 1, "(")) continue;
+        /* a family row does not match include guards (`#ifndef CUBLAS_API_H_`) */
+        if (e->wildcard && tlen(t) > 2 && (!memcmp(t->e - 2 + c->src->text, "_H", 2) ||
+                                           (tlen(t) > 3 && !memcmp(t->e - 3 + c->src->text, "_H_", 3))))
+            continue;
         if (excluded(c, start, t->e)) continue;
         const directive *d = directive_at(c, t->s);
         if (d) {
