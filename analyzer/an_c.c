@@ -558,14 +558,26 @@ static bool spelled(CXCursor cur, const char *name, size_t n) {
     return eq;
 }
 
+/* A declaration clang made up at a use (a CUDA builtin like __syncthreads, a called undeclared function in C):
+ * its extent is its name alone, or nothing. */
+static bool implicit_decl(CXCursor d, unsigned loc_off) {
+    if (CL(clang_getCursorKind)(d) != CXCursor_FunctionDecl) return false;
+    CXFile f = NULL;
+    unsigned start = 0;
+    CL(clang_getExpansionLocation)(CL(clang_getRangeStart)(CL(clang_getCursorExtent)(d)), &f, NULL, NULL, &start);
+    return !f || start >= loc_off;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static enum CXChildVisitResult collect_decl(CXCursor cur, CXCursor parent, CXClientData data) {
     ctx *c = data;
     enum CXCursorKind k = CL(clang_getCursorKind)(cur);
     CXFile f = NULL;
-    CL(clang_getExpansionLocation)(CL(clang_getCursorLocation)(cur), &f, NULL, NULL, NULL);
+    unsigned off = 0;
+    CL(clang_getExpansionLocation)(CL(clang_getCursorLocation)(cur), &f, NULL, NULL, &off);
     if (f != c->file) return CXChildVisit_Continue;
+    if (implicit_decl(cur, off)) return CXChildVisit_Continue;
     switch (k) {
     case CXCursor_FunctionDecl: case CXCursor_VarDecl: case CXCursor_ParmDecl: case CXCursor_TypedefDecl:
     case CXCursor_StructDecl: case CXCursor_UnionDecl: case CXCursor_ClassDecl: case CXCursor_EnumDecl:
@@ -652,8 +664,9 @@ static bool user_owned(ctx *c, const tok *t) {
         /* an unresolved or overloaded name refers to itself: no declaration to judge by */
         if (CL(clang_Cursor_isNull)(r) || !(CL(clang_isDeclaration)(rk) || rk == CXCursor_MacroDefinition)) return own_name;
         if (!spelled(r, text(c, t), tlen(t))) return own_name; /* an enclosing expression (a macro use, a call) */
-        /* clang declares builtins (__syncthreads in CUDA) implicitly, at their first use: not the file's own */
-        if (cursor_in_main(c, r, &off)) return off != t->s;
+        /* clang declares builtins (__syncthreads in CUDA, and any called undeclared function in C) implicitly,
+         * at their first use: such a declaration is only its name (no type before it), and not the file's own */
+        if (cursor_in_main(c, r, &off)) return !implicit_decl(r, off);
         return !c->precise && own_name; /* fast mode: the generated declaration took the file's own */
     }
     /* the token sits in a statement or declaration clang kept but did not resolve it in */
