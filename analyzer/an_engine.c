@@ -13,7 +13,17 @@ typedef struct {
     const an_options *opt;
     an_results *out;
     atomic_size_t next;
+    bool lang_on[AN_LANG__COUNT]; /* some enabled rule reads the language */
 } job;
+
+/* A language none of whose rules is enabled (`--select XPT`) is not parsed at all: no libclang for C files. */
+static void languages_enabled(const an_catalog *cat, const bool *en, bool *on) {
+    for (int l = 0; l < AN_LANG__COUNT; l++) on[l] = false;
+    for (size_t i = 0; i < an_catalog_count(cat); i++) {
+        const an_rule *r = an_catalog_rule(cat, i);
+        if (!en || en[r->index]) on[r->lang] = true;
+    }
+}
 
 typedef struct {
     an_python *py;
@@ -27,9 +37,9 @@ static void worker_free(worker_state *ws) {
 }
 
 static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
-                    const an_fix_options *fix, an_diag_list *out, bool *parsed, char **why) {
+                    const an_fix_options *fix, an_diag_list *out, bool *parsed, char **why, const bool *lang_on) {
     *parsed = false;
-    if (!an_catalog_prefilter(cat, lang, src->text, src->len)) return;
+    if (!lang_on[lang] || !an_catalog_prefilter(cat, lang, src->text, src->len)) return;
     *parsed = true;
     switch (lang) {
     case AN_LANG_PYTHON:
@@ -64,7 +74,7 @@ static void *work(void *arg) {
         char buf[1024];
         if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
         char *why = NULL;
-        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, &r->diags, &r->parsed, &why);
+        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, &r->diags, &r->parsed, &why, j->lang_on);
         if (why) {
             r->status = AN_LOAD_NOT_ANALYZED;
             r->error = why;
@@ -78,7 +88,8 @@ static void *work(void *arg) {
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
     out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
-    job j = {cat, files, opt, out, 0};
+    job j = {cat, files, opt, out, 0, {0}};
+    languages_enabled(cat, opt->enabled, j.lang_on);
     int n = opt->threads > 0 ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1) n = 1;
     if ((size_t)n > files->len) n = (int)(files->len ? files->len : 1);
@@ -110,8 +121,9 @@ void an_results_free(an_results *r) {
 void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
                               const an_fix_options *fix, an_diag_list *out) {
     worker_state ws = {0};
-    bool parsed;
-    analyze(&ws, cat, lang, src, en, fix, out, &parsed, NULL);
+    bool parsed, on[AN_LANG__COUNT];
+    languages_enabled(cat, en, on);
+    analyze(&ws, cat, lang, src, en, fix, out, &parsed, NULL, on);
     worker_free(&ws);
 }
 
