@@ -305,19 +305,6 @@ static void build_setup(an_c *c, const an_catalog *cat, const char *path, const 
     for (int i = 0; common_args[i]; i++) add(&s->args, common_args[i]);
 }
 
-char *an_c_describe_args(an_c *c, const char *path) {
-    setup s;
-    an_catalog *empty = an_catalog_new();
-    build_setup(c, empty, path, "", 0, &s);
-    ut_buf b;
-    ut_buf_init(&b);
-    ut_buf_printf(&b, "%s\n", s.main_path);
-    for (size_t i = 0; i < s.args.len; i++) ut_buf_printf(&b, "%s\n", s.args.items[i]);
-    setup_free(&s);
-    an_catalog_free(empty);
-    return ut_buf_take(&b);
-}
-
 char *an_c_fast_header(const an_catalog *cat, const char *path, const char *text, size_t len) {
     ut_buf h;
     ut_buf_init(&h);

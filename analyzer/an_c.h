@@ -30,6 +30,4 @@ bool an_c_analyze(an_c *c, const an_catalog *cat, const an_source *src, const bo
                   char **why);
 /* The fast-mode declarations header for a file (what an_c_analyze force-includes); for tests and --debug. */
 char *an_c_fast_header(const an_catalog *cat, const char *path, const char *text, size_t len);
-/* The clang arguments an_c_analyze uses for a file (one per line); for tests and debugging. */
-char *an_c_describe_args(an_c *c, const char *path);
 #endif
