@@ -98,7 +98,11 @@ def test_suppression_comments_in_c_and_text(d):
 
 def test_libclang_is_loaded_only_for_c_files_that_need_it(d):
     env = {"XPUIFY_LIBCLANG": "/nonexistent/libclang.so"}
-    write("plain/a.c", "int main(void) { return 0; }\n")
+    write("plain/a.c", "#include <stdio.h>\n#include <sys/types.h>\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+                       "static inline __attribute__((always_inline)) int f(int x) { return __builtin_expect(x, 1); }\n"
+                       "static unsigned t(void) { unsigned lo, hi; asm volatile(\"rdtsc\" : \"=a\"(lo), \"=d\"(hi)); return lo; }\n"
+                       "int main(void) { return MAX(f(0), 0); }\n")
+    write("plain/b.cpp", "#include <vector>\n#if __has_include(<string>)\n#endif\nint g() { std::vector<int> v; return v.size(); }\n")
     write("plain/t.py", "import torch\n")
     r = run("check", "plain", env=env)
     eq(r.code, 0)
