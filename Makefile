@@ -30,7 +30,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/te
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all deps test unit demo clean docs check-docs
+.PHONY: all deps test unit demo clean docs check-docs api-coverage
 all: $(B)/xpuify
 
 $(DEPS_STAMP): tools/deps.sh package-lock.json
@@ -38,8 +38,10 @@ $(DEPS_STAMP): tools/deps.sh package-lock.json
 	@tools/deps.sh build
 	@touch $@
 
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libclang is dlopen-ed at run time (analyzer/an_clang.c): only its headers are needed to build
+CLANG_INC ?= /usr/lib/llvm-14/include
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -I$(CLANG_INC)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldl
 
 $(B)/obj/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -74,6 +76,11 @@ $(B)/libxpuify.a: $(LIB_OBJ)
 $(B)/xpuify: $(CLI_OBJ) $(B)/libxpuify.a
 	$(CC) $(LDFLAGS) -pthread $(CLI_OBJ) $(B)/libxpuify.a $(PKG_LIBS) -lm -o $@
 
+# maintainer tool for the C API tables (tools/capi.c): extraction from headers, coverage
+$(B)/tools/capi: tools/capi.c $(B)/libxpuify.a $(filter-out %/cli_main.o,$(CLI_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(PKG_CFLAGS) $< $(filter-out %/cli_main.o,$(CLI_OBJ)) $(B)/libxpuify.a $(LDFLAGS) $(PKG_LIBS) -o $@
+
 # ---- tests -------------------------------------------------------------------------------------------------
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -94,6 +101,11 @@ test: $(B)/xpuify $(UNIT_BIN) build/.deps-test
 
 docs: $(B)/xpuify
 	$(B)/xpuify rule --all --format markdown > docs/rules.md
+	$(B)/xpuify rule --c-tables > docs/c-api-tables.md
+
+# coverage of the C API tables against the CUDA headers of this machine (docs/c-api-coverage.md)
+api-coverage: $(B)/tools/capi
+	tools/api_coverage.sh $(B)/tools/capi > docs/c-api-coverage.md
 
 # The demo never writes into examples/: it fixes a copy under build/demo and runs it on the CPU.
 demo: $(B)/xpuify build/.deps-test

@@ -89,10 +89,51 @@ static bool parse_fix(ld *l, yaml_node_t *n, an_applicability *out) {
     for (yaml_node_pair_t *p_ = (map)->data.mapping.pairs.start; p_ < (map)->data.mapping.pairs.top; p_++)        \
         for (yaml_node_t *k = node(l, p_->key), *v = node(l, p_->value); k; k = NULL)
 
-static an_entry *parse_entry(ld *l, yaml_node_t *n, an_rule *r) {
+static const char *const kind_names[AN_KIND__COUNT] = {"", "function", "type", "enum", "enumerator", "macro",
+                                                       "variable", "qualifier", "method", "header"};
+
+const char *an_kind_name(an_api_kind k) { return k < AN_KIND__COUNT ? kind_names[k] : "?"; }
+
+static bool parse_kind(ld *l, yaml_node_t *n, an_api_kind *out) {
+    const char *s = scalar(n);
+    for (int k = 1; s && k < AN_KIND__COUNT; k++)
+        if (!strcmp(s, kind_names[k])) return *out = (an_api_kind)k, true;
+    lerr(l, n, "`kind` must be one of: function, type, enum, enumerator, macro, variable, qualifier, method, header");
+    return false;
+}
+
+static void entry_free(an_entry *e) {
+    ut_free(e->name), ut_free(e->replacement), ut_free(e->compat), ut_free(e->min_torch);
+    ut_free(e->message), ut_free(e->note), ut_free(e->section), ut_free(e->sycl), ut_free(e->level_zero);
+    ut_free(e->oneccl), ut_free(e->since), ut_free(e->deprecated), ut_free(e->removed), ut_free(e->returns);
+    ut_free(e->decl), ut_free(e->parent), ut_free(e->alias_of), ut_free(e->off_cpu), ut_free(e);
+}
+
+static char *dup_or_null(const char *s) { return s ? ut_strdup(s) : NULL; }
+
+/* An alias row repeats its primary row under another name (NCCL's pncclX profiling entry points, `_v2` forms). */
+static an_entry *entry_alias(const an_entry *e, const char *name) {
+    an_entry *a = ut_calloc(1, sizeof *a);
+    *a = *e;
+    a->name = ut_strdup(name);
+    a->replacement = dup_or_null(e->replacement), a->compat = dup_or_null(e->compat);
+    a->min_torch = dup_or_null(e->min_torch), a->message = dup_or_null(e->message), a->note = dup_or_null(e->note);
+    a->section = dup_or_null(e->section), a->sycl = dup_or_null(e->sycl), a->level_zero = dup_or_null(e->level_zero);
+    a->oneccl = dup_or_null(e->oneccl), a->since = dup_or_null(e->since), a->deprecated = dup_or_null(e->deprecated);
+    a->removed = dup_or_null(e->removed), a->returns = dup_or_null(e->returns), a->decl = dup_or_null(e->decl);
+    a->parent = dup_or_null(e->parent);
+    a->alias_of = ut_strdup(e->name);
+    a->wildcard = false;
+    return a;
+}
+
+/* Parses one table row (and its aliases) into the rule's entries. C rows (`api`) take the C keys. */
+static void parse_entry(ld *l, yaml_node_t *n, an_rule *r, bool c_row, an_api_kind default_kind) {
     an_entry *e = ut_calloc(1, sizeof *e);
     e->fix = r->fix;
     e->rule = r;
+    e->kind = c_row ? default_kind : AN_KIND_NONE;
+    yaml_node_t *aliases = NULL;
     if (n->type == YAML_SCALAR_NODE) {
         e->name = ut_strdup(scalar(n));
     } else if (n->type == YAML_MAPPING_NODE) {
@@ -100,28 +141,60 @@ static an_entry *parse_entry(ld *l, yaml_node_t *n, an_rule *r) {
             const char *key = scalar(k);
             if (!key) continue;
             if (!strcmp(key, "name")) e->name = want_str(l, v, key);
-            else if (!strcmp(key, "replacement")) e->replacement = want_str(l, v, key);
-            else if (!strcmp(key, "compat")) e->compat = want_str(l, v, key);
-            else if (!strcmp(key, "min_torch")) e->min_torch = want_str(l, v, key);
+            else if (!strcmp(key, "replacement") || (c_row && !strcmp(key, "portable"))) e->replacement = want_str(l, v, key);
             else if (!strcmp(key, "message")) e->message = want_str(l, v, key);
             else if (!strcmp(key, "note")) e->note = want_str(l, v, key);
             else if (!strcmp(key, "fix")) parse_fix(l, v, &e->fix);
-            else if (!strcmp(key, "ignore")) want_bool(l, v, key, &e->ignore);
-            else if (!strcmp(key, "off_cpu")) e->off_cpu = want_str(l, v, key);
-            else lerr(l, k, "unknown key `%s` in a qualnames entry (known: name, replacement, compat, min_torch, message, note, fix, ignore)", key);
+            else if (!c_row && !strcmp(key, "compat")) e->compat = want_str(l, v, key);
+            else if (!c_row && !strcmp(key, "min_torch")) e->min_torch = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "kind")) parse_kind(l, v, &e->kind);
+            else if (c_row && !strcmp(key, "section")) e->section = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "sycl")) e->sycl = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "level_zero")) e->level_zero = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "oneccl")) e->oneccl = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "since")) e->since = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "deprecated")) e->deprecated = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "removed")) e->removed = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "returns")) e->returns = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "decl")) e->decl = want_str(l, v, key);
+            else if (c_row && (!strcmp(key, "enum") || !strcmp(key, "class") || !strcmp(key, "parent"))) e->parent = want_str(l, v, key);
+            else if (c_row && !strcmp(key, "aliases")) aliases = v;
+            else if (!c_row && !strcmp(key, "ignore")) want_bool(l, v, key, &e->ignore);
+            else if (!c_row && !strcmp(key, "off_cpu")) e->off_cpu = want_str(l, v, key);
+            else if (c_row)
+                lerr(l, k, "unknown key `%s` in an api entry (known: name, kind, portable, sycl, level_zero, oneccl, "
+                           "section, since, deprecated, removed, returns, decl, enum, class, aliases, message, note, fix)", key);
+            else
+                lerr(l, k, "unknown key `%s` in a qualnames entry (known: name, replacement, compat, min_torch, message, note, fix, ignore, off_cpu)", key);
         }
     } else {
-        lerr(l, n, "a qualnames entry must be a name or a mapping");
+        lerr(l, n, "a %s entry must be a name or a mapping", c_row ? "api" : "qualnames");
     }
     if (!e->name) {
-        lerr(l, n, "qualnames entry without `name`");
-        ut_free(e);
-        return NULL;
+        lerr(l, n, "%s entry without `name`", c_row ? "api" : "qualnames");
+        entry_free(e);
+        return;
+    }
+    if (c_row && !e->kind) {
+        lerr(l, n, "api entry `%s` without `kind` (and the rule sets none)", e->name);
+        entry_free(e);
+        return;
     }
     size_t nl = strlen(e->name);
-    if (nl > 2 && !strcmp(e->name + nl - 2, ".*")) e->wildcard = true, e->name[nl - 2] = 0;
-    if (!e->min_torch && r->min_torch) e->min_torch = ut_strdup(r->min_torch);
-    return e;
+    if (!c_row && nl > 2 && !strcmp(e->name + nl - 2, ".*")) e->wildcard = true, e->name[nl - 2] = 0;
+    if (c_row && nl > 1 && e->name[nl - 1] == '*') e->wildcard = true, e->name[nl - 1] = 0;
+    if (!c_row && !e->min_torch && r->min_torch) e->min_torch = ut_strdup(r->min_torch);
+    if (c_row && !e->returns && r->returns && e->kind == AN_KIND_FUNCTION) e->returns = ut_strdup(r->returns);
+    ut_vec_push(&r->entries, e);
+    if (aliases) {
+        UT_VEC(char *) names = {0};
+        want_str_list(l, aliases, "aliases", &names);
+        for (size_t i = 0; i < names.len; i++) {
+            ut_vec_push(&r->entries, entry_alias(e, names.items[i]));
+            ut_free(names.items[i]);
+        }
+        ut_vec_free(&names);
+    }
 }
 
 /* examples.fix: a list of {before, after, target?, torch?, unsafe?} */
@@ -160,12 +233,16 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
     r->origin_line = (int)n->start_mark.line + 1;
     int before = l->nerr;
     yaml_node_t *entries = NULL;
-    /* `fix` and `min_torch` are rule-level defaults for entries: read them first */
+    an_api_kind default_kind = AN_KIND_NONE;
+    /* `fix`, `min_torch`, `kind` and `returns` are rule-level defaults for entries: read them first */
     EACH_PAIR(l, n, k, v) {
         const char *key = scalar(k);
         if (key && !strcmp(key, "fix")) parse_fix(l, v, &r->fix);
         if (key && !strcmp(key, "min_torch")) r->min_torch = want_str(l, v, key);
+        if (key && !strcmp(key, "kind")) parse_kind(l, v, &default_kind);
+        if (key && !strcmp(key, "returns")) r->returns = want_str(l, v, key);
     }
+    yaml_node_t *api = NULL;
     EACH_PAIR(l, n, k, v) {
         const char *key = scalar(k);
         if (!key) { lerr(l, k, "rule keys must be strings"); continue; }
@@ -183,7 +260,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
             else if (s && !strcmp(s, "warning")) r->severity = AN_SEV_WARNING;
             else if (s && !strcmp(s, "info")) r->severity = AN_SEV_INFO;
             else lerr(l, v, "`severity` must be one of: error, warning, info");
-        } else if (!strcmp(key, "fix") || !strcmp(key, "min_torch")) {
+        } else if (!strcmp(key, "fix") || !strcmp(key, "min_torch") || !strcmp(key, "kind") || !strcmp(key, "returns")) {
             /* read above */
         } else if (!strcmp(key, "summary")) r->summary = want_str(l, v, key);
         else if (!strcmp(key, "message")) r->message = want_str(l, v, key);
@@ -196,10 +273,18 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "supersedes")) want_str_list(l, v, key, &r->supersedes);
         else if (!strcmp(key, "fixer")) r->fixer = want_str(l, v, key);
         else if (!strcmp(key, "qualnames")) entries = v;
+        else if (!strcmp(key, "api")) api = v;
+        else if (!strcmp(key, "library")) r->library = want_str(l, v, key);
+        else if (!strcmp(key, "pattern")) r->pattern = want_str(l, v, key);
+        else if (!strcmp(key, "files")) want_str_list(l, v, key, &r->files);
+        else if (!strcmp(key, "headers")) want_str_list(l, v, key, &r->headers);
         else if (!strcmp(key, "in_guarded_code")) want_bool(l, v, key, &r->in_guarded_code);
         else if (!strcmp(key, "cuda_guard_ok")) want_bool(l, v, key, &r->cuda_guard_ok);
         else if (!strcmp(key, "guard_condition")) want_bool(l, v, key, &r->guard_condition);
         else if (!strcmp(key, "in_try_ok")) want_bool(l, v, key, &r->in_try_ok);
+        else if (!strcmp(key, "strings")) want_bool(l, v, key, &r->strings);
+        else if (!strcmp(key, "portable_label")) r->portable_label = want_str(l, v, key);
+        else if (!strcmp(key, "sycl_label")) r->sycl_label = want_str(l, v, key);
         else if (!strcmp(key, "examples")) {
             if (v->type != YAML_MAPPING_NODE) { lerr(l, v, "`examples` must map `flag`/`ok` to lists"); continue; }
             r->examples.line = (int)v->start_mark.line + 1;
@@ -212,26 +297,33 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
             }
         } else lerr(l, k, "unknown rule key `%s`", key);
     }
-    if (entries) {
-        if (entries->type != YAML_SEQUENCE_NODE) lerr(l, entries, "`qualnames` must be a list");
+    if (entries && api) lerr(l, api, "a rule has `qualnames` (python) or `api` (c), not both");
+    else if (entries && r->lang != AN_LANG_PYTHON) lerr(l, entries, "`qualnames` tables are for python rules; c rules use `api`");
+    else if (api && r->lang != AN_LANG_C) lerr(l, api, "`api` tables are for c rules; python rules use `qualnames`");
+    else if (entries || api) {
+        yaml_node_t *t = entries ? entries : api;
+        if (t->type != YAML_SEQUENCE_NODE) lerr(l, t, "`%s` must be a list", entries ? "qualnames" : "api");
         else
-            for (yaml_node_item_t *it = entries->data.sequence.items.start; it < entries->data.sequence.items.top; it++) {
-                an_entry *e = parse_entry(l, node(l, *it), r);
-                if (e) ut_vec_push(&r->entries, e);
-            }
+            for (yaml_node_item_t *it = t->data.sequence.items.start; it < t->data.sequence.items.top; it++)
+                parse_entry(l, node(l, *it), r, api != NULL, default_kind);
     }
+    if (r->pattern && r->lang == AN_LANG_PYTHON) lerr(l, n, "`pattern` rules are for c and text files; python rules use `query`");
+    if (r->files.len && r->lang != AN_LANG_TEXT) lerr(l, n, "`files` only applies to text rules");
+    if (r->query && r->lang != AN_LANG_PYTHON) lerr(l, n, "`query` rules exist only for python");
     if (!r->code) lerr(l, n, "rule without `code`");
     if (!r->name) lerr(l, n, "rule without `name`");
     if (!r->message) lerr(l, n, "rule `%s` without `message`", r->code ? r->code : "?");
     if (!r->summary) r->summary = ut_strdup(r->message ? r->message : "");
-    int kinds = (r->builtin != NULL) + (r->query != NULL) + (r->entries.len > 0);
+    int kinds = (r->builtin != NULL) + (r->query != NULL) + (r->entries.len > 0) + (r->pattern != NULL);
     if (kinds != 1 && l->nerr == before)
-        lerr(l, n, "rule `%s` needs exactly one of `qualnames`, `query`, `builtin`", r->code ? r->code : "?");
+        lerr(l, n, "rule `%s` needs exactly one of `qualnames`, `api`, `query`, `pattern`, `builtin`", r->code ? r->code : "?");
     if (r->query && !r->triggers.len && l->nerr == before)
         lerr(l, n, "query rule `%s` needs `triggers` (regexes a file must contain to be parsed)", r->code);
     for (size_t t = 0; t < r->triggers.len && l->nerr == before; t++)
         if (!r->locality.len && strchr(r->triggers.items[t], '\x1f'))
             lerr(l, n, "rule `%s`: a trigger group (patterns that must all appear) says nothing about where a finding is; add `locality`", r->code);
+    if (api && !r->triggers.len && l->nerr == before)
+        lerr(l, n, "api rule `%s` needs `triggers` (regexes a file must contain to be parsed)", r->code);
     if (!r->report) r->report = ut_strdup("report");
     if (l->nerr != before) { an_rule_free(r); return; }
     if (an_catalog_find(c, r->code) || an_catalog_find(c, r->name)) {
@@ -283,11 +375,7 @@ an_catalog *an_catalog_new(void) { return ut_calloc(1, sizeof(an_catalog)); }
 
 void an_rule_free(an_rule *r) {
     if (!r) return;
-    for (size_t i = 0; i < r->entries.len; i++) {
-        an_entry *e = r->entries.items[i];
-        ut_free(e->name), ut_free(e->replacement), ut_free(e->compat), ut_free(e->min_torch);
-        ut_free(e->message), ut_free(e->note), ut_free(e->off_cpu), ut_free(e);
-    }
+    for (size_t i = 0; i < r->entries.len; i++) entry_free(r->entries.items[i]);
     ut_vec_free(&r->entries);
 #define FREE_LIST(v) do { for (size_t i = 0; i < (v).len; i++) ut_free((v).items[i]); ut_vec_free(&(v)); } while (0)
     FREE_LIST(r->triggers);
@@ -300,18 +388,28 @@ void an_rule_free(an_rule *r) {
         ut_free(x->before), ut_free(x->after), ut_free(x->target), ut_free(x->torch);
     }
     ut_vec_free(&r->examples.fix);
+    FREE_LIST(r->files);
+    FREE_LIST(r->headers);
     ut_free(r->code), ut_free(r->name), ut_free(r->summary), ut_free(r->message), ut_free(r->doc);
     ut_free(r->min_torch), ut_free(r->origin), ut_free(r->builtin), ut_free(r->query), ut_free(r->report);
-    ut_free(r->fixer);
+    ut_free(r->fixer), ut_free(r->library), ut_free(r->pattern), ut_free(r->returns);
+    ut_free(r->portable_label), ut_free(r->sycl_label);
     ut_free(r);
 }
 
 void an_catalog_free(an_catalog *c) {
     if (!c) return;
+    if (c->patterns) {
+        for (size_t i = 0; i < c->rules.len; i++)
+            if (c->patterns[i]) pcre2_code_free(c->patterns[i]);
+        ut_free(c->patterns);
+    }
     for (size_t i = 0; i < c->rules.len; i++) an_rule_free(c->rules.items[i]);
     ut_vec_free(&c->rules);
     ut_free(c->exact);
     ut_vec_free(&c->wild);
+    ut_free(c->c_exact);
+    ut_vec_free(&c->c_wild);
     for (int i = 0; i < AN_LANG__COUNT; i++) {
         an_query_set_free(c->queries[i]);
         free_res(&c->prefilter[i]);
@@ -425,11 +523,12 @@ static void add_alt(strvec *alts, const char *alt, size_t n) {
 
 static void compile_each(strvec *alts, an_re_vec *out, const char *what, an_lang lang, ut_buf *err, int *nerr) {
     free_res(out);
+    /* C and text patterns may anchor at line starts */
+    uint32_t fl = PCRE2_UTF | PCRE2_NO_UTF_CHECK | PCRE2_DUPNAMES | (lang == AN_LANG_PYTHON ? 0 : PCRE2_MULTILINE);
     for (size_t i = 0; i < alts->len; i++) {
         int ec;
         PCRE2_SIZE eo;
-        pcre2_code *re = pcre2_compile((PCRE2_SPTR)alts->items[i], PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_NO_UTF_CHECK,
-                                       &ec, &eo, NULL);
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)alts->items[i], PCRE2_ZERO_TERMINATED, fl, &ec, &eo, NULL);
         if (!re) {
             PCRE2_UCHAR msg[256];
             pcre2_get_error_message(ec, msg, sizeof msg);
@@ -483,6 +582,7 @@ static void add_root(strvec *roots, const char *name) {
  * every name a rule resolves (table entries, #resolves-to? arguments). */
 static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
     int nerr = 0;
+    if (lang != AN_LANG_PYTHON) return 0; /* region selection is for Python files */
     strvec alts = {0}, roots = {0};
     for (size_t i = 0; i < c->rules.len; i++) {
         an_rule *r = c->rules.items[i];
@@ -527,34 +627,102 @@ size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2
 }
 const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang) { return c->roots[lang]; }
 
-int an_catalog_finalize(an_catalog *c, ut_buf *err) {
+static uint64_t fnv_n(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+const an_entry *an_catalog_lookup_c(const an_catalog *c, const char *q, size_t ql) {
+    if (c->c_exact_cap) {
+        for (size_t i = fnv_n(q, ql) & (c->c_exact_cap - 1);; i = (i + 1) & (c->c_exact_cap - 1)) {
+            const an_entry *e = c->c_exact[i];
+            if (!e) break;
+            if (!strncmp(e->name, q, ql) && !e->name[ql]) return e;
+        }
+    }
+    for (size_t i = 0; i < c->c_wild.len; i++) { /* sorted longest prefix first */
+        const an_entry *e = c->c_wild.items[i];
+        size_t n = strlen(e->name);
+        if (ql > n && !strncmp(q, e->name, n)) return e;
+    }
+    return NULL;
+}
+
+const void *an_catalog_pattern(const an_catalog *c, const an_rule *r) {
+    return c->patterns && r->index < c->rules.len ? c->patterns[r->index] : NULL;
+}
+
+/* One open-addressing index per table family: python qualified names, C names. */
+static int index_entries(an_catalog *c, bool c_tables, ut_buf *err) {
     int nerr = 0;
-    /* name index */
     size_t n = 0;
-    for (size_t i = 0; i < c->rules.len; i++) n += c->rules.items[i]->entries.len;
-    c->exact_cap = 16;
-    while (c->exact_cap < n * 2 + 1) c->exact_cap *= 2;
-    ut_free(c->exact);
-    c->exact = ut_calloc(c->exact_cap, sizeof(an_entry *));
-    c->wild.len = 0;
+    for (size_t i = 0; i < c->rules.len; i++)
+        if ((c->rules.items[i]->lang == AN_LANG_C) == c_tables) n += c->rules.items[i]->entries.len;
+    an_entry ***tab = c_tables ? &c->c_exact : &c->exact;
+    size_t *cap = c_tables ? &c->c_exact_cap : &c->exact_cap;
+    *cap = 16;
+    while (*cap < n * 2 + 1) *cap *= 2;
+    ut_free(*tab);
+    *tab = ut_calloc(*cap, sizeof(an_entry *));
+    if (c_tables) c->c_wild.len = 0;
+    else c->wild.len = 0;
     for (size_t i = 0; i < c->rules.len; i++) {
         an_rule *r = c->rules.items[i];
+        if ((r->lang == AN_LANG_C) != c_tables) continue;
         for (size_t j = 0; j < r->entries.len; j++) {
             an_entry *e = r->entries.items[j];
-            if (e->wildcard) { ut_vec_push(&c->wild, e); continue; }
-            const an_entry *prev = an_catalog_lookup(c, e->name, true);
-            if (prev) {
+            if (e->wildcard) {
+                if (c_tables) ut_vec_push(&c->c_wild, e);
+                else ut_vec_push(&c->wild, e);
+                continue;
+            }
+            const an_entry *prev = c_tables ? an_catalog_lookup_c(c, e->name, strlen(e->name)) : an_catalog_lookup(c, e->name, true);
+            if (prev && (!c_tables || !prev->wildcard)) {
                 ut_buf_printf(err, "%s:%d: `%s` is in the tables of both %s and %s\n", r->origin, r->origin_line,
                               e->name, prev->rule->code, r->code);
                 nerr++;
                 continue;
             }
-            size_t k = fnv(e->name) & (c->exact_cap - 1);
-            while (c->exact[k]) k = (k + 1) & (c->exact_cap - 1);
-            c->exact[k] = e;
+            size_t k = (c_tables ? fnv_n(e->name, strlen(e->name)) : fnv(e->name)) & (*cap - 1);
+            while ((*tab)[k]) k = (k + 1) & (*cap - 1);
+            (*tab)[k] = e;
         }
     }
-    if (c->wild.len > 1) qsort(c->wild.items, c->wild.len, sizeof(an_entry *), wild_cmp);
+    if (c->wild.len > 1 && !c_tables) qsort(c->wild.items, c->wild.len, sizeof(an_entry *), wild_cmp);
+    if (c->c_wild.len > 1 && c_tables) qsort(c->c_wild.items, c->c_wild.len, sizeof(an_entry *), wild_cmp);
+    return nerr;
+}
+
+static pcre2_code *compile_re(const char *re, uint32_t flags, int *ec, PCRE2_SIZE *eo) {
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, flags, ec, eo, NULL);
+    if (code) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+    return code;
+}
+
+int an_catalog_finalize(an_catalog *c, ut_buf *err) {
+    int nerr = index_entries(c, false, err) + index_entries(c, true, err);
+    /* `pattern` rules, compiled once; the named group `report` (or the whole match) is the finding */
+    if (c->patterns) {
+        for (size_t i = 0; i < c->rules.len; i++)
+            if (c->patterns[i]) pcre2_code_free(c->patterns[i]);
+        ut_free(c->patterns);
+    }
+    c->patterns = ut_calloc(c->rules.len ? c->rules.len : 1, sizeof(pcre2_code *));
+    for (size_t i = 0; i < c->rules.len; i++) {
+        an_rule *r = c->rules.items[i];
+        if (!r->pattern) continue;
+        int ec;
+        PCRE2_SIZE eo;
+        c->patterns[i] = compile_re(r->pattern, PCRE2_UTF | PCRE2_MULTILINE, &ec, &eo);
+        if (!c->patterns[i]) {
+            PCRE2_UCHAR msg[256];
+            pcre2_get_error_message(ec, msg, sizeof msg);
+            ut_buf_printf(err, "%s:%d: rule %s: `pattern` does not compile: %s (at offset %zu)\n", r->origin,
+                          r->origin_line, r->code, (char *)msg, (size_t)eo);
+            nerr++;
+        }
+    }
     /* prefilters: one alternation per language */
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) {
         strvec alts = {0};
@@ -566,7 +734,7 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
         c->anchored[lang].len = 0;
         for (size_t i = 0; i < c->rules.len; i++) {
             an_rule *r = c->rules.items[i];
-            if ((int)r->lang != lang || r->builtin) continue;
+            if ((int)r->lang != lang || (r->builtin && !r->triggers.len)) continue;
             any_rule = true;
             for (size_t t = 0; t < r->triggers.len; t++) {
                 const char *tr = r->triggers.items[t];
@@ -584,7 +752,8 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
                 }
                 add_alt(&alts, tr, strlen(tr));
             }
-            if (!r->triggers.len) {
+            if (!r->triggers.len && r->pattern) add_alt(&alts, r->pattern, strlen(r->pattern));
+            else if (!r->triggers.len) {
                 for (size_t j = 0; j < r->entries.len; j++) {
                     ut_buf lit;
                     ut_buf_init(&lit);

@@ -20,6 +20,10 @@ struct an_catalog {
     /* trigger groups: each a list of patterns that must all appear in the file */
     UT_VEC(an_re_vec) anchored[AN_LANG__COUNT];
     pcre2_code *roots[AN_LANG__COUNT];
+    an_entry **c_exact;      /* the same for the C/C++/CUDA tables (identifiers, `a::b` names, headers) */
+    size_t c_exact_cap;
+    UT_VEC(an_entry *) c_wild;
+    pcre2_code **patterns;   /* by rule index: compiled `pattern` rules */
     bool prefilter_all[AN_LANG__COUNT];  /* some rule cannot be prefiltered */
     bool prefilter_none[AN_LANG__COUNT]; /* no rule at all for the language */
     struct an_query_set *queries[AN_LANG__COUNT];

@@ -2,6 +2,7 @@
 #include "an_engine.h"
 #include "an_python.h"
 #include "an_suppress.h"
+#include "an_text.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,22 +15,47 @@ typedef struct {
     an_results *out;
     atomic_size_t next;
     atomic_size_t done;
+    bool lang_on[AN_LANG__COUNT]; /* some enabled rule reads the language */
 } job;
+
+/* A language none of whose rules is enabled (`--select XPT`) is not parsed at all: no libclang for C files. */
+static void languages_enabled(const an_catalog *cat, const bool *en, bool *on) {
+    for (int l = 0; l < AN_LANG__COUNT; l++) on[l] = false;
+    for (size_t i = 0; i < an_catalog_count(cat); i++) {
+        const an_rule *r = an_catalog_rule(cat, i);
+        if (!en || en[r->index]) on[r->lang] = true;
+    }
+}
 
 typedef struct {
     an_python *py;
+    an_c *c; /* its CXIndex (and libclang itself) only exist once a C file passes the prefilter */
+    const an_c_options *copt;
 } worker_state;
 
+static void worker_free(worker_state *ws) {
+    an_python_free(ws->py);
+    an_c_free(ws->c);
+}
+
 static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
-                    const an_fix_options *fix, bool regions, an_diag_list *out, bool *parsed) {
+                    const an_fix_options *fix, bool regions, an_diag_list *out, bool *parsed, char **why,
+                    const bool *lang_on) {
     *parsed = false;
-    if (!an_engine_may_report(cat, lang, en, src->text, src->len)) return;
+    if (!lang_on[lang] || !an_engine_may_report(cat, lang, en, src->text, src->len)) return;
     *parsed = true;
     size_t before = out->len;
     switch (lang) {
     case AN_LANG_PYTHON:
         if (!ws->py) ws->py = an_python_new();
         an_python_analyze(ws->py, cat, src, en, fix, regions, out);
+        break;
+    case AN_LANG_C:
+        if (!ws->c) ws->c = an_c_new(ws->copt);
+        if (!an_c_analyze(ws->c, cat, src, en, out, why)) *parsed = false;
+        break;
+    case AN_LANG_TEXT:
+        an_text_analyze(cat, src, en, out);
         break;
     default:
         break;
@@ -47,6 +73,7 @@ bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *en, c
 static void *work(void *arg) {
     job *j = arg;
     worker_state ws = {0};
+    ws.copt = &j->opt->c;
     for (;;) {
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->files->len) break;
@@ -59,18 +86,24 @@ static void *work(void *arg) {
         char buf[1024];
         if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
         const bool *en = j->opt->file_enabled ? j->opt->file_enabled[i] : j->opt->enabled;
-        analyze(&ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed);
+        char *why = NULL;
+        analyze(&ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed, &why, j->lang_on);
+        if (why) {
+            r->status = AN_LOAD_NOT_ANALYZED;
+            r->error = why;
+        }
         if (j->opt->progress) j->opt->progress(j->opt->progress_ctx, atomic_fetch_add(&j->done, 1) + 1, j->files->len);
         if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
     }
-    an_python_free(ws.py);
+    worker_free(&ws);
     return NULL;
 }
 
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
     out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
-    job j = {cat, files, opt, out, 0, 0};
+    job j = {cat, files, opt, out, 0, 0, {0}};
+    languages_enabled(cat, opt->enabled, j.lang_on);
     int n = opt->threads > 0 ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1) n = 1;
     if ((size_t)n > files->len) n = (int)(files->len ? files->len : 1);
@@ -102,9 +135,10 @@ void an_results_free(an_results *r) {
 void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
                               const an_fix_options *fix, an_diag_list *out) {
     worker_state ws = {0};
-    bool parsed;
-    analyze(&ws, cat, lang, src, en, fix, false, out, &parsed);
-    an_python_free(ws.py);
+    bool parsed, on[AN_LANG__COUNT];
+    languages_enabled(cat, en, on);
+    analyze(&ws, cat, lang, src, en, fix, false, out, &parsed, NULL, on);
+    worker_free(&ws);
 }
 
 bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t len) {

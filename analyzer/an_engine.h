@@ -2,6 +2,7 @@
  * language front end, collect per-file results in the input order. */
 #ifndef AN_ENGINE_H
 #define AN_ENGINE_H
+#include "an_c.h"
 #include "an_diag.h"
 #include "an_rule.h"
 #include "an_suppress.h"
@@ -21,6 +22,7 @@ typedef struct {
     /* called from the workers after each file (done counts files finished); NULL: none */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
+    an_c_options c;       /* how C/C++/CUDA files are parsed (fast by default) */
 } an_options;
 
 typedef struct {

@@ -1,7 +1,11 @@
 /* an_message: template expansion for diagnostic messages. Unknown or empty placeholders expand to nothing. */
 #include "an_message.h"
 
-char *an_message_format(const char *t, const an_message_vars *v) {
+char *an_message_format(const char *t, const an_message_vars *v) { return an_message_format_c(t, v, NULL); }
+
+char *an_message_format_c(const char *t, const an_message_vars *v, const an_message_cvars *cv) {
+    static const an_message_cvars none;
+    if (!cv) cv = &none;
     ut_buf b;
     ut_buf_init(&b);
     bool used_note = false;
@@ -17,6 +21,13 @@ char *an_message_format(const char *t, const an_message_vars *v) {
                 else if (n == 9 && !strncmp(t + 1, "min_torch", 9)) val = v->min_torch;
                 else if (n == 4 && !strncmp(t + 1, "text", 4)) val = v->text;
                 else if (n == 4 && !strncmp(t + 1, "note", 4)) val = v->note, used_note = true;
+                else if (n == 4 && !strncmp(t + 1, "kind", 4)) val = cv->kind;
+                else if (n == 7 && !strncmp(t + 1, "section", 7)) val = cv->section;
+                else if (n == 7 && !strncmp(t + 1, "library", 7)) val = cv->library;
+                else if (n == 4 && !strncmp(t + 1, "sycl", 4)) val = cv->sycl;
+                else if (n == 10 && !strncmp(t + 1, "level_zero", 10)) val = cv->level_zero;
+                else if (n == 6 && !strncmp(t + 1, "oneccl", 6)) val = cv->oneccl;
+                else if (n == 7 && !strncmp(t + 1, "mapping", 7)) val = cv->mapping;
                 else known = false;
                 if (known) {
                     if (val) ut_buf_puts(&b, val);
@@ -32,4 +43,40 @@ char *an_message_format(const char *t, const an_message_vars *v) {
         ut_buf_puts(&b, v->note);
     }
     return ut_buf_take(&b);
+}
+
+void an_message_cvars_of(const an_entry *e, const an_entry *via, const char *name, an_message_vars *v,
+                         an_message_cvars *cv) {
+    memset(v, 0, sizeof *v);
+    memset(cv, 0, sizeof *cv);
+    v->name = name;
+    v->replacement = e->replacement;
+    v->note = e->note;
+    cv->kind = an_kind_name(e->kind);
+    cv->section = e->section;
+    cv->library = e->rule->library;
+    cv->sycl = e->sycl, cv->level_zero = e->level_zero, cv->oneccl = e->oneccl;
+    ut_buf b;
+    ut_buf_init(&b);
+    const an_entry *own = e;
+    if (via && !e->replacement && !e->sycl && !e->oneccl && !e->level_zero &&
+        (via->replacement || via->sycl || via->oneccl || via->level_zero)) {
+        ut_buf_printf(&b, " (of `%s`)", via->name);
+        e = via;
+    }
+    if (own->removed) ut_buf_printf(&b, " (removed in %s)", own->removed);
+    else if (own->deprecated) ut_buf_printf(&b, " (deprecated in %s)", own->deprecated);
+    const an_rule *r = own->rule;
+    if (e->replacement) ut_buf_printf(&b, "; %s: `%s`", r->portable_label ? r->portable_label : "portable layer", e->replacement);
+    if (e->sycl) ut_buf_printf(&b, "; %s: `%s`", r->sycl_label ? r->sycl_label : "SYCL", e->sycl);
+    if (e->oneccl) ut_buf_printf(&b, "; oneCCL: `%s`", e->oneccl);
+    if (e->level_zero) ut_buf_printf(&b, "; Level Zero: `%s`", e->level_zero);
+    if (!e->replacement && !e->sycl && !e->oneccl && !e->level_zero) ut_buf_puts(&b, "; no direct SYCL or Level Zero equivalent in the tables");
+    cv->owned = ut_buf_take(&b);
+    cv->mapping = cv->owned;
+}
+
+void an_message_cvars_free(an_message_cvars *cv) {
+    ut_free(cv->owned);
+    cv->owned = NULL;
 }

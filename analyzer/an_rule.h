@@ -11,10 +11,25 @@ typedef enum { AN_LANG_PYTHON = 0, AN_LANG_C, AN_LANG_TEXT, AN_LANG__COUNT } an_
 
 struct an_rule;
 
+/* What a C/C++/CUDA API table row names (HIPIFY's "kind"); NONE for Python rows. */
+typedef enum {
+    AN_KIND_NONE = 0,
+    AN_KIND_FUNCTION,   /* a function (or function-like macro) called by name */
+    AN_KIND_TYPE,       /* a typedef, struct, class or handle type */
+    AN_KIND_ENUM,       /* an enum type */
+    AN_KIND_ENUMERATOR, /* an enum constant or an object-like macro constant */
+    AN_KIND_MACRO,      /* a macro whose use is the finding (checks, launch helpers) */
+    AN_KIND_VARIABLE,   /* a built-in variable (threadIdx) */
+    AN_KIND_QUALIFIER,  /* a declaration specifier (__device__, __shared__) */
+    AN_KIND_METHOD,     /* a member function, matched after `.` or `->` */
+    AN_KIND_HEADER,     /* an #include-d header */
+    AN_KIND__COUNT
+} an_api_kind;
+
 /* One row of an API table: a qualified name (or a `prefix.*` wildcard) and what replaces it. */
 typedef struct an_entry {
     char *name;
-    bool wildcard;        /* name ends in ".*": every attribute below the prefix */
+    bool wildcard;        /* name ends in ".*" (C tables: "*"): every attribute (identifier) below the prefix */
     char *replacement;    /* device-agnostic form on the `accelerator` target (NULL: none exists) */
     char *compat;         /* form on the `compat` target (helper-module based), NULL: same as replacement */
     char *min_torch;      /* torch version that provides `replacement` */
@@ -25,6 +40,15 @@ typedef struct an_entry {
     char *off_cpu;        /* accelerator target: the replacement raises without an accelerator, so a statement
                            * is skipped on the CPU and a value becomes this (NULL: no guard; "": statements only) */
     const struct an_rule *rule;
+    /* C/C++/CUDA tables (language: c); `replacement` is the portable-layer name there */
+    an_api_kind kind;
+    char *section;        /* the library's section (memory, stream, ...) */
+    char *sycl, *level_zero, *oneccl; /* equivalents on each Intel stack (NULL: none known) */
+    char *since, *deprecated, *removed; /* CUDA (library) versions */
+    char *returns;        /* functions: the return type for the fast-mode declarations */
+    char *decl;           /* verbatim fast-mode declaration, or "-" for none */
+    char *parent;         /* enumerators: their enum type; methods: their class */
+    char *alias_of;       /* an alias row: the name of the row it repeats */
 } an_entry;
 
 /* A fix example: `before` fixed with this rule alone gives `after`. */
@@ -55,6 +79,14 @@ typedef struct an_rule {
     char *origin;         /* file the rule came from */
     int origin_line;
     char *builtin;        /* name of a matcher implemented in C (e.g. "syntax-error"), or NULL */
+    char *library;        /* C tables: the library the rule's table describes ("CUDA Runtime") */
+    char *pattern;        /* PCRE2 pattern over comment-masked text (c and text rules), or NULL */
+    bool strings;         /* c pattern rules: string literals are read too (only comments are masked) */
+    char *portable_label, *sycl_label; /* how {mapping} names the `portable` and `sycl` columns (default: "portable
+                                        * layer", "SYCL"; PyTorch tables: "device-generic", "XPU") */
+    UT_VEC(char *) files; /* text rules: globs of the file names the rule reads (none: every text file) */
+    char *returns;        /* C function tables: the default return type of their functions */
+    UT_VEC(char *) headers; /* C tables: the headers (relative to the toolkit's include/) that declare the API */
     char *query;          /* tree-sitter query source, or NULL */
     char *report;         /* capture to report (default "report") */
     UT_VEC(an_entry *) entries;
@@ -92,6 +124,12 @@ const an_rule *an_catalog_find(const an_catalog *c, const char *code_or_name);
 const an_rule *an_catalog_builtin(const an_catalog *c, const char *builtin);
 /* The table entry a qualified name hits: exact names first, then the longest wildcard. */
 const an_entry *an_catalog_lookup(const an_catalog *c, const char *qualname, bool exact_only);
+/* The C/C++/CUDA table entry for an identifier, a qualified name (`at::cuda::x`) or a header name: exact names
+ * first, then the longest `prefix*` wildcard. */
+const an_entry *an_catalog_lookup_c(const an_catalog *c, const char *name, size_t len);
+/* The compiled PCRE2 pattern of a `pattern` rule (a pcre2_code *, JIT-compiled), or NULL. */
+const void *an_catalog_pattern(const an_catalog *c, const an_rule *r);
+const char *an_kind_name(an_api_kind k);
 
 /* Compiled per-language query and predicate data, used by the front ends (an_query.c). */
 struct an_query_set;

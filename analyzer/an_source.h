@@ -21,6 +21,7 @@ typedef enum {
     AN_LOAD_BINARY,     /* NUL bytes */
     AN_LOAD_NOT_UTF8,
     AN_LOAD_NOT_REGULAR,
+    AN_LOAD_NOT_ANALYZED, /* read, but its front end could not run (libclang missing or failing): the reason says */
 } an_load_status;
 
 /* Reads and validates a file. On failure *why receives a heap message (without the path). */

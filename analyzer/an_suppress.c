@@ -166,18 +166,18 @@ void an_suppress_add_comment(an_suppressions *s, const an_source *src, uint32_t 
     const char *t = src->text + start, *e = src->text + end;
     bool c_family = prefix[0] == '/';
     if (c_family && e - t >= 4 && t[1] == '*' && e[-1] == '/' && e[-2] == '*') e -= 2; /* drop the closing */
-    char marker = c_family ? '/' : '#';
+    char marker = c_family ? '/' : prefix[0]; /* '#', or ';' in INI files */
     /* xpuify directives: where a comment opening (or, after other text, another one) is followed by `xpuify:` */
     for (const char *m = t; m < e; m++) {
         size_t ml;
-        if (!c_family && *m == '#') ml = 1;
+        if (!c_family && *m == marker) ml = 1;
         else if (c_family && m + 1 < e && m[0] == '/' && (m[1] == '/' || m[1] == '*')) ml = 2;
         else continue;
         const char *p = skip_ws(m + ml, e);
         if ((size_t)(e - p) < 7 || memcmp(p, "xpuify:", 7)) continue;
         const char *next = NULL;
         for (const char *q = p + 7; q < e && !next; q++)
-            if ((!c_family && *q == '#') || (c_family && q + 1 < e && q[0] == '/' && (q[1] == '/' || q[1] == '*')))
+            if ((!c_family && *q == marker) || (c_family && q + 1 < e && q[0] == '/' && (q[1] == '/' || q[1] == '*')))
                 next = q;
         parse_xpuify(s, src, start, end, m, skip_ws(p + 7, e), e, next, marker);
         if (next) m = next - 1;
@@ -201,7 +201,7 @@ static bool is_comment_line(const an_source *src, uint32_t l, char marker) {
     an_source_line_span(src, l, &a, &b);
     while (a < b && isspace((unsigned char)src->text[a])) a++;
     if (a == b) return true;
-    if (marker == '#') return src->text[a] == '#';
+    if (marker != '/') return src->text[a] == marker;
     return b - a >= 2 && src->text[a] == '/' && (src->text[a + 1] == '/' || src->text[a + 1] == '*');
 }
 

@@ -3,6 +3,7 @@
 #ifndef CLI_H
 #define CLI_H
 #include "../analyzer/an_rule.h"
+#include <stdio.h>
 
 #define XPUIFY_VERSION "0.1.0"
 
@@ -22,6 +23,8 @@ bool cli_parse_shard(const char *v, unsigned *k, unsigned *n);
 unsigned cli_shard_of(const char *project_path, unsigned n);
 int cli_lsp(int argc, char **argv);
 
+/* The C/C++/CUDA API tables as markdown (docs/c-api-tables.md). */
+void cli_ctables_markdown(const an_catalog *cat, FILE *fp);
 /* Loads the built-in rules plus any YAML files under the given directories; prints errors; NULL on failure. */
 an_catalog *cli_load_catalog(const char *const *rule_dirs, size_t ndirs);
 /* The same, also saying how many rules are built in (they come first). */

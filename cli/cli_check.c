@@ -247,6 +247,7 @@ int cli_check(int argc, char **argv) {
     opt.enabled = o.enabled;
     opt.whole_files = o.whole_files;
     opt.file_enabled = o.file_enabled;
+    opt.c = o.c;
     ut_buf reason;
     ut_buf_init(&reason);
     /* fixes shown by check (json, sarif, text [*]) are the ones `fix` would make */

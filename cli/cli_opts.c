@@ -11,6 +11,8 @@ void cli_opts_init(cli_opts *o) {
     o->format = OUT_TEXT;
     o->max_file_size = 10u << 20;
     o->walk.langs[AN_LANG_PYTHON] = true;
+    o->walk.langs[AN_LANG_C] = true;
+    o->walk.langs[AN_LANG_TEXT] = true;
     o->target = CLI_TARGET_AUTO;
     o->helper.module = "xpuify_device";
     o->priority = "cuda,xpu,mps,cpu";
@@ -59,6 +61,9 @@ const char *cli_opts_help(void) {
            "      --fail-on SEV       exit 1 only for findings of this severity or worse: error, warning, info (default)\n"
            "      --force-exclude     apply excludes to paths named on the command line too (for pre-commit)\n"
            "      --no-default-path   without PATH, check nothing (instead of `.`)\n"
+           "  -p, --compile-commands DIR  C/C++/CUDA precise mode: flags from DIR/compile_commands.json\n"
+           "      --precise           C/C++/CUDA precise mode: real CUDA headers, all includes followed\n"
+           "      --cuda-path DIR     the CUDA toolkit for precise mode (default: $CUDA_PATH, /usr/local/cuda)\n"
            "      --exit-zero         exit 0 even with findings (errors still exit 2)\n"
            "  -q, --quiet             no warnings about skipped files, no target line\n"
            "  -v, --verbose           say how many files were read, parsed and how long it took (stderr)\n"
@@ -152,6 +157,21 @@ int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i) {
     } else if (!strcmp(argv[*i], "--no-config")) o->no_config = true;
     else if (!strcmp(argv[*i], "--force-exclude")) o->walk.force_exclude = true;
     else if (!strcmp(argv[*i], "--no-default-path")) o->no_default_path = true;
+    else if (cli_opt(argc, argv, i, "--compile-commands", &v) || cli_opt(argc, argv, i, "-p", &v)) {
+        if (!v) return -1;
+        char db[4096];
+        struct stat st;
+        snprintf(db, sizeof db, "%s/compile_commands.json", v);
+        if (stat(db, &st) != 0) {
+            fprintf(stderr, "xpuify: error: --compile-commands: `%s` holds no compile_commands.json\n", v);
+            return -1;
+        }
+        o->c.compile_db = v;
+        o->c.mode = AN_C_PRECISE;
+    } else if (cli_opt(argc, argv, i, "--cuda-path", &v)) {
+        if (!v) return -1;
+        o->c.cuda_path = v;
+    } else if (!strcmp(argv[*i], "--precise")) o->c.mode = AN_C_PRECISE;
     else if (!strcmp(argv[*i], "--exit-zero")) o->exit_zero = true;
     else if (!strcmp(argv[*i], "--no-ignore")) o->walk.no_ignore = true;
     else if (!strcmp(argv[*i], "-q") || !strcmp(argv[*i], "--quiet")) o->quiet = true;

@@ -29,6 +29,7 @@ typedef struct {
     const char *config_file; /* --config FILE */
     bool no_config;          /* --no-config */
     bool no_default_path;    /* --no-default-path: no PATH means no file, not `.` */
+    an_c_options c; /* C/C++/CUDA parsing: fast (default) or precise (-p DIR, --precise, --cuda-path) */
     /* set up by cli_opts_prepare */
     cf_store *store;
     const cf_config *root_cfg;    /* governs the first PATH: run-wide settings (target, helper, priority) */

@@ -215,7 +215,7 @@ def test_rule_command(d):
     eq(len(codes), len(set(codes)))
     check(len(codes) > 40, "catalog size")
     for x in allr:
-        check(re.fullmatch(r"XPU\d{3}", x["code"]) and re.fullmatch(r"[a-z0-9-]+", x["name"]), "code/name form", x)
+        check(re.fullmatch(r"XP[UCT]\d{3}", x["code"]) and re.fullmatch(r"[a-z0-9-]+", x["name"]), "code/name form", x)
         check(x["doc"] and x["summary"] and x["message"], "documented", x["code"])
     eq(run("rule", "XPU999").code, 2)
     eq(run("rule").code, 2)

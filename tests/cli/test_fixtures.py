@@ -1,8 +1,10 @@
-"""Labelled fixtures: every fixtures/python/**/*.py file states its own expectations inline.
+"""Labelled fixtures: every file under fixtures/python, fixtures/c and fixtures/text states its own expectations
+inline.
 
-A line that must be flagged ends with `# expect: CODE[, CODE...]` (every finding that starts on that line, all
-rules); every other line must produce no finding at all. A fixture may also begin with `# xpuify-args: ...` to
-pass extra arguments. Each fixture is also checked with one thread and with two, which must agree."""
+A line that must be flagged carries `# expect: CODE[, CODE...]` (C and CUDA: `// expect:` or `/* expect: */`;
+every finding that starts on that line, all rules); every other line must produce no finding at all. A fixture may
+also begin with `# xpuify-args: ...` (`// xpuify-args: ...`) to pass extra arguments. Each fixture is also checked
+with one thread, which must agree."""
 import glob
 import os
 import re
@@ -11,7 +13,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from harness import ROOT, check, main, run  # noqa: E402
 
-EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9_, ]+)")
+EXPECT = re.compile(r"(?:#|//|/\*)\s*expect:\s*([A-Z0-9_, ]+)")
+ARGS = re.compile(r"^(?:#|//)\s*xpuify-args:(.*)$")
 
 
 def expectations(path):
@@ -30,8 +33,9 @@ def make_test(path):
         args = []
         with open(path, encoding="utf-8") as f:
             first = f.readline()
-        if first.startswith("# xpuify-args:"):
-            args = first.split(":", 1)[1].split()
+        m = ARGS.match(first.strip())
+        if m:
+            args = m.group(1).split()
         r = run("check", "--format", "json", "--no-ignore", *args, path)
         check(r.code in (0, 1), "unexpected exit", r)
         got = {}
@@ -53,6 +57,13 @@ def make_test(path):
 for p in sorted(glob.glob(os.path.join(ROOT, "fixtures", "python", "*.py"))):
     rel = os.path.relpath(p, os.path.join(ROOT, "fixtures", "python"))
     globals()["test_fixture_" + re.sub(r"\W", "_", rel)] = make_test(p)
+
+for lang in ("c", "text"):
+    for p in sorted(glob.glob(os.path.join(ROOT, "fixtures", lang, "**", "*"), recursive=True)):
+        if not os.path.isfile(p) or os.path.basename(p).startswith("."):
+            continue
+        rel = os.path.relpath(p, os.path.join(ROOT, "fixtures"))
+        globals()["test_fixture_" + re.sub(r"\W", "_", rel)] = make_test(p)
 
 if __name__ == "__main__":
     main(globals())

@@ -50,6 +50,14 @@ def fixture(*parts):
     return os.path.join(ROOT, "fixtures", *parts)
 
 
+class Skip(Exception):
+    """Raised by a test that cannot run here (a missing tool or header); reported as a TAP skip, not a pass."""
+
+
+def skip(reason):
+    raise Skip(reason)
+
+
 def check(cond, msg="check failed", detail=None):
     if not cond:
         raise AssertionError(msg + ("\n" + str(detail) if detail is not None else ""))
@@ -74,6 +82,8 @@ def main(module_globals):
             os.chdir(d)
             fn(d) if fn.__code__.co_argcount else fn()
             print(f"ok {i} - {name}")
+        except Skip as s:
+            print(f"ok {i} - {name} # SKIP {s}")
         except Exception:
             failed += 1
             print(f"not ok {i} - {name}")

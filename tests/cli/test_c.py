@@ -1,0 +1,224 @@
+"""End-to-end tests of the C/C++/CUDA and text front ends through `xpuify check`: every output format, mixed
+repositories, selection, suppressions, the libclang loader and the prefilter, precise mode (compile_commands.json,
+real CUDA headers; skipped without them), rule examples, generated docs, thread agreement."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from harness import ROOT, check, eq, main, read, run, skip, write  # noqa: E402
+
+KERNEL = """#include <cuda_runtime.h>
+__global__ void scale(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2.0f;
+}
+void run(float *h, int n) {
+  float *d;
+  cudaMalloc(&d, n * sizeof(float));
+  cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);
+  scale<<<(n + 255) / 256, 256>>>(d, n);
+  cudaFree(d);
+}
+"""
+CUDA_HOME = "/usr/local/cuda"
+
+
+def cuda_headers():
+    root = os.environ.get("CUDA_PATH") or CUDA_HOME
+    return root if os.path.exists(os.path.join(root, "include", "cuda_runtime_api.h")) else None
+
+
+def codes(r):
+    return sorted((f["line"], f["code"]) for f in r.json())
+
+
+def test_every_format_carries_c_findings(d):
+    write("k.cu", KERNEL)
+    r = run("check", "--format", "json", "k.cu")
+    eq(r.code, 1)
+    eq(codes(r), [(1, "XPC601"), (2, "XPC501"), (3, "XPC504"), (3, "XPC504"), (3, "XPC504"), (8, "XPC101"),
+                  (9, "XPC101"), (9, "XPC103"), (10, "XPC502"), (11, "XPC101")])
+    f = [x for x in r.json() if x["code"] == "XPC502"][0]
+    eq((f["line"], f["column"], f["end_line"], f["end_column"]), (10, 3, 10, 34))
+    s = run("check", "--format", "sarif", "k.cu")
+    eq(s.code, 1)
+    sarif = json.loads(s.out)
+    results = sarif["runs"][0]["results"]
+    check(any(x["ruleId"] == "XPC101" and x["locations"][0]["physicalLocation"]["region"]["startLine"] == 8
+              for x in results), "sarif result", results)
+    rules = {x["id"] for x in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    check({"XPC101", "XPC502"} <= rules, "sarif rule metadata", rules)
+    g = run("check", "--format", "github", "k.cu")
+    check(re.search(r"^::warning file=k\.cu,line=10,.*XPC502", g.out, re.M), "github annotation", g.out)
+    t = run("check", "k.cu")
+    check(" 10 |   scale<<<(n + 255) / 256, 256>>>(d, n);\n    |   " + "^" * 31 + "\n" in t.out, "frame", t.out)
+    c = run("check", "--format", "concise", "k.cu")
+    check(c.out.splitlines()[0].startswith("k.cu:1:11: XPC601 [cuda-header] `#include <cuda_runtime.h>`"), "concise", c.out)
+
+
+def test_one_run_covers_a_mixed_repository(d):
+    subprocess.run(["git", "init", "-q", "."], check=True)
+    write(".gitignore", "build/\n")
+    write("train.py", "import torch\ntorch.cuda.synchronize()\n")
+    write("csrc/k.cu", KERNEL)
+    write("csrc/host.cpp", "#include <nccl.h>\nvoid f(ncclComm_t c) { ncclCommDestroy(c); }\n")
+    write("csrc/plain.c", "int add(int a, int b) { return a + b; }\n")
+    write("Dockerfile", "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n")
+    write("requirements.txt", "torch==2.4.0+cu121\n")
+    write("CMakeLists.txt", "project(p LANGUAGES CXX CUDA)\n")
+    write("scripts/run.sh", "CUDA_VISIBLE_DEVICES=0 python train.py\n")
+    write("README.md", "cudaMalloc and CUDA_VISIBLE_DEVICES in prose\n")
+    write("build/gen.cu", KERNEL)
+    r = run("check", "--format", "json", ".")
+    eq(r.code, 1)
+    paths = {f["path"] for f in r.json()}
+    eq(paths, {"train.py", "csrc/k.cu", "csrc/host.cpp", "Dockerfile", "requirements.txt", "CMakeLists.txt", "scripts/run.sh"})
+    t = run("check", ".")
+    check("(8 files checked)" in t.out, "the clean C file is checked too, README and build/ are not", t.out)
+    # selection by prefix works across front ends
+    eq({f["code"][:3] for f in run("check", "--format", "json", "--select", "XPC", ".").json()}, {"XPC"})
+    eq({f["code"][:3] for f in run("check", "--format", "json", "--ignore", "XPC,XPT", ".").json()}, {"XPU"})
+    eq({f["code"] for f in run("check", "--format", "json", "--select", "XPC5", "csrc").json()}, {"XPC501", "XPC502", "XPC504"})
+
+
+def test_suppression_comments_in_c_and_text(d):
+    write("a.cu", "// xpuify: ignore-file[XPC101]\nvoid f(void **p) { cudaMalloc(p, 1); }\n__global__ void k() {}\n")
+    eq([x["code"] for x in run("check", "--format", "json", "a.cu").json()], ["XPC501"])
+    write("b.cu", "void f(void **p) {\n  /* xpuify: disable[XPC1] */\n  cudaMalloc(p, 1);\n  cudaFree(*p);\n"
+                  "  /* xpuify: enable[XPC1] */\n  cudaDeviceReset();\n}\n")
+    eq(codes(run("check", "--format", "json", "b.cu")), [(6, "XPC101")])
+    write("run.sh", "# xpuify: ignore-file[XPT101]\nCUDA_VISIBLE_DEVICES=0 nvidia-smi\n")
+    eq([x["code"] for x in run("check", "--format", "json", "run.sh").json()], ["XPT102"])
+    write("setup.cfg", "[x]\n; xpuify: ignore[XPT203]\ndeps = cupy-cuda12x\nmore = pycuda\n")
+    eq(codes(run("check", "--format", "json", "setup.cfg")), [(4, "XPT203")])
+
+
+def test_libclang_is_loaded_only_for_c_files_that_need_it(d):
+    env = {"XPUIFY_LIBCLANG": "/nonexistent/libclang.so"}
+    write("plain/a.c", "#include <stdio.h>\n#include <sys/types.h>\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+                       "static inline __attribute__((always_inline)) int f(int x) { return __builtin_expect(x, 1); }\n"
+                       "static unsigned t(void) { unsigned lo, hi; asm volatile(\"rdtsc\" : \"=a\"(lo), \"=d\"(hi)); return lo; }\n"
+                       "int main(void) { return MAX(f(0), 0); }\n")
+    write("plain/b.cpp", "#include <vector>\n#if __has_include(<string>)\n#endif\nint g() { std::vector<int> v; return v.size(); }\n")
+    write("plain/t.py", "import torch\n")
+    r = run("check", "plain", env=env)
+    eq(r.code, 0)
+    eq(r.err, "")  # no C file passed the prefilter: libclang was never needed
+    write("cuda/k.cu", KERNEL)
+    r = run("check", "cuda", env=env)
+    check(r.code == 0 and "cuda/k.cu: libclang cannot be loaded" in r.err and "skipped" in r.err, "walked: a warning", r)
+    r = run("check", "cuda/k.cu", env=env)
+    check(r.code == 2 and "error: cuda/k.cu: libclang cannot be loaded" in r.err, "named: an error", r)
+
+
+def example_name(rule):
+    """A file name the rule reads: its first `files` glob made concrete (C rules: a .cu file)."""
+    if rule["language"] == "c":
+        return "example.cu"
+    glob = (rule.get("files") or ["*.sh"])[0]
+    return glob.replace("*", "x", 1) if glob.startswith("*") else glob.replace("*", "")
+
+
+def test_rule_examples_hold(d):
+    """Every `examples` snippet of the C and text rules: `flag` ones produce the rule, `ok` ones do not."""
+    checked = 0
+    for x in run("rule", "--all", "--format", "json").json():
+        ex = x.get("examples")
+        if x["language"] not in ("c", "text") or not ex:
+            continue
+        name = example_name(x)
+        for kind in ("flag", "ok"):
+            for snippet in ex.get(kind, []):
+                write(name, snippet + "\n")
+                got = [f["code"] for f in run("check", "--format", "json", "--no-ignore", name).json()]
+                check((x["code"] in got) == (kind == "flag"), f"{x['code']} {kind} example in {name}: {snippet!r} gave {got}")
+                checked += 1
+    check(checked >= 40, "examples exist", checked)
+
+
+def test_docs_c_tables_are_generated(d):
+    r = run("rule", "--c-tables")
+    eq(r.code, 0)
+    check(read(os.path.join(ROOT, "docs", "c-api-tables.md")) == r.out, "docs/c-api-tables.md is stale: run `make docs`")
+    check("| `cudaMalloc` | function | memory | `xpuMalloc` | `sycl::malloc_device(size, q)` |" in r.out, "a runtime row", r.out[:400])
+
+
+def test_rule_command_shows_api_rows(d):
+    r = run("rule", "XPC301")
+    eq(r.code, 0)
+    check("ncclAllReduce (function, collective)  portable: xcclAllReduce  oneCCL: onecclAllReduce" in r.out, "row", r.out)
+    j = run("rule", "XPC101", "--format", "json").json()
+    row = [a for a in j["api"] if a["name"] == "cudaMalloc"][0]
+    eq((row["kind"], row["portable"], row["section"]), ("function", "xpuMalloc", "memory"))
+    eq(j["headers"][0], "cuda_runtime_api.h")
+    t = run("rule", "XPT201", "--format", "json").json()
+    check("whl/" in t["pattern"], "pattern", t)
+
+
+def test_threads_agree_on_c_files(d):
+    for i in range(12):
+        write(f"src/k{i}.cu", KERNEL.replace("scale", f"scale{i}"))
+        write(f"src/h{i}.cpp", f"#include <cublas_v2.h>\nvoid f{i}(cublasHandle_t h) {{ cublasDestroy(h); }}\n")
+    one = run("check", "--format", "json", "--threads", "1", "src")
+    many = run("check", "--format", "json", "--threads", "4", "src")
+    eq(one.code, 1)
+    eq(len(one.json()), 12 * 10 + 12 * 3)
+    eq(many.out, one.out)
+
+
+def test_fix_leaves_c_and_text_files_alone(d):
+    write("k.cu", KERNEL)
+    write("Dockerfile", "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n")
+    r = run("fix", ".")
+    eq(r.code, 1)
+    eq(read("k.cu"), KERNEL)
+    check("XPC502" in r.out and "XPT401" in r.out, "remaining findings are listed", r.out)
+
+
+# ---- precise mode --------------------------------------------------------------------------------------------
+
+def project(d):
+    write("include/proj.h", "#pragma once\n#include <cuda_runtime.h>\n#define PROJ_ALLOC(p, n) cudaMalloc((void **)(p), (n))\n")
+    write("src/main.cu", "#include \"proj.h\"\n#ifdef USE_CUDA\n__global__ void k(float *x) { x[threadIdx.x] = 0; }\n#endif\n"
+                         "int main() {\n  float *p;\n  PROJ_ALLOC(&p, 64);\n#ifdef USE_CUDA\n  k<<<1, 32>>>(p);\n#endif\n"
+                         "  cudaDeviceSynchronize();\n  return cudaFree(p) != cudaSuccess;\n}\n")
+    db = [{"directory": os.path.join(d, "build"), "file": os.path.join(d, "src/main.cu"),
+           "command": "/usr/local/cuda/bin/nvcc -DUSE_CUDA -I../include -gencode arch=compute_80,code=sm_80 "
+                      "--expt-relaxed-constexpr -Xcompiler -fPIC -c ../src/main.cu -o main.o"}]
+    write("build/compile_commands.json", json.dumps(db))
+
+
+def test_precise_mode_with_compile_commands(d):
+    if not cuda_headers():
+        skip("no CUDA headers ($CUDA_PATH, /usr/local/cuda)")
+    project(d)
+    fast = run("check", "--format", "json", "src/main.cu")
+    precise = run("check", "--format", "json", "-p", "build", "src/main.cu")
+    eq(precise.code, 1)
+    # nvcc's flags are translated (-I relative to the build directory, -D kept, -gencode dropped): a clean parse
+    check(not [f for f in precise.json() if f["code"] == "XPC001"], "no parse error in precise mode", precise.out)
+    eq(codes(precise), codes(fast))
+    eq(codes(precise), [(3, "XPC501"), (3, "XPC504"), (9, "XPC502"), (11, "XPC101"), (12, "XPC101"), (12, "XPC103")])
+    # a broken include path is reported once per file, at its first error, in precise mode only
+    write("src/bad.cu", "#include \"missing_header.h\"\nvoid f() { cudaDeviceReset(); }\n")
+    r = run("check", "--format", "json", "--precise", "src/bad.cu")
+    eq(codes(r), [(1, "XPC001"), (2, "XPC101")])
+    check("missing_header.h" in [f for f in r.json() if f["code"] == "XPC001"][0]["message"], "names the error", r.out)
+    eq(codes(run("check", "--format", "json", "src/bad.cu")), [(2, "XPC101")])
+
+
+def test_precise_mode_options_and_fallbacks(d):
+    write("k.cu", KERNEL)
+    eq(run("check", "-p", "nowhere", "k.cu").code, 2)
+    r = run("check", "--format", "json", "--precise", "--cuda-path", "/nonexistent", "k.cu")
+    eq(r.code, 1)
+    check("--cuda-path does not hold include/cuda_runtime_api.h" in r.err and "fast mode" in r.err, "warns once", r.err)
+    eq(r.err.count("warning"), 1)
+    eq(codes(r), codes(run("check", "--format", "json", "k.cu")))
+
+
+if __name__ == "__main__":
+    main(globals())
