@@ -7,14 +7,67 @@
 #include "../rewriters/rw_write.h"
 #include "cli.h"
 #include "cli_opts.h"
+#include "../analyzer/an_cfix.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
+
+/* The portable C layers live in one directory of the project (--layer-dir, default: the first path, or its
+ * directory); each file includes them by a path relative to its own directory. */
+static void layer_include(const char *layer_dir, const char *file, const char *header, char *buf, size_t sz) {
+    char ld[PATH_MAX], fd[PATH_MAX], fdir[PATH_MAX];
+    snprintf(fdir, sizeof fdir, "%s", file);
+    char *sl = strrchr(fdir, '/');
+    if (sl) *sl = 0;
+    else snprintf(fdir, sizeof fdir, ".");
+    if (!realpath(layer_dir, ld) || !realpath(fdir, fd)) { snprintf(buf, sz, "%s", header); return; }
+    size_t common = 0;
+    for (size_t i = 0;; i++) {
+        if ((ld[i] == '/' || !ld[i]) && (fd[i] == '/' || !fd[i])) common = i;
+        if (!ld[i] || !fd[i] || ld[i] != fd[i]) break;
+    }
+    ut_buf b;
+    ut_buf_init(&b);
+    for (const char *p = fd + common; *p; p++)
+        if (*p == '/') ut_buf_puts(&b, "../");
+    if (ld[common] == '/') ut_buf_printf(&b, "%s/", ld + common + 1);
+    ut_buf_puts(&b, header);
+    snprintf(buf, sz, "%s", b.data);
+    ut_buf_free(&b);
+}
+
+/* Writes (or, with --diff, shows) a layer header the fixed text includes and the project lacks. */
+static bool write_layer(const char *layer_dir, const char *header, bool diff, bool quiet, ut_buf *patch) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", layer_dir, header);
+    if (access(path, F_OK) == 0) return true;
+    size_t n;
+    const char *t = rw_template_text(header, &n);
+    if (!t) {
+        fprintf(stderr, "xpuify: error: the %s template is missing from this build\n", header);
+        return false;
+    }
+    if (diff) {
+        rw_diff_new_file(path, t, n, patch);
+        return true;
+    }
+    char *why;
+    if (rw_create_atomic(path, t, n, &why) != 0) {
+        fprintf(stderr, "xpuify: error: %s: cannot write the portable layer: %s\n", path, why);
+        ut_free(why);
+        return false;
+    }
+    if (!quiet) fprintf(stderr, "xpuify: wrote the portable layer %s\n", path);
+    return true;
+}
 
 int cli_fix(int argc, char **argv) {
     cli_opts o;
     cli_opts_init(&o);
     bool bad = false, only_paths = false, diff = false, unsafe = false;
+    const char *layer_dir = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_paths || a[0] != '-' || !strcmp(a, "-")) { ut_vec_push(&o.paths, a); continue; }
@@ -22,12 +75,22 @@ int cli_fix(int argc, char **argv) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             printf("Usage: xpuify fix [options] [PATH...]\n\nOptions:\n"
                    "      --diff              print a unified diff and write nothing (exit 1 when it would change something)\n"
-                   "      --unsafe-fixes      also apply fixes marked unsafe\n%s", cli_opts_help());
+                   "      --unsafe-fixes      also apply fixes marked unsafe\n"
+                   "      --layer-dir DIR     C/C++/CUDA: where the portable layers (xpuify_gpu.h, xpuify_ccl.h) go\n"
+                   "                          (default: the first PATH, or its directory)\n%s", cli_opts_help());
             cli_opts_free(&o);
             return 0;
         }
         if (!strcmp(a, "--diff")) { diff = true; continue; }
         if (!strcmp(a, "--unsafe-fixes")) { unsafe = true; continue; }
+        if (!strcmp(a, "--layer-dir") || !strncmp(a, "--layer-dir=", 12)) {
+            layer_dir = a[11] == '=' ? a + 12 : i + 1 < argc ? argv[++i] : NULL;
+            if (!layer_dir || !*layer_dir) {
+                fprintf(stderr, "xpuify: error: --layer-dir needs a directory\n");
+                bad = true;
+            }
+            continue;
+        }
         int r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0) bad = true;
         else if (r == 0) {
@@ -46,6 +109,19 @@ int cli_fix(int argc, char **argv) {
     if (!o.quiet) fprintf(stderr, "xpuify: target: %s\n", reason.data);
     ut_buf_free(&reason);
     bool errors = o.input_error;
+    char layer_buf[PATH_MAX];
+    if (!layer_dir) {
+        struct stat lst;
+        snprintf(layer_buf, sizeof layer_buf, "%s", o.paths.len ? o.paths.items[0] : ".");
+        if (stat(layer_buf, &lst) == 0 && !S_ISDIR(lst.st_mode)) {
+            char *sl = strrchr(layer_buf, '/');
+            if (sl) *sl = 0;
+            else snprintf(layer_buf, sizeof layer_buf, ".");
+        }
+        layer_dir = layer_buf;
+    }
+    bool layer_done[2] = {false, false};
+    UT_VEC(char *) kernels = {0};
     size_t fixed = 0, files_changed = 0;
     ut_buf patch;
     ut_buf_init(&patch);
@@ -65,6 +141,12 @@ int cli_fix(int argc, char **argv) {
         an_fix_options ffo = fo;
         char buf[1024];
         cli_target_fix_for_file(&o.helper, f->path, &ffo, buf, sizeof buf);
+        char gpu_inc[PATH_MAX], ccl_inc[PATH_MAX];
+        if (f->lang == AN_LANG_C) {
+            layer_include(layer_dir, f->path, AN_CFIX_GPU_HEADER, gpu_inc, sizeof gpu_inc);
+            layer_include(layer_dir, f->path, AN_CFIX_CCL_HEADER, ccl_inc, sizeof ccl_inc);
+            ffo.c_gpu_include = gpu_inc, ffo.c_ccl_include = ccl_inc;
+        }
         rw_file_fix ff;
         rw_fix_source(o.cat, f->lang, &r->src, o.enabled, &ffo, unsafe, &ff);
         if (ff.error) {
@@ -103,6 +185,16 @@ int cli_fix(int argc, char **argv) {
                 }
             }
             rw_helper_place_free(&pl);
+            /* the portable C layers, once per project, when a fixed file includes one */
+            static const char *const layers[2] = {AN_CFIX_GPU_HEADER, AN_CFIX_CCL_HEADER};
+            for (int k = 0; k < 2 && f->lang == AN_LANG_C; k++) {
+                const char *inc = k ? ccl_inc : gpu_inc;
+                char q[PATH_MAX + 4];
+                snprintf(q, sizeof q, "\"%s\"", inc);
+                if (layer_done[k] || !strstr(ff.text, q)) continue;
+                layer_done[k] = true;
+                if (!write_layer(layer_dir, layers[k], diff, o.quiet, &patch)) helper_ok = false, errors = true;
+            }
             if (diff) {
                 rw_diff_unified(f->path, r->src.text, r->src.len, ff.text, ff.len, &patch);
                 fixed += ff.fixed, files_changed++;
@@ -122,6 +214,15 @@ int cli_fix(int argc, char **argv) {
         rw_file_fix_free(&ff);
         /* what remains, as check reports it */
         an_engine_analyze_source(o.cat, f->lang, &r->src, o.enabled, NULL, &r->diags);
+        /* the migration summary: every kernel left to port */
+        for (size_t k = 0; k < r->diags.len; k++) {
+            const an_diag *d = &r->diags.items[k];
+            if (strcmp(d->rule->name, "cuda-kernel-definition")) continue;
+            ut_buf kb;
+            ut_buf_init(&kb);
+            ut_buf_printf(&kb, "%s:%u:%u: %s", f->path, d->line, d->col, d->message);
+            ut_vec_push(&kernels, ut_buf_take(&kb));
+        }
     }
     if (cli_report_unreadable(&o, &res)) errors = true;
     if (o.output_file) {
@@ -155,12 +256,19 @@ int cli_fix(int argc, char **argv) {
             fprintf(out, "Fixed %zu finding%s in %zu file%s; %zu remaining%s\n", fixed, fixed == 1 ? "" : "s",
                     files_changed, files_changed == 1 ? "" : "s", remaining,
                     remaining ? " (they need a human: see `xpuify rule CODE`, or try --unsafe-fixes)" : ".");
+            if (kernels.len) {
+                fprintf(out, "Migration summary: %zu kernel%s to port by hand (xpuify never rewrites kernels):\n",
+                        kernels.len, kernels.len == 1 ? "" : "s");
+                for (size_t k = 0; k < kernels.len; k++) fprintf(out, "  %s\n", kernels.items[k]);
+            }
         } else {
             out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false};
             out_write(o.format, &rep, out);
         }
         rc = errors ? CLI_EXIT_USAGE : (remaining && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
     }
+    for (size_t k = 0; k < kernels.len; k++) ut_free(kernels.items[k]);
+    ut_vec_free(&kernels);
     for (size_t k = 0; k < helpers_done.len; k++) ut_free(helpers_done.items[k]);
     ut_vec_free(&helpers_done);
     ut_buf_free(&patch);
