@@ -120,6 +120,10 @@ int cli_fix(int argc, char **argv) {
         }
         layer_dir = layer_buf;
     }
+    if (!diff && access(layer_dir, F_OK) != 0 && mkdir(layer_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "xpuify: error: --layer-dir %s: %s\n", layer_dir, strerror(errno));
+        errors = true;
+    }
     bool layer_done[2] = {false, false};
     UT_VEC(char *) kernels = {0};
     size_t fixed = 0, files_changed = 0;
