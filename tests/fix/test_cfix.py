@@ -87,6 +87,13 @@ def test_comments_strings_and_own_names_are_kept(d):
     eq(read("k.c"), src.replace("#include <cuda_runtime.h>", '#include "xpuify_gpu.h"').replace("return cudaMalloc(p", "return xpuMalloc(p"))
 
 
+def test_unsupported_call_is_reported_at_the_call_site(d):
+    write("p.c", "#include <cuda_runtime.h>\nint pin(float *h) { return (int)cudaHostRegister(h, 64, 0); }\n")
+    r = run("fix", "p.c")
+    eq(read("p.c"), '#include "xpuify_gpu.h"\nint pin(float *h) { return (int)xpuHostRegister(h, 64, 0); }\n')
+    check("p.c:2:33: XPC190 [portable-layer-unsupported] xpuHostRegister" in r.out, "reported where it is called", r.out)
+
+
 def compile_ok(cmd, what):
     p = subprocess.run(cmd, capture_output=True, text=True)
     check(p.returncode == 0, what, " ".join(cmd) + "\n" + p.stdout + p.stderr)
