@@ -63,6 +63,8 @@ typedef struct {
     const char *helper_module;  /* compat: module name of the device helper (default xpuify_device) */
     const char *helper_import;  /* compat: the import statement for this file (default "import <module>") */
     bool unsafe;                /* also compute unsafe fixes' import needs (they are always generated) */
+    const char *c_gpu_include;  /* C: how a file includes the portable GPU layer (default "xpuify_gpu.h") */
+    const char *c_ccl_include;  /* C: how a file includes the portable collectives layer (default "xpuify_ccl.h") */
 } an_fix_options;
 
 /* Applies edits to text; edits must be sorted and not overlap. Returns a new heap string. */

@@ -1,5 +1,6 @@
 /* an_engine: the parallel driver over files. Each worker owns its front-end state (parsers). */
 #include "an_engine.h"
+#include "an_cfix.h"
 #include "an_python.h"
 #include "an_suppress.h"
 #include "an_text.h"
@@ -53,6 +54,7 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
     case AN_LANG_C:
         if (!ws->c) ws->c = an_c_new(ws->copt);
         if (!an_c_analyze(ws->c, cat, src, en, out, why)) *parsed = false;
+        else if (fix) an_cfix_generate(fix, src, out);
         break;
     case AN_LANG_TEXT:
         an_text_analyze(cat, src, en, out);

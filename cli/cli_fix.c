@@ -1,17 +1,111 @@
 /* cli_fix: `xpuify fix [PATH...]`: applies safe fixes in place (--unsafe-fixes: unsafe ones too) or prints a
  * unified diff (--diff); writes the compat helper once where it is imported; prints what remains as `check`
  * would. Exit: 0 nothing remains, 1 findings remain (--diff: something would change), 2 errors. */
+#include "../rewriters/rw_diff.h"
 #include "../rewriters/rw_project.h"
+#include "../rewriters/rw_target.h"
+#include "../rewriters/rw_write.h"
 #include "cli.h"
 #include "cli_opts.h"
+#include "../analyzer/an_cfix.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The portable C layers live in one directory of the project (--layer-dir, default: the first path, or its
+ * directory); each file includes them by a path relative to its own directory. */
+static void layer_include(const char *layer_dir, const char *file, const char *header, char *buf, size_t sz) {
+    char ld[PATH_MAX], fd[PATH_MAX], fdir[PATH_MAX];
+    snprintf(fdir, sizeof fdir, "%s", file);
+    char *sl = strrchr(fdir, '/');
+    if (sl) *sl = 0;
+    else snprintf(fdir, sizeof fdir, ".");
+    if (!realpath(layer_dir, ld) || !realpath(fdir, fd)) { snprintf(buf, sz, "%s", header); return; }
+    size_t common = 0;
+    for (size_t i = 0;; i++) {
+        if ((ld[i] == '/' || !ld[i]) && (fd[i] == '/' || !fd[i])) common = i;
+        if (!ld[i] || !fd[i] || ld[i] != fd[i]) break;
+    }
+    ut_buf b;
+    ut_buf_init(&b);
+    for (const char *p = fd + common; *p; p++)
+        if (*p == '/') ut_buf_puts(&b, "../");
+    if (ld[common] == '/') ut_buf_printf(&b, "%s/", ld + common + 1);
+    ut_buf_puts(&b, header);
+    snprintf(buf, sz, "%s", b.data);
+    ut_buf_free(&b);
+}
+
+/* Writes (or, with --diff, shows) a layer header the fixed text includes and the project lacks. */
+static bool write_layer(const char *layer_dir, const char *header, bool diff, bool quiet, ut_buf *patch) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", layer_dir, header);
+    if (access(path, F_OK) == 0) return true;
+    size_t n;
+    const char *t = rw_template_text(header, &n);
+    if (!t) {
+        fprintf(stderr, "xpuify: error: the %s template is missing from this build\n", header);
+        return false;
+    }
+    if (diff) {
+        rw_diff_new_file(path, t, n, patch);
+        return true;
+    }
+    char *why;
+    if (rw_create_atomic(path, t, n, &why) != 0) {
+        fprintf(stderr, "xpuify: error: %s: cannot write the portable layer: %s\n", path, why);
+        ut_free(why);
+        return false;
+    }
+    if (!quiet) fprintf(stderr, "xpuify: wrote the portable layer %s\n", path);
+    return true;
+}
+
+/* The portable C layers: each C file includes them by a path relative to its directory; they are written once. */
+typedef struct {
+    cli_helper_opts *helper;
+    const char *layer_dir;
+    bool diff, quiet;
+    bool done[2];
+    char gpu[PATH_MAX], ccl[PATH_MAX];
+} c_layer_ctx;
+
+static void fix_for_file_with_layers(void *ctx, const char *path, an_fix_options *fo, char *buf, size_t sz) {
+    c_layer_ctx *lc = ctx;
+    cli_target_fix_for_file(lc->helper, path, fo, buf, sz);
+    an_lang lang;
+    if (!an_lang_for_path(path, &lang) || lang != AN_LANG_C) return;
+    layer_include(lc->layer_dir, path, AN_CFIX_GPU_HEADER, lc->gpu, sizeof lc->gpu);
+    layer_include(lc->layer_dir, path, AN_CFIX_CCL_HEADER, lc->ccl, sizeof lc->ccl);
+    fo->c_gpu_include = lc->gpu, fo->c_ccl_include = lc->ccl;
+}
+
+static bool write_layers(void *ctx, const char *path, an_lang lang, const an_fix_options *fo, const char *text,
+                         ut_buf *patch) {
+    c_layer_ctx *lc = ctx;
+    (void)path;
+    if (lang != AN_LANG_C) return true;
+    static const char *const layers[2] = {AN_CFIX_GPU_HEADER, AN_CFIX_CCL_HEADER};
+    for (int k = 0; k < 2; k++) {
+        const char *inc = k ? fo->c_ccl_include : fo->c_gpu_include;
+        if (!inc) continue;
+        char q[PATH_MAX + 4];
+        snprintf(q, sizeof q, "\"%s\"", inc);
+        if (lc->done[k] || !strstr(text, q)) continue;
+        lc->done[k] = true;
+        if (!write_layer(lc->layer_dir, layers[k], lc->diff, lc->quiet, patch)) return false;
+    }
+    return true;
+}
 
 int cli_fix(int argc, char **argv) {
     cli_opts o;
     cli_opts_init(&o);
     bool bad = false, only_paths = false, diff = false, unsafe = false;
+    const char *layer_dir = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_paths || a[0] != '-' || !strcmp(a, "-")) { ut_vec_push(&o.paths, a); continue; }
@@ -19,12 +113,22 @@ int cli_fix(int argc, char **argv) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             printf("Usage: xpuify fix [options] [PATH...]\n\nOptions:\n"
                    "      --diff              print a unified diff and write nothing (exit 1 when it would change something)\n"
-                   "      --unsafe-fixes      also apply fixes marked unsafe\n%s", cli_opts_help());
+                   "      --unsafe-fixes      also apply fixes marked unsafe\n"
+                   "      --layer-dir DIR     C/C++/CUDA: where the portable layers (xpuify_gpu.h, xpuify_ccl.h) go\n"
+                   "                          (default: the first PATH, or its directory)\n%s", cli_opts_help());
             cli_opts_free(&o);
             return 0;
         }
         if (!strcmp(a, "--diff")) { diff = true; continue; }
         if (!strcmp(a, "--unsafe-fixes")) { unsafe = true; continue; }
+        if (!strcmp(a, "--layer-dir") || !strncmp(a, "--layer-dir=", 12)) {
+            layer_dir = a[11] == '=' ? a + 12 : i + 1 < argc ? argv[++i] : NULL;
+            if (!layer_dir || !*layer_dir) {
+                fprintf(stderr, "xpuify: error: --layer-dir needs a directory\n");
+                bad = true;
+            }
+            continue;
+        }
         int r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0) bad = true;
         else if (r == 0) {
@@ -42,10 +146,29 @@ int cli_fix(int argc, char **argv) {
     cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &fo, &reason);
     if (!o.quiet) fprintf(stderr, "xpuify: target: %s\n", reason.data);
     ut_buf_free(&reason);
+    bool layer_errors = false;
+    char layer_buf[PATH_MAX];
+    if (!layer_dir) {
+        struct stat lst;
+        snprintf(layer_buf, sizeof layer_buf, "%s", o.paths.len ? o.paths.items[0] : ".");
+        if (stat(layer_buf, &lst) == 0 && !S_ISDIR(lst.st_mode)) {
+            char *sl = strrchr(layer_buf, '/');
+            if (sl) *sl = 0;
+            else snprintf(layer_buf, sizeof layer_buf, ".");
+        }
+        layer_dir = layer_buf;
+    }
+    if (!diff && access(layer_dir, F_OK) != 0 && mkdir(layer_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "xpuify: error: --layer-dir %s: %s\n", layer_dir, strerror(errno));
+        layer_errors = true;
+    }
+    c_layer_ctx lc = {&o.helper, layer_dir, diff, o.quiet, {false, false}, "", ""};
+    UT_VEC(char *) kernels = {0};
     rw_project pj;
     rw_project_init(&pj);
     pj.cat = o.cat, pj.enabled = o.enabled, pj.fix = fo;
-    pj.fix_for_file = cli_target_fix_for_file, pj.fix_ctx = &o.helper;
+    pj.fix_for_file = fix_for_file_with_layers, pj.fix_ctx = &lc;
+    pj.on_fixed = write_layers, pj.on_fixed_ctx = &lc;
     pj.helper_module = o.helper.module, pj.helper_path = o.helper.path, pj.priority = o.priority;
     pj.unsafe = unsafe, pj.diff = diff, pj.quiet = o.quiet;
     res.len = o.files.len;
@@ -63,8 +186,17 @@ int cli_fix(int argc, char **argv) {
         rw_project_fix_file(&pj, f, &r->src);
         /* what remains, as check reports it */
         an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
+        /* the migration summary: every kernel left to port */
+        for (size_t k = 0; k < r->diags.len; k++) {
+            const an_diag *d = &r->diags.items[k];
+            if (strcmp(d->rule->name, "cuda-kernel-definition")) continue;
+            ut_buf kb;
+            ut_buf_init(&kb);
+            ut_buf_printf(&kb, "%s:%u:%u: %s", f->path, d->line, d->col, d->message);
+            ut_vec_push(&kernels, ut_buf_take(&kb));
+        }
     }
-    bool errors = o.input_error || pj.errors;
+    bool errors = o.input_error || pj.errors || layer_errors;
     size_t fixed = pj.fixed, files_changed = pj.files_changed;
     ut_buf *patch = &pj.patch;
     if (cli_report_unreadable(&o, &res)) errors = true;
@@ -101,12 +233,19 @@ int cli_fix(int argc, char **argv) {
             fprintf(out, "Fixed %zu finding%s in %zu file%s; %zu remaining%s\n", fixed, fixed == 1 ? "" : "s",
                     files_changed, files_changed == 1 ? "" : "s", remaining,
                     remaining ? unsafe ? " (they need a human: `xpuify rule CODE` explains each)" : " (they need a human or --unsafe-fixes: `xpuify rule CODE` explains each)" : ".");
+            if (kernels.len) {
+                fprintf(out, "Migration summary: %zu kernel%s to port by hand (xpuify never rewrites kernels):\n",
+                        kernels.len, kernels.len == 1 ? "" : "s");
+                for (size_t k = 0; k < kernels.len; k++) fprintf(out, "  %s\n", kernels.items[k]);
+            }
         } else {
             out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL};
             out_write(o.format, &rep, out);
         }
         rc = errors ? CLI_EXIT_USAGE : (cli_opts_fails(&o, &res) && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
     }
+    for (size_t k = 0; k < kernels.len; k++) ut_free(kernels.items[k]);
+    ut_vec_free(&kernels);
     rw_project_free(&pj);
 done:
     if (out != stdout) fclose(out);

@@ -63,6 +63,10 @@ void rw_project_fix_file(rw_project *p, const an_file *f, an_source *src) {
     }
     if (ff.text) {
         bool helper_ok = place_helper(p, f->path, &ffo, ff.text);
+        if (helper_ok && p->on_fixed && !p->on_fixed(p->on_fixed_ctx, f->path, f->lang, &ffo, ff.text, &p->patch)) {
+            helper_ok = false;
+            p->errors = true;
+        }
         if (p->diff) {
             rw_diff_unified(f->path, src->text, src->len, ff.text, ff.len, &p->patch);
             p->fixed += ff.fixed, p->files_changed++;

@@ -15,6 +15,11 @@ typedef struct {
     void (*fix_for_file)(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t bufsz);
     void *fix_ctx;
     const char *helper_module, *helper_path, *priority;
+    /* called with a file's fixed text before it is written (C files: the portable layers it includes); false:
+     * the file is not written */
+    bool (*on_fixed)(void *ctx, const char *path, an_lang lang, const an_fix_options *fix, const char *text,
+                     ut_buf *patch);
+    void *on_fixed_ctx;
     bool unsafe, diff, quiet;
     /* results */
     ut_buf patch;         /* diff mode: the unified diff of every file (and of a new helper) */

@@ -152,6 +152,17 @@ void rw_helper_place_free(rw_helper_place *p) {
     ut_free(p->import);
 }
 
+const char *rw_template_text(const char *name, size_t *len) {
+    for (size_t i = 0; i < xp_templates_count; i++) {
+        const char *b = strrchr(xp_templates[i].path, '/');
+        b = b ? b + 1 : xp_templates[i].path;
+        if (strcmp(b, name)) continue;
+        if (len) *len = xp_templates[i].len;
+        return xp_templates[i].text;
+    }
+    return NULL;
+}
+
 char *rw_helper_text(const char *priority) {
     for (size_t i = 0; i < xp_templates_count; i++) {
         if (!strstr(xp_templates[i].path, "xpuify_device.py")) continue;

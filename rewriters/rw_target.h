@@ -28,6 +28,8 @@ void rw_helper_place_for(const char *file, const char *module, const char *force
 void rw_helper_place_free(rw_helper_place *p);
 /* The helper's text with the device priority baked in. */
 char *rw_helper_text(const char *priority);
+/* An embedded template by file name ("xpuify_gpu.h"), or NULL. */
+const char *rw_template_text(const char *name, size_t *len);
 /* Writes the helper if absent: 1 written, 0 already there, -1 error (*why). */
 int rw_helper_write(const char *path, const char *priority, char **why);
 #endif

@@ -169,13 +169,20 @@ def test_threads_agree_on_c_files(d):
     eq(many.out, one.out)
 
 
-def test_fix_leaves_c_and_text_files_alone(d):
+def test_fix_ports_host_calls_and_leaves_kernels_and_text_files_alone(d):
     write("k.cu", KERNEL)
     write("Dockerfile", "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n")
     r = run("fix", ".")
     eq(r.code, 1)
-    eq(read("k.cu"), KERNEL)
+    fixed = read("k.cu")
+    expected = KERNEL.replace("#include <cuda_runtime.h>", '#include "xpuify_gpu.h"')
+    for name in ("cudaMalloc", "cudaMemcpyHostToDevice", "cudaMemcpy", "cudaFree", "cudaDeviceSynchronize"):
+        expected = re.sub(r"\b%s\b" % name, "xpu" + name[4:], expected)
+    eq(fixed, expected)
+    check("__global__ void scale" in fixed and "blockIdx.x" in fixed, "the kernel is untouched", fixed)
+    eq(read("Dockerfile"), "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n")
     check("XPC502" in r.out and "XPT401" in r.out, "remaining findings are listed", r.out)
+    check("Migration summary: 1 kernel to port" in r.out and "k.cu:2:1" in r.out, "kernels are listed", r.out)
 
 
 # ---- precise mode --------------------------------------------------------------------------------------------

@@ -1,0 +1,13 @@
+/* an_cfix: fixes of C/C++/CUDA findings: a CUDA runtime or NCCL name whose table row has a portable-layer name
+ * (the `portable` column, when it is an identifier) becomes that name, and the file includes the layer header once
+ * (in place of its <cuda_runtime.h> / <nccl.h> include, else before its first #include). Kernels and everything
+ * without a portable name are left to a person (their findings stay). */
+#ifndef AN_CFIX_H
+#define AN_CFIX_H
+#include "an_diag.h"
+
+#define AN_CFIX_GPU_HEADER "xpuify_gpu.h"
+#define AN_CFIX_CCL_HEADER "xpuify_ccl.h"
+
+void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_list *diags);
+#endif
