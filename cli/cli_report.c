@@ -10,7 +10,76 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+
+/* `xpuify verify --format json` writes devices as objects and one run per (tier, variant); the report's matrix wants
+ * device names and one row per check. Turns the former into the latter (rows: the original and patched programs, and
+ * the reference command if any); returns NULL for a document of any other shape, which is then checked as is. */
+static cJSON *from_verify_output(const cJSON *v) {
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(v, "devices"), *runs = cJSON_GetObjectItemCaseSensitive(v, "runs");
+    if (!cJSON_IsArray(devs) || !cJSON_IsArray(runs) || !cJSON_IsObject(cJSON_GetArrayItem(devs, 0))) return NULL;
+    cJSON *m = cJSON_CreateObject(), *names = cJSON_AddArrayToObject(m, "devices");
+    cJSON *checks = cJSON_AddArrayToObject(m, "checks");
+    const cJSON *summary = cJSON_GetObjectItemCaseSensitive(v, "summary"), *cmd = cJSON_GetObjectItemCaseSensitive(v, "run");
+    if (cJSON_IsString(summary) && *summary->valuestring) cJSON_AddStringToObject(m, "note", summary->valuestring);
+    static const char *const variants[] = {"original", "patched", "ref-cmd"};
+    cJSON *rows[3] = {NULL, NULL, NULL};
+    const cJSON *d;
+    cJSON_ArrayForEach(d, devs) {
+        const cJSON *tier = cJSON_GetObjectItemCaseSensitive(d, "tier");
+        if (cJSON_IsString(tier)) cJSON_AddItemToArray(names, cJSON_CreateString(tier->valuestring));
+    }
+    const cJSON *r;
+    cJSON_ArrayForEach(r, runs) {
+        const cJSON *tier = cJSON_GetObjectItemCaseSensitive(r, "tier"), *var = cJSON_GetObjectItemCaseSensitive(r, "variant");
+        const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(r, "verdict"), *st = cJSON_GetObjectItemCaseSensitive(r, "status");
+        const cJSON *with = cJSON_GetObjectItemCaseSensitive(r, "compared_with");
+        const cJSON *diff = cJSON_GetObjectItemCaseSensitive(r, "difference");
+        if (!cJSON_IsString(tier) || !cJSON_IsString(var) || !cJSON_IsString(verdict)) continue;
+        int k = 0;
+        while (k < 3 && strcmp(variants[k], var->valuestring)) k++;
+        if (k == 3) continue;
+        if (!rows[k]) {
+            rows[k] = cJSON_CreateObject();
+            char name[512];
+            snprintf(name, sizeof name, "%s%s%s", variants[k], cJSON_IsString(cmd) && k < 2 ? ": " : "",
+                     cJSON_IsString(cmd) && k < 2 ? cmd->valuestring : "");
+            cJSON_AddStringToObject(rows[k], "name", name);
+            cJSON_AddObjectToObject(rows[k], "results");
+            cJSON_AddItemToArray(checks, rows[k]);
+        }
+        const char *vd = verdict->valuestring, *status = vd;
+        if (!strcmp(vd, "match") || !strcmp(vd, "runs") || !strcmp(vd, "ran") || !strcmp(vd, "reference")) status = "pass";
+        else if (!strcmp(vd, "DIFFERS") || !strcmp(vd, "FAILS") || !strcmp(vd, "fails")) status = "fail";
+        char detail[768];
+        snprintf(detail, sizeof detail, "%s%s%s%s%s%s", vd, cJSON_IsString(st) ? "; " : "", cJSON_IsString(st) ? st->valuestring : "",
+                 cJSON_IsString(with) ? "; compared with " : "", cJSON_IsString(with) ? with->valuestring : "",
+                 cJSON_IsString(diff) ? "" : "");
+        if (cJSON_IsString(diff)) {
+            size_t n = strlen(detail);
+            snprintf(detail + n, sizeof detail - n, ": %s", diff->valuestring);
+        }
+        cJSON *cell = cJSON_CreateObject();
+        cJSON_AddStringToObject(cell, "status", status);
+        cJSON_AddStringToObject(cell, "detail", detail);
+        cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(rows[k], "results"), tier->valuestring, cell);
+    }
+    /* a tier not present: every row says why it did not run */
+    cJSON_ArrayForEach(d, devs) {
+        const cJSON *tier = cJSON_GetObjectItemCaseSensitive(d, "tier"), *present = cJSON_GetObjectItemCaseSensitive(d, "present");
+        const cJSON *how = cJSON_GetObjectItemCaseSensitive(d, "how");
+        if (!cJSON_IsString(tier) || cJSON_IsTrue(present)) continue;
+        for (int k = 0; k < 3; k++) {
+            if (!rows[k]) continue;
+            cJSON *cell = cJSON_CreateObject();
+            cJSON_AddStringToObject(cell, "status", "not-run");
+            cJSON_AddStringToObject(cell, "detail", cJSON_IsString(how) ? how->valuestring : "device not present");
+            cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(rows[k], "results"), tier->valuestring, cell);
+        }
+    }
+    return m;
+}
 
 static cJSON *read_verify(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -27,6 +96,8 @@ static cJSON *read_verify(const char *path) {
     cJSON *v = cJSON_ParseWithLength(b.data ? b.data : "", b.len);
     ut_buf_free(&b);
     char *why = NULL;
+    cJSON *m = v ? from_verify_output(v) : NULL;
+    if (m) cJSON_Delete(v), v = m;
     if (!v) fprintf(stderr, "xpuify: error: --verify: %s: not valid JSON\n", path);
     else if (!out_verify_valid(v, &why)) {
         fprintf(stderr, "xpuify: error: --verify: %s: %s (see docs/report.md for the expected shape)\n", path, why);

@@ -105,5 +105,25 @@ def test_report_errors(d):
     eq(run("report", "--html", "/nonexistent/dir/r.html", ".").code, 2)
 
 
+def test_report_reads_verify_output(d):
+    """The document `xpuify verify --format json` writes is read as it is: one row per program variant, one column
+    per tier, absent tiers not-run with the reason."""
+    write("main.py", "import torch\nx = torch.ones(3).cuda()\nprint(float(x.sum()))\n")
+    v = run("verify", ".", "--run", "/usr/bin/python3 main.py",
+            "--devices", "cpu", "--format", "json", "-q")
+    out = json.loads(v.out)
+    eq(v.code, 0, v)
+    write("v.json", v.out)
+    r = run("report", "--html", "r.html", "--verify", "v.json", ".")
+    eq(r.code, 0, r)
+    dom = chromium("r.html", "--dump-dom").stdout
+    matrix = re.search(r'<table id="verify-matrix">(.*?)</table>', dom, re.S).group(1)
+    check("original: /usr/bin/python3 main.py" in matrix and "patched: /usr/bin/python3 main.py" in matrix, "rows",
+          matrix)
+    # the CUDA-only original fails on the CPU; the patched program matches the reference... or runs: a pass
+    check('st-fail">fail</span>' in matrix and 'st-pass">pass</span>' in matrix, "cells", matrix)
+    check(out["passed"] is True, "verify passed", out.get("summary"))
+
+
 if __name__ == "__main__":
     main(globals())
