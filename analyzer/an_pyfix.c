@@ -306,6 +306,21 @@ static bool inside_cuda_only_call(const fx *f, TSNode n) {
     return hit;
 }
 
+/* The quote a string literal written at n must use: inside an f-string's {...} (before Python 3.12) not the
+ * f-string's own delimiter. */
+static char lit_quote(fx *f, TSNode n) {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (!is(p, "interpolation")) continue;
+        TSNode str = ts_node_parent(p);
+        if (ts_node_is_null(str) || !ts_node_child_count(str)) break;
+        TSNode st = ts_node_child(str, 0);
+        for (uint32_t i = S(st); i < E(st); i++)
+            if (f->text[i] == '"') return '\'';
+        return '"';
+    }
+    return '"';
+}
+
 /* The accelerator APIs raise where no accelerator exists, while the device-agnostic program must still run on
  * the CPU: `torch.cuda.synchronize()` as a statement becomes `if DEV != "cpu": torch.accelerator.synchronize()`,
  * as a value `(torch.accelerator.memory_allocated() if DEV != "cpu" else 0)`. The fix's edits (all inside the
@@ -343,7 +358,10 @@ static bool guard_off_cpu(fx *f, an_fix *x, TSNode call, const char *value) {
         ut_buf_printf(&b, "if %s != \"cpu\": %s", f->dev, callt);
         s = S(p), e = E(p);
     } else if (*value) {
-        ut_buf_printf(&b, "(%s if %s != \"cpu\" else %s)", callt, f->dev, value);
+        {
+        char q = lit_quote(f, call);
+        ut_buf_printf(&b, "(%s if %s != %ccpu%c else %s)", callt, f->dev, q, q, value);
+    }
     } else {
         ok = false;
     }
@@ -756,7 +774,8 @@ static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
     ut_buf_init(&b);
     /* on an accelerator, "not on the CPU" is what is_cuda meant; comparing with DEV would be true for CPU
      * tensors on a machine without one */
-    ut_buf_printf(&b, bare ? "%s.device.type != \"cpu\"" : "(%s.device.type != \"cpu\")", o);
+    char q = lit_quote(f, attr);
+    ut_buf_printf(&b, bare ? "%s.device.type != %ccpu%c" : "(%s.device.type != %ccpu%c)", o, q, q);
     ut_free(o);
     an_fix *x = fix_new(d, AN_FIX_UNSAFE, "Test for a tensor on an accelerator");
     edit_own(x, S(attr), E(attr), ut_buf_take(&b));
@@ -799,7 +818,8 @@ static an_fix *fix_ddp_device_ids(fx *f, const an_diag *d, TSNode n, needs *nd) 
     char *v = slice(f, n);
     ut_buf b;
     ut_buf_init(&b);
-    ut_buf_printf(&b, "%s if %s != \"cpu\" else None", v, f->dev);
+    char q = lit_quote(f, n);
+    ut_buf_printf(&b, "%s if %s != %ccpu%c else None", v, f->dev, q, q);
     ut_free(v);
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass device ids only on an accelerator");
     edit_own(x, S(n), E(n), ut_buf_take(&b));
