@@ -2,7 +2,8 @@
 # verify_c_gpu.sh: the GPU tier of the C codemod's verification, for a machine with an NVIDIA GPU and nvcc.
 # Builds every program of fixtures/programs twice -- as written, and after `xpuify fix` through the portable
 # layer's CUDA backend -- runs both and compares their output byte for byte. The PyTorch extension is not part of
-# this script yet. Usage: tools/verify_c_gpu.sh [XPUIFY] (default build/xpuify). Exit 0 only when every pair matches.
+# this script yet. Usage: tools/verify_c_gpu.sh [XPUIFY] (default build/xpuify); PATCHED=DIR takes
+# the fixed programs from DIR instead of running `xpuify fix` here. Exit 0 only when every pair matches.
 set -u
 cd "$(dirname "$0")/.."
 XPUIFY=${1:-$PWD/build/xpuify}
@@ -12,8 +13,13 @@ nvidia-smi -L >/dev/null 2>&1 || { echo "verify_c_gpu: no NVIDIA GPU (nvidia-smi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r fixtures/programs "$work/orig"
-cp -r fixtures/programs "$work/patched"
-"$XPUIFY" fix -q "$work/patched" >/dev/null 2>&1
+if [ -n "${PATCHED:-}" ]; then
+  # fixed elsewhere (a GPU machine without libclang 14): PATCHED is fixtures/programs after `xpuify fix`
+  cp -r "$PATCHED" "$work/patched"
+else
+  cp -r fixtures/programs "$work/patched"
+  "$XPUIFY" fix -q "$work/patched" >/dev/null 2>&1
+fi
 [ -f "$work/patched/xpuify_gpu.h" ] || { echo "verify_c_gpu: xpuify fix wrote no portable layer" >&2; exit 2; }
 fail=0
 build() { # dir name -> binary
