@@ -8,10 +8,17 @@ PKGS    := tree-sitter libpcre2-8 libcjson yaml-0.1 libgit2
 B       := build
 TSPY    := node_modules/tree-sitter-python/src
 
+# SAN=1: everything (our code, the grammar, the embedded data, the unit tests) built with AddressSanitizer and
+# UndefinedBehaviorSanitizer into build/san; any report aborts the process (no recovery), and the test harness
+# fails a test whose run printed a sanitizer report. GCC's sanitizer instrumentation makes -Wformat-truncation
+# see a NULL format string in ut_buf_vprintf that cannot be NULL (a known false positive): that one is off here.
 ifeq ($(SAN),1)
-  CFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
-  LDFLAGS += -fsanitize=address,undefined
+  CFLAGS  := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  LDFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all
+  XCFLAGS += -Wno-format-truncation
   B       := build/san
+  export ASAN_OPTIONS  ?= abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
+  export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 endif
 
 SRC_UTIL     := $(wildcard util/*.c)
