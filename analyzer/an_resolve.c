@@ -76,6 +76,48 @@ out:
     ut_buf_free(&q), ut_buf_free(&l);
 }
 
+static bool param_name(TSNode p, const char *src, uint32_t *a, uint32_t *b);
+
+/* the parameters of a function_definition or lambda, as shadows over its whole range */
+static void collect_params(an_pyscope *sc, TSNode def, const char *src) {
+    TSNode params = ts_node_child_by_field_name(def, "parameters", 10);
+    if (ts_node_is_null(params)) return;
+    uint32_t c = ts_node_named_child_count(params);
+    for (uint32_t i = 0; i < c; i++) {
+        uint32_t a, b;
+        if (!param_name(ts_node_named_child(params, i), src, &a, &b)) continue;
+        an_shadow sh = {ut_strndup(src + a, b - a), ts_node_start_byte(def), ts_node_end_byte(def)};
+        ut_vec_push(&sc->shadows, sh);
+    }
+}
+
+static int shadow_cmp(const void *x, const void *y) {
+    const an_shadow *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    if (c) return c;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    return a->end > b->end ? -1 : a->end < b->end; /* the outer range first */
+}
+
+/* sort, then drop ranges inside an earlier range of the same name: what remains is disjoint per name */
+static void finish_shadows(an_pyscope *sc) {
+    if (sc->shadows.len > 1) qsort(sc->shadows.items, sc->shadows.len, sizeof(an_shadow), shadow_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < sc->shadows.len; i++) {
+        an_shadow *s = &sc->shadows.items[i];
+        if (w) {
+            an_shadow *k = &sc->shadows.items[w - 1];
+            if (!strcmp(k->name, s->name) && s->start < k->end) {
+                if (s->end > k->end) k->end = s->end; /* ranges of a tree nest; this keeps it sound regardless */
+                ut_free(s->name);
+                continue;
+            }
+        }
+        sc->shadows.items[w++] = *s;
+    }
+    sc->shadows.len = w;
+}
+
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
     memset(sc, 0, sizeof *sc);
     TSTreeCursor cur = ts_tree_cursor_new(root);
@@ -91,6 +133,8 @@ void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
             descend = false;
         } else if (!strcmp(t, "string") || !strcmp(t, "comment")) {
             descend = false;
+        } else if (!strcmp(t, "function_definition") || !strcmp(t, "lambda")) {
+            collect_params(sc, n, src);
         }
         if (descend && ts_tree_cursor_goto_first_child(&cur)) {
             bool ex = !strcmp(t, "except_clause");
@@ -106,6 +150,7 @@ void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
 done:
     ut_vec_free(&in_except);
     ts_tree_cursor_delete(&cur);
+    finish_shadows(sc);
 }
 
 void an_pyscope_free(an_pyscope *sc) {
@@ -113,6 +158,8 @@ void an_pyscope_free(an_pyscope *sc) {
     ut_vec_free(&sc->bindings);
     for (size_t i = 0; i < sc->stars.len; i++) ut_free(sc->stars.items[i]);
     ut_vec_free(&sc->stars);
+    for (size_t i = 0; i < sc->shadows.len; i++) ut_free(sc->shadows.items[i].name);
+    ut_vec_free(&sc->shadows);
 }
 
 const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, bool *bound) {
@@ -136,29 +183,41 @@ const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, 
     return primary && !primaries_disagree ? primary : NULL;
 }
 
-static bool param_named(TSNode p, const char *src, const char *name, size_t n) {
+static bool param_name(TSNode p, const char *src, uint32_t *a, uint32_t *b) {
+    (void)src;
     TSNode id = p;
     if (is(p, "default_parameter") || is(p, "typed_default_parameter")) id = ts_node_child_by_field_name(p, "name", 4);
     else if (is(p, "typed_parameter") || is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern"))
         id = ts_node_named_child(p, 0);
     if (ts_node_is_null(id) || !is(id, "identifier")) return false;
-    return ts_node_end_byte(id) - ts_node_start_byte(id) == n && !memcmp(src + ts_node_start_byte(id), name, n);
+    *a = ts_node_start_byte(id), *b = ts_node_end_byte(id);
+    return true;
 }
 
-bool an_pyscope_shadowed(TSNode id, const char *src) {
+/* compares name[0..n) with a NUL-terminated string, as strcmp orders them */
+static int name_cmp(const char *name, size_t n, const char *s) {
+    size_t sl = strlen(s);
+    int c = memcmp(name, s, n < sl ? n : sl);
+    if (c) return c;
+    return n < sl ? -1 : n > sl;
+}
+
+bool an_pyscope_shadowed(const an_pyscope *sc, TSNode id, const char *src) {
     const char *name = src + ts_node_start_byte(id);
     size_t n = ts_node_end_byte(id) - ts_node_start_byte(id);
-    for (TSNode p = ts_node_parent(id); !ts_node_is_null(p); p = ts_node_parent(p)) {
-        TSNode params = {0};
-        if (is(p, "function_definition")) params = ts_node_child_by_field_name(p, "parameters", 10);
-        else if (is(p, "lambda")) params = ts_node_child_by_field_name(p, "parameters", 10);
-        else continue;
-        if (ts_node_is_null(params)) continue;
-        uint32_t c = ts_node_named_child_count(params);
-        for (uint32_t i = 0; i < c; i++)
-            if (param_named(ts_node_named_child(params, i), src, name, n)) return true;
+    uint32_t pos = ts_node_start_byte(id);
+    /* the last shadow at or before (name, pos) */
+    size_t lo = 0, hi = sc->shadows.len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const an_shadow *s = &sc->shadows.items[mid];
+        int c = name_cmp(name, n, s->name);
+        if (c > 0 || (c == 0 && s->start <= pos)) lo = mid + 1;
+        else hi = mid;
     }
-    return false;
+    if (!lo) return false;
+    const an_shadow *s = &sc->shadows.items[lo - 1];
+    return !name_cmp(name, n, s->name) && s->start <= pos && pos < s->end;
 }
 
 bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_buf *out) {
@@ -179,7 +238,7 @@ bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_
     bool bound;
     const char *q = an_pyscope_lookup(sc, src + a, b - a, &bound);
     size_t base = out->len;
-    if (q && an_pyscope_shadowed(n, src)) return false; /* a parameter of that name hides the import */
+    if (q && an_pyscope_shadowed(sc, n, src)) return false; /* a parameter of that name hides the import */
     if (q) ut_buf_puts(out, q);
     else if (bound) return false;
     else ut_buf_append(out, src + a, b - a);

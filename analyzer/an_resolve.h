@@ -14,9 +14,16 @@ typedef struct {
     bool in_fallback;  /* inside an `except` clause (try/except ImportError fallbacks) */
 } an_binding;
 
+/* A function or lambda (byte range) with a parameter of that name: the name means the parameter inside it. */
+typedef struct {
+    char *name;
+    uint32_t start, end;
+} an_shadow;
+
 typedef struct {
     UT_VEC(an_binding) bindings;
     UT_VEC(char *) stars; /* modules imported with `from M import *` */
+    UT_VEC(an_shadow) shadows; /* sorted by (name, start); per name disjoint (nested ranges merged) */
 } an_pyscope;
 
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src);
@@ -27,6 +34,7 @@ const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, 
 /* Qualified name of an identifier or a pure attribute chain (a.b.c); false otherwise. Unbound roots stand for
  * themselves, so `torch.cuda.x` resolves without an import. */
 bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_buf *out);
-/* true when an enclosing function or lambda has a parameter with the identifier's name */
-bool an_pyscope_shadowed(TSNode id, const char *src);
+/* true when an enclosing function or lambda has a parameter with the identifier's name (a binary search over
+ * the ranges an_pyscope_collect recorded: no walk up the tree, which is quadratic in the nesting depth) */
+bool an_pyscope_shadowed(const an_pyscope *sc, TSNode id, const char *src);
 #endif
