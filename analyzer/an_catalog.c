@@ -68,6 +68,26 @@ static bool parse_fix(ld *l, yaml_node_t *n, an_applicability *out) {
     for (yaml_node_pair_t *p_ = (map)->data.mapping.pairs.start; p_ < (map)->data.mapping.pairs.top; p_++)        \
         for (yaml_node_t *k = node(l, p_->key), *v = node(l, p_->value); k; k = NULL)
 
+/* YAML leaves duplicate mapping keys to the application: the second `message:` of a rule is an error (it would
+ * silently replace the first), and its value is not read. */
+static bool dup_key(ld *l, yaml_node_t *map, yaml_node_pair_t *pair, bool report) {
+    const char *key = scalar(node(l, pair->key));
+    if (!key) return false;
+    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < pair; q++) {
+        const char *k = scalar(node(l, q->key));
+        if (k && !strcmp(k, key)) {
+            if (report) lerr(l, node(l, pair->key), "`%s` is given twice", key);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void entry_free(an_entry *e) {
+    ut_free(e->name), ut_free(e->replacement), ut_free(e->compat), ut_free(e->min_torch);
+    ut_free(e->message), ut_free(e->note), ut_free(e);
+}
+
 static an_entry *parse_entry(ld *l, yaml_node_t *n, an_rule *r) {
     an_entry *e = ut_calloc(1, sizeof *e);
     e->fix = r->fix;
@@ -77,7 +97,7 @@ static an_entry *parse_entry(ld *l, yaml_node_t *n, an_rule *r) {
     } else if (n->type == YAML_MAPPING_NODE) {
         EACH_PAIR(l, n, k, v) {
             const char *key = scalar(k);
-            if (!key) continue;
+            if (!key || dup_key(l, n, p_, true)) continue;
             if (!strcmp(key, "name")) e->name = want_str(l, v, key);
             else if (!strcmp(key, "replacement")) e->replacement = want_str(l, v, key);
             else if (!strcmp(key, "compat")) e->compat = want_str(l, v, key);
@@ -92,7 +112,7 @@ static an_entry *parse_entry(ld *l, yaml_node_t *n, an_rule *r) {
     }
     if (!e->name) {
         lerr(l, n, "qualnames entry without `name`");
-        ut_free(e);
+        entry_free(e);
         return NULL;
     }
     size_t nl = strlen(e->name);
@@ -113,12 +133,14 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
     /* `fix` and `min_torch` are rule-level defaults for entries: read them first */
     EACH_PAIR(l, n, k, v) {
         const char *key = scalar(k);
+        if (dup_key(l, n, p_, true)) continue;
         if (key && !strcmp(key, "fix")) parse_fix(l, v, &r->fix);
         if (key && !strcmp(key, "min_torch")) r->min_torch = want_str(l, v, key);
     }
     EACH_PAIR(l, n, k, v) {
         const char *key = scalar(k);
         if (!key) { lerr(l, k, "rule keys must be strings"); continue; }
+        if (dup_key(l, n, p_, false)) continue; /* reported above */
         if (!strcmp(key, "code")) r->code = want_str(l, v, key);
         else if (!strcmp(key, "name")) r->name = want_str(l, v, key);
         else if (!strcmp(key, "language")) {
@@ -152,6 +174,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
             if (v->type != YAML_MAPPING_NODE) { lerr(l, v, "`examples` must map `flag`/`ok` to lists"); continue; }
             EACH_PAIR(l, v, ek, ev) {
                 const char *ekey = scalar(ek);
+                if (dup_key(l, v, p_, true)) continue;
                 if (ekey && !strcmp(ekey, "flag")) want_str_list(l, ev, "flag", &r->examples.flag);
                 else if (ekey && !strcmp(ekey, "ok")) want_str_list(l, ev, "ok", &r->examples.ok);
                 else lerr(l, ek, "unknown key in `examples` (known: flag, ok)");
@@ -221,11 +244,7 @@ an_catalog *an_catalog_new(void) { return ut_calloc(1, sizeof(an_catalog)); }
 
 void an_rule_free(an_rule *r) {
     if (!r) return;
-    for (size_t i = 0; i < r->entries.len; i++) {
-        an_entry *e = r->entries.items[i];
-        ut_free(e->name), ut_free(e->replacement), ut_free(e->compat), ut_free(e->min_torch);
-        ut_free(e->message), ut_free(e->note), ut_free(e);
-    }
+    for (size_t i = 0; i < r->entries.len; i++) entry_free(r->entries.items[i]);
     ut_vec_free(&r->entries);
 #define FREE_LIST(v) do { for (size_t i = 0; i < (v).len; i++) ut_free((v).items[i]); ut_vec_free(&(v)); } while (0)
     FREE_LIST(r->triggers);

@@ -113,6 +113,17 @@ static void yaml_errors_name_file_line(void **s) {
     assert_non_null(strstr(e, "`severity` must be one of"));
     free(e);
     an_catalog_free(c);
+    /* a key given twice is an error, not a silent replacement (and, under ASan, not a leak) */
+    c = load("rules:\n  - code: T1\n    name: a\n    message: m\n    message: m2\n    qualnames: [x.y]\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "t.yml:5:5: `message` is given twice"));
+    free(e);
+    an_catalog_free(c);
+    c = load("rules:\n  - code: T1\n    name: a\n    message: m\n    qualnames:\n      - {name: x.y, note: a, note: b}\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "`note` is given twice"));
+    free(e);
+    an_catalog_free(c);
 }
 
 static void query_errors_name_rule(void **s) {
