@@ -21,6 +21,15 @@ ifeq ($(SAN),1)
   export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 endif
 
+# FUZZ=1 (used by `make fuzz` and `make test`, not by hand): clang with libFuzzer coverage, ASan and UBSan into
+# build/fuzz, for the fuzz/fz_*.c targets.
+ifeq ($(FUZZ),1)
+  CC      := clang
+  CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  LDFLAGS += -fsanitize=address,undefined
+  B       := build/fuzz
+endif
+
 SRC_UTIL     := $(wildcard util/*.c)
 SRC_ANALYZER := $(wildcard analyzer/*.c)
 SRC_OUTPUT   := $(wildcard output/*.c)
@@ -34,7 +43,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/te
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all deps test unit demo clean docs check-docs
+.PHONY: all deps test unit demo clean docs check-docs fuzz fuzz-build
 all: $(B)/xpuify
 
 $(DEPS_STAMP): tools/deps.sh package-lock.json
@@ -93,8 +102,25 @@ build/.deps-test: tools/deps.sh
 	@tools/deps.sh test
 	@touch $@
 
-test: $(B)/xpuify $(UNIT_BIN) build/.deps-test
-	@XPUIFY=$(abspath $(B)/xpuify) UNIT_DIR=$(abspath $(B)/tests) tests/run_all.sh
+# ---- fuzzing (fuzz/fz_*.c, libFuzzer) ---------------------------------------------------------------------------
+FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fz_*.c))
+FUZZ_SECONDS ?= 60
+
+ifeq ($(FUZZ),1)
+build/fuzz/fz_%: fuzz/fz_%.c fuzz/fz_common.h build/fuzz/libxpuify.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(PKG_CFLAGS) -fsanitize=fuzzer $< build/fuzz/libxpuify.a $(LDFLAGS) $(PKG_LIBS) -o $@
+endif
+
+fuzz-build: build/.deps-test
+	@$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_TARGETS:%=build/fuzz/%)
+
+# every target for FUZZ_SECONDS (default 60) each, corpora in build/fuzz/corpus; crashes land in build/fuzz/crashes
+fuzz: fuzz-build
+	@FUZZ_DIR=$(abspath build/fuzz) fuzz/fz_run.sh run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+test: $(B)/xpuify $(UNIT_BIN) build/.deps-test fuzz-build
+	@XPUIFY=$(abspath $(B)/xpuify) UNIT_DIR=$(abspath $(B)/tests) FUZZ_DIR=$(abspath build/fuzz) tests/run_all.sh
 
 docs: $(B)/xpuify
 	$(B)/xpuify rule --all --format markdown > docs/rules.md

@@ -388,7 +388,23 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
             an_rule *r = c->rules.items[i];
             if ((int)r->lang != lang || r->builtin) continue;
             any_rule = true;
-            for (size_t t = 0; t < r->triggers.len; t++) add_alt(&alts, r->triggers.items[t], strlen(r->triggers.items[t]));
+            for (size_t t = 0; t < r->triggers.len; t++) {
+                /* each pattern compiles on its own, so an error names its rule (and `)` cannot break the others) */
+                const char *tp = r->triggers.items[t];
+                int ec;
+                PCRE2_SIZE eo;
+                pcre2_code *one = pcre2_compile((PCRE2_SPTR)tp, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+                if (!one) {
+                    PCRE2_UCHAR msg[256];
+                    pcre2_get_error_message(ec, msg, sizeof msg);
+                    ut_buf_printf(err, "%s:%d: rule %s: trigger `%.*s` does not compile: %s (at offset %zu)\n", r->origin,
+                                  r->origin_line, r->code, (int)strcspn(tp, "\r\n"), tp, (char *)msg, (size_t)eo);
+                    nerr++;
+                    continue;
+                }
+                pcre2_code_free(one);
+                add_alt(&alts, tp, strlen(tp));
+            }
             if (!r->triggers.len) {
                 for (size_t j = 0; j < r->entries.len; j++) {
                     ut_buf lit;
@@ -417,8 +433,8 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
             if (!c->prefilter[lang]) {
                 PCRE2_UCHAR msg[256];
                 pcre2_get_error_message(ec, msg, sizeof msg);
-                ut_buf_printf(err, "rules: a `triggers` pattern of the %s rules does not compile: %s (at offset %zu of %s)\n",
-                              an_lang_name(lang), (char *)msg, (size_t)eo, b.data);
+                ut_buf_printf(err, "rules: the %s rules' `triggers` patterns do not compile together: %s (at offset %zu of "
+                                   "their alternation)\n", an_lang_name(lang), (char *)msg, (size_t)eo);
                 nerr++;
             } else {
                 pcre2_jit_compile(c->prefilter[lang], PCRE2_JIT_COMPLETE);

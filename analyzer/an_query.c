@@ -152,8 +152,10 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
         TSQueryError et;
         TSQuery *one = ts_query_new(tl, r->query, (uint32_t)strlen(r->query), &eo, &et);
         if (!one) {
-            ut_buf_printf(err, "%s:%d: rule %s: query %s at offset %u: %.40s\n", r->origin, r->origin_line, r->code,
-                          error_name(et), eo, r->query + eo);
+            const char *at = r->query + eo;
+            size_t atn = strcspn(at, "\r\n"); /* one line of context: messages are one line each */
+            ut_buf_printf(err, "%s:%d: rule %s: query %s at offset %u: %.*s\n", r->origin, r->origin_line, r->code,
+                          error_name(et), eo, (int)(atn < 40 ? atn : 40), at);
             (*nerr)++;
             continue;
         }

@@ -146,6 +146,20 @@ static void query_errors_name_rule(void **s) {
     assert_non_null(strstr(e, "needs `triggers`"));
     free(e);
     an_catalog_free(c);
+    /* a trigger that does not compile names its rule, and does not hide the others' */
+    c = load("rules:\n  - {code: Q1, name: q, message: m, triggers: ['a)'], query: '(call) @report'}\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "t.yml:2: rule Q1: trigger `a)` does not compile"));
+    free(e);
+    an_catalog_free(c);
+    /* every error is one line, even when the query quoted around the error spans lines */
+    c = load("rules:\n  - code: Q1\n    name: q\n    message: m\n    triggers: [x]\n    query: |\n"
+             "      (call\n        (nonexistent_node) @report\n        (identifier))\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "rule Q1: query unknown node type at offset 9: nonexistent_node) @report\n"));
+    assert_int_equal(strchr(e, '\n') - e + 1, (long)strlen(e));
+    free(e);
+    an_catalog_free(c);
 }
 
 static const char *QUERIES =
