@@ -19,6 +19,7 @@ ifeq ($(SAN),1)
   B       := build/san
   export ASAN_OPTIONS  ?= abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
   export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+  export LSAN_OPTIONS  ?= suppressions=$(abspath tests/lsan.supp):print_suppressions=0
 endif
 
 # FUZZ=1 (used by `make fuzz` and `make test`, not by hand): clang with libFuzzer coverage, ASan and UBSan into
