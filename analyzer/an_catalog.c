@@ -37,6 +37,18 @@ static char *want_str(ld *l, yaml_node_t *n, const char *key) {
     return ut_strdup(s);
 }
 
+/* a rule's code or name: it appears in reports, selectors and suppression comments, so letters, digits, `-`, `_` */
+static char *want_ident(ld *l, yaml_node_t *n, const char *key) {
+    const char *s = scalar(n);
+    if (!s) { lerr(l, n, "`%s` must be a string", key); return NULL; }
+    size_t ok = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
+    if (!*s || s[ok]) {
+        lerr(l, n, "`%s` must be letters, digits, `-` and `_` (like XPU101 or cuda-method-call)", key);
+        return NULL;
+    }
+    return ut_strdup(s);
+}
+
 static void want_str_list(ld *l, yaml_node_t *n, const char *key, void *vec_) {
     UT_VEC(char *) *vec = vec_;
     if (n->type == YAML_SCALAR_NODE) { ut_vec_push(vec, ut_strdup(scalar(n))); return; }
@@ -141,8 +153,8 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         const char *key = scalar(k);
         if (!key) { lerr(l, k, "rule keys must be strings"); continue; }
         if (dup_key(l, n, p_, false)) continue; /* reported above */
-        if (!strcmp(key, "code")) r->code = want_str(l, v, key);
-        else if (!strcmp(key, "name")) r->name = want_str(l, v, key);
+        if (!strcmp(key, "code")) r->code = want_ident(l, v, key);
+        else if (!strcmp(key, "name")) r->name = want_ident(l, v, key);
         else if (!strcmp(key, "language")) {
             const char *s = scalar(v);
             if (s && !strcmp(s, "python")) r->lang = AN_LANG_PYTHON;

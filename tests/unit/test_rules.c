@@ -113,6 +113,13 @@ static void yaml_errors_name_file_line(void **s) {
     assert_non_null(strstr(e, "`severity` must be one of"));
     free(e);
     an_catalog_free(c);
+    c = load("rules:\n  - {code: 'T 1', name: \"a\\nb\", message: m, qualnames: [x.y]}\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "`code` must be letters, digits"));
+    assert_non_null(strstr(e, "`name` must be letters, digits"));
+    assert_null(strstr(e, "a\nb"));
+    free(e);
+    an_catalog_free(c);
     /* a key given twice is an error, not a silent replacement (and, under ASan, not a leak) */
     c = load("rules:\n  - code: T1\n    name: a\n    message: m\n    message: m2\n    qualnames: [x.y]\n", &e);
     assert_non_null(e);
