@@ -664,6 +664,27 @@ static char *pick_dev_name(const fx *f) {
     return ut_strdup(AN_PYFIX_DEV_NAME);
 }
 
+/* A file whose first line ends in CRLF gets CRLF in the lines the fixes insert (not a mix of endings). */
+static void match_line_endings(const an_source *src, an_diag_list *diags) {
+    const char *nl = memchr(src->text, '\n', src->len);
+    if (!nl || nl == src->text || nl[-1] != '\r') return;
+    for (size_t i = 0; i < diags->len; i++) {
+        an_fix *x = diags->items[i].fix;
+        for (size_t k = 0; x && k < x->edits.len; k++) {
+            char *t = x->edits.items[k].text;
+            if (!t || !strchr(t, '\n')) continue;
+            ut_buf b;
+            ut_buf_init(&b);
+            for (const char *p = t; *p; p++) {
+                if (*p == '\n' && (p == t || p[-1] != '\r')) ut_buf_putc(&b, '\r');
+                ut_buf_putc(&b, *p);
+            }
+            ut_free(t);
+            x->edits.items[k].text = ut_buf_take(&b);
+        }
+    }
+}
+
 void an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
                        an_diag_list *diags) {
     an_fix_options o = *opt;
@@ -717,4 +738,5 @@ void an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode r
     ut_free(nds);
     ut_free(f.dev);
     ut_free(f.dev_name);
+    match_line_endings(src, diags);
 }
