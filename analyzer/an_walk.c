@@ -168,7 +168,15 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
             }
         }
         if (S_ISDIR(st.st_mode)) {
-            walk_dir(&w, path, 0);
+            /* a named directory that cannot be read is an input error, like a missing path (below it: warnings) */
+            DIR *d = opendir(path);
+            if (!d) {
+                ut_buf_printf(errs, "%s: cannot read directory: %s\n", path, strerror(errno));
+                bad++;
+            } else {
+                closedir(d);
+                walk_dir(&w, path, 0);
+            }
         } else {
             an_lang lang;
             if (!an_lang_for_path(path, &lang)) lang = AN_LANG_PYTHON; /* a named file is read as Python */

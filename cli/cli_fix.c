@@ -161,6 +161,10 @@ int cli_fix(int argc, char **argv) {
         }
         rc = errors ? CLI_EXIT_USAGE : (remaining && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
     }
+    if (fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "xpuify: error: writing the report failed\n");
+        rc = CLI_EXIT_USAGE;
+    }
     for (size_t k = 0; k < helpers_done.len; k++) ut_free(helpers_done.items[k]);
     ut_vec_free(&helpers_done);
     ut_buf_free(&patch);
