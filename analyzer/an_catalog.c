@@ -1,6 +1,7 @@
 /* an_catalog: loads rule YAML (libyaml document API) into an_rule records, indexes qualified names, and builds
  * the per-language prefilter. Query compilation lives in an_query.c. */
 #include "an_catalog_int.h"
+#include "../util/ut_hash.h"
 #include <pcre2.h>
 #include <stdio.h>
 #include <yaml.h>
@@ -221,7 +222,20 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
     ut_vec_push(&c->rules, r);
 }
 
+static void fingerprint_add(an_catalog *c, const char *origin, const char *text, size_t len) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_append(&b, (const char *)c->fingerprint, sizeof c->fingerprint);
+    ut_buf_append(&b, origin, strlen(origin) + 1);
+    ut_buf_append(&b, text, len);
+    ut_sha1(b.data, b.len, c->fingerprint);
+    ut_buf_free(&b);
+}
+
+const uint8_t *an_catalog_fingerprint(const an_catalog *c) { return c->fingerprint; }
+
 int an_catalog_load_yaml(an_catalog *c, const char *origin, const char *text, size_t len, ut_buf *err) {
+    fingerprint_add(c, origin, text, len);
     yaml_parser_t parser;
     yaml_document_t doc;
     ld l = {&doc, origin, err, 0};

@@ -1,5 +1,6 @@
 /* an_engine: the parallel driver over files. Each worker owns its front-end state (parsers). */
 #include "an_engine.h"
+#include "an_cache.h"
 #include "an_python.h"
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,6 +13,7 @@ typedef struct {
     const an_options *opt;
     an_results *out;
     atomic_size_t next;
+    an_cache_run run; /* the cache key's run-wide part */
 } job;
 
 typedef struct {
@@ -47,7 +49,11 @@ static void *work(void *arg) {
         an_fix_options fo = j->opt->fix;
         char buf[1024];
         if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
-        analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, &r->diags, &r->parsed);
+        an_cache *cache = j->opt->cache;
+        if (!cache || !an_cache_get(cache, j->cat, &j->run, f->path, &fo, r->src.text, r->src.len, &r->diags, &r->parsed)) {
+            analyze(&ws, j->cat, f->lang, &r->src, j->opt->enabled, &fo, &r->diags, &r->parsed);
+            if (cache) an_cache_put(cache, j->cat, &j->run, f->path, &fo, r->src.text, r->src.len, &r->diags, r->parsed);
+        }
         if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
     }
     an_python_free(ws.py);
@@ -57,7 +63,8 @@ static void *work(void *arg) {
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
     out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
-    job j = {cat, files, opt, out, 0};
+    job j = {cat, files, opt, out, 0, {{0}}};
+    if (opt->cache) an_cache_run_key(opt->cache, cat, opt->enabled, &opt->fix, &j.run);
     int n = opt->threads > 0 ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1) n = 1;
     if ((size_t)n > files->len) n = (int)(files->len ? files->len : 1);

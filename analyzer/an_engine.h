@@ -15,6 +15,7 @@ typedef struct {
     /* per-file adjustment of `fix` (the compat helper's import differs by file); buf holds its strings */
     void (*fix_for_file)(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t bufsz);
     void *fix_ctx;
+    struct an_cache *cache; /* results cache (an_cache.h), or NULL */
 } an_options;
 
 typedef struct {

@@ -1,4 +1,5 @@
-/* cli_check: `xpuify check [PATH...]`: walk, analyze, report; exit 0 clean, 1 findings, 2 usage/input error. */
+/* cli_check: `xpuify check [PATH...]`: walk, analyze (through the results cache), report; exit 0 clean, 1 findings,
+ * 2 usage/input error. */
 #include "cli.h"
 #include "cli_opts.h"
 #include <errno.h>
@@ -36,13 +37,15 @@ int cli_check(int argc, char **argv) {
     ut_buf reason;
     ut_buf_init(&reason);
     /* fixes shown by check (json, sarif, text [*]) are the ones `fix` would make */
+    opt.cache = cli_cache_open(&o);
     cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &opt.fix,
-                      &reason);
+                      &reason, opt.cache);
     ut_buf_free(&reason);
     opt.fix.unsafe = true;
     opt.fix_for_file = cli_target_fix_for_file;
     opt.fix_ctx = &o.helper;
     an_engine_run(o.cat, &o.files, &opt, &res);
+    cli_cache_save(&o);
     bool input_error = o.input_error | cli_report_unreadable(&o, &res);
     if (o.output_file) {
         out = fopen(o.output_file, "w");

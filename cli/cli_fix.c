@@ -42,7 +42,8 @@ int cli_fix(int argc, char **argv) {
     an_fix_options fo;
     ut_buf reason;
     ut_buf_init(&reason);
-    cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &fo, &reason);
+    cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &fo, &reason,
+                      NULL);
     if (!o.quiet) fprintf(stderr, "xpuify: target: %s\n", reason.data);
     ut_buf_free(&reason);
     bool errors = o.input_error;
