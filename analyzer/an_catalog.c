@@ -1,6 +1,7 @@
 /* an_catalog: loads rule YAML (libyaml document API) into an_rule records, indexes qualified names, and builds
  * the per-language prefilter. Query compilation lives in an_query.c. */
 #include "an_catalog_int.h"
+#include "../util/ut_hash.h"
 #include <pcre2.h>
 #include <stdio.h>
 #include <yaml.h>
@@ -34,6 +35,18 @@ static const char *scalar(yaml_node_t *n) {
 static char *want_str(ld *l, yaml_node_t *n, const char *key) {
     const char *s = scalar(n);
     if (!s) { lerr(l, n, "`%s` must be a string", key); return NULL; }
+    return ut_strdup(s);
+}
+
+/* a rule's code or name: it appears in reports, selectors and suppression comments, so letters, digits, `-`, `_` */
+static char *want_ident(ld *l, yaml_node_t *n, const char *key) {
+    const char *s = scalar(n);
+    if (!s) { lerr(l, n, "`%s` must be a string", key); return NULL; }
+    size_t ok = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
+    if (!*s || s[ok]) {
+        lerr(l, n, "`%s` must be letters, digits, `-` and `_` (like XPU101 or cuda-method-call)", key);
+        return NULL;
+    }
     return ut_strdup(s);
 }
 
@@ -102,6 +115,21 @@ static bool parse_kind(ld *l, yaml_node_t *n, an_api_kind *out) {
     return false;
 }
 
+/* YAML leaves duplicate mapping keys to the application: the second `message:` of a rule is an error (it would
+ * silently replace the first), and its value is not read. */
+static bool dup_key(ld *l, yaml_node_t *map, yaml_node_pair_t *pair, bool report) {
+    const char *key = scalar(node(l, pair->key));
+    if (!key) return false;
+    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < pair; q++) {
+        const char *k = scalar(node(l, q->key));
+        if (k && !strcmp(k, key)) {
+            if (report) lerr(l, node(l, pair->key), "`%s` is given twice", key);
+            return true;
+        }
+    }
+    return false;
+}
+
 static void entry_free(an_entry *e) {
     ut_free(e->name), ut_free(e->replacement), ut_free(e->compat), ut_free(e->min_torch);
     ut_free(e->message), ut_free(e->note), ut_free(e->section), ut_free(e->sycl), ut_free(e->level_zero);
@@ -139,7 +167,7 @@ static void parse_entry(ld *l, yaml_node_t *n, an_rule *r, bool c_row, an_api_ki
     } else if (n->type == YAML_MAPPING_NODE) {
         EACH_PAIR(l, n, k, v) {
             const char *key = scalar(k);
-            if (!key) continue;
+            if (!key || dup_key(l, n, p_, true)) continue;
             if (!strcmp(key, "name")) e->name = want_str(l, v, key);
             else if (!strcmp(key, "replacement") || (c_row && !strcmp(key, "portable"))) e->replacement = want_str(l, v, key);
             else if (!strcmp(key, "message")) e->message = want_str(l, v, key);
@@ -208,6 +236,7 @@ static void parse_fix_examples(ld *l, yaml_node_t *n, an_rule *r) {
         bool unsafe = true;
         EACH_PAIR(l, e, k, v) {
             const char *key = scalar(k);
+            if (dup_key(l, e, p_, true)) continue;
             if (key && !strcmp(key, "before")) x.before = want_str(l, v, key);
             else if (key && !strcmp(key, "after")) x.after = want_str(l, v, key);
             else if (key && !strcmp(key, "target")) {
@@ -237,6 +266,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
     /* `fix`, `min_torch`, `kind` and `returns` are rule-level defaults for entries: read them first */
     EACH_PAIR(l, n, k, v) {
         const char *key = scalar(k);
+        if (dup_key(l, n, p_, true)) continue;
         if (key && !strcmp(key, "fix")) parse_fix(l, v, &r->fix);
         if (key && !strcmp(key, "min_torch")) r->min_torch = want_str(l, v, key);
         if (key && !strcmp(key, "kind")) parse_kind(l, v, &default_kind);
@@ -246,8 +276,9 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
     EACH_PAIR(l, n, k, v) {
         const char *key = scalar(k);
         if (!key) { lerr(l, k, "rule keys must be strings"); continue; }
-        if (!strcmp(key, "code")) r->code = want_str(l, v, key);
-        else if (!strcmp(key, "name")) r->name = want_str(l, v, key);
+        if (dup_key(l, n, p_, false)) continue; /* reported above */
+        if (!strcmp(key, "code")) r->code = want_ident(l, v, key);
+        else if (!strcmp(key, "name")) r->name = want_ident(l, v, key);
         else if (!strcmp(key, "language")) {
             const char *s = scalar(v);
             if (s && !strcmp(s, "python")) r->lang = AN_LANG_PYTHON;
@@ -290,6 +321,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
             r->examples.line = (int)v->start_mark.line + 1;
             EACH_PAIR(l, v, ek, ev) {
                 const char *ekey = scalar(ek);
+                if (dup_key(l, v, p_, true)) continue;
                 if (ekey && !strcmp(ekey, "flag")) want_str_list(l, ev, "flag", &r->examples.flag);
                 else if (ekey && !strcmp(ekey, "ok")) want_str_list(l, ev, "ok", &r->examples.ok);
                 else if (ekey && !strcmp(ekey, "fix")) parse_fix_examples(l, ev, r);
@@ -335,7 +367,20 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
     ut_vec_push(&c->rules, r);
 }
 
+static void fingerprint_add(an_catalog *c, const char *origin, const char *text, size_t len) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_append(&b, (const char *)c->fingerprint, sizeof c->fingerprint);
+    ut_buf_append(&b, origin, strlen(origin) + 1);
+    ut_buf_append(&b, text, len);
+    ut_sha1(b.data, b.len, c->fingerprint);
+    ut_buf_free(&b);
+}
+
+const uint8_t *an_catalog_fingerprint(const an_catalog *c) { return c->fingerprint; }
+
 int an_catalog_load_yaml(an_catalog *c, const char *origin, const char *text, size_t len, ut_buf *err) {
+    fingerprint_add(c, origin, text, len);
     yaml_parser_t parser;
     yaml_document_t doc;
     ld l = {&doc, origin, err, 0};
@@ -750,6 +795,20 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
                     ut_vec_push(&c->anchored[lang], grp);
                     continue;
                 }
+                /* each pattern compiles on its own, so an error names its rule (and `)` cannot break the others) */
+                int ec;
+                PCRE2_SIZE eo;
+                uint32_t fl = PCRE2_UTF | PCRE2_DUPNAMES | (lang == AN_LANG_PYTHON ? 0 : PCRE2_MULTILINE);
+                pcre2_code *one = pcre2_compile((PCRE2_SPTR)tr, PCRE2_ZERO_TERMINATED, fl, &ec, &eo, NULL);
+                if (!one) {
+                    PCRE2_UCHAR msg[256];
+                    pcre2_get_error_message(ec, msg, sizeof msg);
+                    ut_buf_printf(err, "%s:%d: rule %s: trigger `%.*s` does not compile: %s (at offset %zu)\n", r->origin,
+                                  r->origin_line, r->code, (int)strcspn(tr, "\r\n"), tr, (char *)msg, (size_t)eo);
+                    nerr++;
+                    continue;
+                }
+                pcre2_code_free(one);
                 add_alt(&alts, tr, strlen(tr));
             }
             if (!r->triggers.len && r->pattern) add_alt(&alts, r->pattern, strlen(r->pattern));

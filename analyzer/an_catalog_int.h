@@ -27,6 +27,7 @@ struct an_catalog {
     bool prefilter_all[AN_LANG__COUNT];  /* some rule cannot be prefiltered */
     bool prefilter_none[AN_LANG__COUNT]; /* no rule at all for the language */
     struct an_query_set *queries[AN_LANG__COUNT];
+    uint8_t fingerprint[20]; /* hash of every rule file loaded (origin and text), in order: the cache key's part */
 };
 
 void an_rule_free(an_rule *r);

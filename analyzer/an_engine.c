@@ -1,6 +1,7 @@
 /* an_engine: the parallel driver over files. Each worker owns its front-end state (parsers). */
 #include "an_engine.h"
 #include "an_cfix.h"
+#include "an_cache.h"
 #include "an_python.h"
 #include "an_suppress.h"
 #include "an_text.h"
@@ -17,6 +18,7 @@ typedef struct {
     atomic_size_t next;
     atomic_size_t done;
     bool lang_on[AN_LANG__COUNT]; /* some enabled rule reads the language */
+    an_cache_run run;             /* the cache key's run-wide part (for opt->enabled) */
 } job;
 
 /* A language none of whose rules is enabled (`--select XPT`) is not parsed at all: no libclang for C files. */
@@ -89,7 +91,23 @@ static void *work(void *arg) {
         if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
         const bool *en = j->opt->file_enabled ? j->opt->file_enabled[i] : j->opt->enabled;
         char *why = NULL;
-        analyze(&ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed, &why, j->lang_on);
+        /* the cache holds what depends on the file's own text only: Python and text files. C files are not cached
+         * (their findings depend on headers, the compile database and the toolkit). */
+        an_cache *cache = f->lang == AN_LANG_C ? NULL : j->opt->cache;
+        an_cache_run frun;
+        const an_cache_run *run = &j->run;
+        if (cache && en != j->opt->enabled) {
+            an_cache_run_key(cache, j->cat, en, &j->opt->fix, !j->opt->whole_files, &frun);
+            run = &frun;
+        }
+        if (cache && an_cache_get(cache, j->cat, run, f->path, &fo, r->src.text, r->src.len, &r->diags, &r->parsed)) {
+            for (size_t k = 0; k < r->diags.len; k++) r->diags.items[k].severity = r->diags.items[k].rule->severity;
+        } else {
+            analyze(&ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed, &why,
+                    j->lang_on);
+            if (cache && !why)
+                an_cache_put(cache, j->cat, run, f->path, &fo, r->src.text, r->src.len, &r->diags, r->parsed);
+        }
         if (why) {
             r->status = AN_LOAD_NOT_ANALYZED;
             r->error = why;
@@ -104,8 +122,9 @@ static void *work(void *arg) {
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
     out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
-    job j = {cat, files, opt, out, 0, 0, {0}};
+    job j = {cat, files, opt, out, 0, 0, {0}, {{0}}};
     languages_enabled(cat, opt->enabled, j.lang_on);
+    if (opt->cache) an_cache_run_key(opt->cache, cat, opt->enabled, &opt->fix, !opt->whole_files, &j.run);
     int n = opt->threads > 0 ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1) n = 1;
     if ((size_t)n > files->len) n = (int)(files->len ? files->len : 1);

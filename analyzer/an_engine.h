@@ -23,6 +23,7 @@ typedef struct {
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
     an_c_options c;       /* how C/C++/CUDA files are parsed (fast by default) */
+    struct an_cache *cache; /* results cache (an_cache.h), or NULL */
 } an_options;
 
 typedef struct {

@@ -922,6 +922,27 @@ static char *pick_dev_name(const fx *f) {
     return ut_strdup(AN_PYFIX_DEV_NAME);
 }
 
+/* A file whose first line ends in CRLF gets CRLF in the lines the fixes insert (not a mix of endings). */
+static void match_line_endings(const an_source *src, an_diag_list *diags) {
+    const char *nl = memchr(src->text, '\n', src->len);
+    if (!nl || nl == src->text || nl[-1] != '\r') return;
+    for (size_t i = 0; i < diags->len; i++) {
+        an_fix *x = diags->items[i].fix;
+        for (size_t k = 0; x && k < x->edits.len; k++) {
+            char *t = x->edits.items[k].text;
+            if (!t || !strchr(t, '\n')) continue;
+            ut_buf b;
+            ut_buf_init(&b);
+            for (const char *p = t; *p; p++) {
+                if (*p == '\n' && (p == t || p[-1] != '\r')) ut_buf_putc(&b, '\r');
+                ut_buf_putc(&b, *p);
+            }
+            ut_free(t);
+            x->edits.items[k].text = ut_buf_take(&b);
+        }
+    }
+}
+
 unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
                            an_diag_list *diags, unsigned extra_needs) {
     an_fix_options o = *opt;
@@ -983,5 +1004,6 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     bool need_dev = all.dev && o.target == AN_TARGET_ACCELERATOR && !f.has_dev;
     bool need_helper = (all.helper || (all.dev && o.target == AN_TARGET_COMPAT)) && !f.has_helper;
     ut_free(f.dev_name);
+    match_line_endings(src, diags);
     return (need_torch ? AN_NEED_TORCH : 0) | (need_dev ? AN_NEED_DEV : 0) | (need_helper ? AN_NEED_HELPER : 0);
 }

@@ -39,7 +39,17 @@ typedef struct {
     UT_VEC(range) cuda_branches;    /* bodies of `if x.device.type == "cuda":` that have an else branch */
     uint32_t lo, hi;                /* the region walked and queried (everything: 0, UINT32_MAX) */
     ut_buf tmp;
+    bool too_deep;     /* the tree is nested deeper than AN_PY_MAX_DEPTH: the file is not analyzed */
+    uint32_t deep_at;  /* where the walk passed that depth */
 } ctx;
+
+/* Deeper syntax trees are not analyzed (one XPU001 finding says so). CPython compiles nothing nested much deeper
+ * than 3000 levels (its compiler's recursion limit; 200 levels of brackets, 100 of indentation), which is about
+ * 3000 tree levels; only `a and b and ...` chains compile at any length. Beyond this depth tree-sitter's query
+ * cursor and node API cost grows with the square of the depth. */
+#ifndef AN_PY_MAX_DEPTH
+#define AN_PY_MAX_DEPTH 4000
+#endif
 
 static TSSymbol sym(const TSLanguage *l, const char *name) {
     return ts_language_symbol_for_name(l, name, (uint32_t)strlen(name), true);
@@ -324,6 +334,11 @@ static void walk(ctx *c, TSNode root) {
         }
         if (descend && ts_tree_cursor_goto_first_child(&cur)) {
             ut_vec_push(&parents, s);
+            if (parents.len > AN_PY_MAX_DEPTH) {
+                c->too_deep = true;
+                c->deep_at = ts_node_start_byte(ts_tree_cursor_current_node(&cur));
+                goto done;
+            }
             continue;
         }
         while (!ts_tree_cursor_goto_next_sibling(&cur)) {
@@ -336,24 +351,64 @@ done:
     ts_tree_cursor_delete(&cur);
 }
 
-static void collect_errors(ctx *c, TSNode n) {
-    if (!ts_node_has_error(n)) return;
-    if (ts_node_symbol(n) == (TSSymbol)-1 || ts_node_is_missing(n)) {
-        range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
-        ut_vec_push(&c->errors, r);
-        return;
+/* The outermost ERROR and MISSING nodes, in document order. A tree cursor, not recursion: the tree of a file can
+ * be nested as deep as the file is long. */
+static void collect_errors(ctx *c, TSNode root) {
+    if (!ts_node_has_error(root)) return;
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        bool descend = false;
+        if (ts_node_symbol(n) == (TSSymbol)-1 || ts_node_is_missing(n)) {
+            range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
+            ut_vec_push(&c->errors, r);
+        } else {
+            descend = ts_node_has_error(n);
+        }
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
     }
-    uint32_t cnt = ts_node_child_count(n);
-    for (uint32_t i = 0; i < cnt; i++) collect_errors(c, ts_node_child(n, i));
+done:
+    ts_tree_cursor_delete(&cur);
 }
 
-static void report_syntax_error(ctx *c, TSNode root) {
+/* n bytes of s cut to at most max without splitting a UTF-8 sequence (messages quote source text) */
+static uint32_t utf8_clip(const char *s, uint32_t n, uint32_t max) {
+    if (n <= max) return n;
+    n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+    return n;
+}
+
+static const an_rule *syntax_error_rule(const ctx *c) {
     const an_rule *r = NULL;
     for (size_t i = 0; i < an_catalog_count(c->cat); i++) {
         const an_rule *x = an_catalog_rule(c->cat, i);
         if (x->lang == AN_LANG_PYTHON && x->builtin && !strcmp(x->builtin, "syntax-error")) r = x;
     }
-    if (!r || !enabled(c, r) || !c->errors.len) return;
+    return r && enabled(c, r) ? r : NULL;
+}
+
+static void report_too_deep(ctx *c) {
+    const an_rule *r = syntax_error_rule(c);
+    if (!r) return;
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "the syntax tree is nested more than %d levels deep here, deeper than CPython compiles; "
+                      "the file is not analyzed", AN_PY_MAX_DEPTH);
+    an_message_vars v = {NULL, NULL, NULL, b.data, NULL};
+    char *msg = an_message_format(r->message, &v);
+    ut_buf_free(&b);
+    uint32_t line, col, ls, le;
+    an_source_position(c->src, c->deep_at, &line, &col);
+    an_source_line_span(c->src, line, &ls, &le);
+    emit(c, r, c->deep_at, le > c->deep_at ? le : c->deep_at, msg);
+}
+
+static void report_syntax_error(ctx *c, TSNode root) {
+    const an_rule *r = syntax_error_rule(c);
+    if (!r || !c->errors.len) return;
     (void)root;
     range e = c->errors.items[0];
     ut_buf b;
@@ -366,8 +421,7 @@ static void report_syntax_error(ctx *c, TSNode root) {
         const char *t = c->src->text + s;
         const char *nl = memchr(t, '\n', n);
         if (nl) n = (uint32_t)(nl - t);
-        if (n > 40) n = 40;
-        while (n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80) n--; /* not inside a UTF-8 sequence */
+        n = utf8_clip(t, n, 40);
         ut_buf_printf(&b, "syntax error: cannot parse `%.*s`", (int)n, t);
     }
     if (c->errors.len > 1) ut_buf_printf(&b, " (and %zu more error regions)", c->errors.len - 1);
@@ -390,8 +444,7 @@ static void on_query_match(void *vc, const an_rule *r, TSNode report) {
     const char *t = c->src->text + a;
     const char *nl = memchr(t, '\n', n);
     if (nl) n = (uint32_t)(nl - t);
-    if (n > 60) n = 60;
-    while (n > 0 && n < b - a && ((unsigned char)t[n] & 0xC0) == 0x80) n--; /* not inside a UTF-8 sequence */
+    n = utf8_clip(t, n, 60);
     char *text = ut_strndup(t, n);
     an_message_vars v = {NULL, NULL, r->min_torch, text, NULL};
     emit(c, r, a, b, an_message_format(r->message, &v));
@@ -403,16 +456,71 @@ static bool resolve_cb(void *vc, TSNode n, ut_buf *out) {
     return an_pyscope_qualname(&c->scope, n, c->src->text, out);
 }
 
-static bool inside(const range *rs, size_t n, uint32_t s, uint32_t e) {
-    for (size_t i = 0; i < n; i++)
-        if (s >= rs[i].start && e <= rs[i].end) return true;
-    return false;
+/* ---- range sets: node ranges nest or are disjoint, so the outermost ones, sorted, answer by binary search ---- */
+
+static int range_cmp(const void *a, const void *b) {
+    const range *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end > y->end ? -1 : x->end < y->end; /* the outer one first */
 }
 
+/* a sorted copy without the ranges that lie inside another */
+static range *outermost(const range *rs, size_t n, size_t *out_n) {
+    range *o = ut_malloc((n ? n : 1) * sizeof(range));
+    if (n) memcpy(o, rs, n * sizeof(range));
+    if (n > 1) qsort(o, n, sizeof(range), range_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w && o[i].start >= o[w - 1].start && o[i].end <= o[w - 1].end) continue;
+        o[w++] = o[i];
+    }
+    *out_n = w;
+    return o;
+}
+
+/* index of the last range starting at or before s (n when none) */
+static size_t last_at_or_before(const range *rs, size_t n, uint32_t s) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rs[mid].start <= s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo ? lo - 1 : n;
+}
+
+/* [s, e) lies inside one of the outermost ranges rs */
+static bool inside(const range *rs, size_t n, uint32_t s, uint32_t e) {
+    size_t i = last_at_or_before(rs, n, s);
+    return i < n && e <= rs[i].end;
+}
+
+/* [s, e) overlaps one of the outermost ranges rs (whose ends are sorted too) */
 static bool overlaps(const range *rs, size_t n, uint32_t s, uint32_t e) {
-    for (size_t i = 0; i < n; i++)
-        if (s < rs[i].end && e > rs[i].start) return true;
-    return false;
+    size_t lo = 0, hi = n; /* the first range ending after s */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rs[mid].end <= s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && rs[lo].start < e;
+}
+
+/* findings sorted by start: the index of the first one starting at or after pos */
+static size_t first_diag_from(const an_diag_list *l, uint32_t pos) {
+    size_t lo = 0, hi = l->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->items[mid].start < pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void drop_diag(an_diag *d) {
+    ut_free(d->message);
+    an_fix_free(d->fix);
+    d->message = NULL, d->fix = NULL, d->rule = NULL;
 }
 
 static bool supersedes(const an_rule *r, const char *code) {
@@ -589,57 +697,76 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     if (run->scope) c.scope = *run->scope;
     else an_pyscope_collect(&c.scope, root, src->text);
     walk(&c, root);
+    if (c.too_deep) {
+        an_diag_list_free(&mine);
+        report_too_deep(&c);
+        run->needs = 0;
+        goto finish;
+    }
     an_query_run_range(an_catalog_queries(cat, AN_LANG_PYTHON), root, c.lo, c.hi, src->text, resolve_cb, &c,
                        on_query_match, &c);
     report_syntax_error(&c, root);
     /* a re-analyzed region reports the findings that start inside it */
-    if (c.lo > 0 || c.hi < UINT32_MAX)
+    if (c.lo > 0 || c.hi < UINT32_MAX) {
+        size_t kept = 0;
         for (size_t i = 0; i < mine.len; i++) {
             an_diag *d = &mine.items[i];
-            if (d->start >= c.lo && d->start < c.hi) continue;
-            ut_free(d->message);
-            d->message = NULL, d->rule = NULL;
-        }
-    /* filter: error regions, agnostic guards, superseded findings */
-    for (size_t i = 0; i < mine.len; i++) {
-        an_diag *d = &mine.items[i];
-        bool drop = false;
-        if (!d->rule) continue;
-        if (!d->rule->builtin) {
-            drop = overlaps(c.errors.items, c.errors.len, d->start, d->end) ||
-                   (!d->rule->in_guarded_code && inside(c.agnostic.items, c.agnostic.len, d->start, d->end)) ||
-                   (d->rule->cuda_guard_ok && inside(c.cuda_guarded.items, c.cuda_guarded.len, d->start, d->end)) ||
-                   (d->rule->in_try_ok && inside(c.try_bodies.items, c.try_bodies.len, d->start, d->end)) ||
-                   (!d->rule->in_guarded_code && inside(c.cuda_branches.items, c.cuda_branches.len, d->start, d->end));
-            for (size_t j = 0; j < mine.len && !drop; j++) {
-                const an_diag *o = &mine.items[j];
-                if (j != i && o->rule && o->rule != d->rule && d->start >= o->start && d->end <= o->end &&
-                    supersedes(o->rule, d->rule->code))
-                    drop = true;
+            if (d->start >= c.lo && d->start < c.hi) {
+                mine.items[kept++] = *d;
+                continue;
             }
-        }
-        if (drop) {
             ut_free(d->message);
             an_fix_free(d->fix);
-            d->message = NULL, d->fix = NULL, d->rule = NULL;
+        }
+        mine.len = kept;
+    }
+    /* every filter below scans findings sorted by start and binary-searches sorted ranges: a file with tens of
+     * thousands of findings costs n log n, not n squared */
+    an_diag_list_sort(&mine);
+    size_t nerr, nagn, ngrd, ntry, nbr;
+    range *err = outermost(c.errors.items, c.errors.len, &nerr);
+    range *agn = outermost(c.agnostic.items, c.agnostic.len, &nagn);
+    range *grd = outermost(c.cuda_guarded.items, c.cuda_guarded.len, &ngrd);
+    range *try_b = outermost(c.try_bodies.items, c.try_bodies.len, &ntry);
+    range *brs = outermost(c.cuda_branches.items, c.cuda_branches.len, &nbr);
+    /* filter: error regions, agnostic guards, try bodies, CUDA-only branches */
+    for (size_t i = 0; i < mine.len; i++) {
+        an_diag *d = &mine.items[i];
+        if (!d->rule || d->rule->builtin) continue;
+        if (overlaps(err, nerr, d->start, d->end) ||
+            (!d->rule->in_guarded_code && inside(agn, nagn, d->start, d->end)) ||
+            (d->rule->cuda_guard_ok && inside(grd, ngrd, d->start, d->end)) ||
+            (d->rule->in_try_ok && inside(try_b, ntry, d->start, d->end)) ||
+            (!d->rule->in_guarded_code && inside(brs, nbr, d->start, d->end)))
+            drop_diag(d);
+    }
+    ut_free(err), ut_free(agn), ut_free(grd), ut_free(try_b), ut_free(brs);
+    /* superseded findings: inside a finding of a rule that names their code in `supersedes` */
+    bool *superseded = ut_calloc(mine.len ? mine.len : 1, sizeof(bool));
+    for (size_t j = 0; j < mine.len; j++) {
+        const an_diag *o = &mine.items[j];
+        if (!o->rule || !o->rule->supersedes.len) continue;
+        for (size_t i = first_diag_from(&mine, o->start); i < mine.len && mine.items[i].start < o->end; i++) {
+            const an_diag *d = &mine.items[i];
+            if (i != j && d->rule && !d->rule->builtin && d->rule != o->rule && d->end <= o->end &&
+                supersedes(o->rule, d->rule->code))
+                superseded[i] = true;
         }
     }
+    for (size_t i = 0; i < mine.len; i++)
+        if (superseded[i]) drop_diag(&mine.items[i]);
+    ut_free(superseded);
     /* a CUDA test that guards calls which must stay CUDA-only (rules with cuda_guard_ok) is not a finding of
      * rules marked guard_condition: rewriting it to torch.accelerator would run CUDA-only code on XPU */
     for (size_t k = 0; k < c.cuda_guard_conds.len; k++) {
         range cond = c.cuda_guard_conds.items[k], body = c.cuda_guarded.items[k];
         bool guards_cuda_only = false;
-        for (size_t j = 0; j < mine.len && !guards_cuda_only; j++)
-            guards_cuda_only = mine.items[j].rule && mine.items[j].rule->cuda_guard_ok &&
-                               mine.items[j].start >= body.start && mine.items[j].end <= body.end;
+        for (size_t j = first_diag_from(&mine, body.start); j < mine.len && mine.items[j].start < body.end && !guards_cuda_only; j++)
+            guards_cuda_only = mine.items[j].rule && mine.items[j].rule->cuda_guard_ok && mine.items[j].end <= body.end;
         if (!guards_cuda_only) continue;
-        for (size_t j = 0; j < mine.len; j++) {
+        for (size_t j = first_diag_from(&mine, cond.start); j < mine.len && mine.items[j].start < cond.end; j++) {
             an_diag *d = &mine.items[j];
-            if (d->rule && d->rule->guard_condition && d->start >= cond.start && d->end <= cond.end) {
-                ut_free(d->message);
-                an_fix_free(d->fix);
-                d->message = NULL, d->fix = NULL, d->rule = NULL;
-            }
+            if (d->rule && d->rule->guard_condition && d->end <= cond.end) drop_diag(d);
         }
     }
     an_suppressions sup = {0};
@@ -673,6 +800,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     if (unused && enabled(&c, unused) && sup.items.len && !an_suppress_hides_unused(&sup, unused))
         an_suppress_report_unused(&sup, src, cat, unused, en, AN_LANG_PYTHON, &mine);
     an_suppress_free(&sup);
+finish:
     for (size_t i = 0; i < mine.len; i++) {
         an_diag_locate(&mine.items[i], src);
         ut_vec_push(out, mine.items[i]);

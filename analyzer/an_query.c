@@ -3,6 +3,10 @@
 #include "an_catalog_int.h"
 #include <stdio.h>
 
+#ifndef AN_QUERY_MATCH_LIMIT
+#define AN_QUERY_MATCH_LIMIT 256
+#endif
+
 const TSLanguage *tree_sitter_python(void);
 
 typedef enum { P_EQ, P_MATCH, P_ANY_OF, P_RESOLVES_TO, P_HAS_KEYWORD, P_HAS_POSITIONAL, P_STRING_MATCH } pred_kind;
@@ -29,16 +33,13 @@ struct an_query_set {
 
 const TSLanguage *an_query_language(an_lang lang) { return lang == AN_LANG_PYTHON ? tree_sitter_python() : NULL; }
 
+static void pred_free(pred *p);
+
 void an_query_set_free(struct an_query_set *qs) {
     if (!qs) return;
     for (size_t i = 0; i < qs->patterns.len; i++) {
         pattern_info *pi = &qs->patterns.items[i];
-        for (size_t j = 0; j < pi->preds.len; j++) {
-            pred *p = &pi->preds.items[j];
-            for (size_t k = 0; k < p->args.len; k++) ut_free(p->args.items[k]);
-            ut_vec_free(&p->args);
-            if (p->re) pcre2_code_free(p->re);
-        }
+        for (size_t j = 0; j < pi->preds.len; j++) pred_free(&pi->preds.items[j]);
         ut_vec_free(&pi->preds);
     }
     ut_vec_free(&qs->patterns);
@@ -57,6 +58,13 @@ static const char *error_name(TSQueryError e) {
     }
 }
 
+static void pred_free(pred *p) {
+    for (size_t k = 0; k < p->args.len; k++) ut_free(p->args.items[k]);
+    ut_vec_free(&p->args);
+    if (p->re) pcre2_code_free(p->re);
+    p->re = NULL;
+}
+
 static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an_rule *r, ut_buf *err) {
     uint32_t nsteps;
     const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, pattern, &nsteps);
@@ -64,12 +72,12 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
     while (i < nsteps) {
         uint32_t j = i;
         while (j < nsteps && st[j].type != TSQueryPredicateStepTypeDone) j++;
-        /* steps i..j-1 form one predicate */
-        if (st[i].type != TSQueryPredicateStepTypeString) goto bad;
-        uint32_t len;
-        const char *name = ts_query_string_value_for_id(q, st[i].value_id, &len);
+        /* steps i..j-1 form one predicate; on an error p's arguments are freed (it is not kept) */
         pred p = {0};
         p.cap2 = UINT32_MAX;
+        uint32_t len;
+        if (st[i].type != TSQueryPredicateStepTypeString) goto bad;
+        const char *name = ts_query_string_value_for_id(q, st[i].value_id, &len);
         const char *base = name;
         if (!strncmp(name, "not-", 4)) p.neg = true, base = name + 4;
         if (!strcmp(base, "eq?")) p.kind = P_EQ;
@@ -83,6 +91,7 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
             ut_buf_printf(err, "%s:%d: rule %s: unknown predicate #%s (known: eq?, match?, any-of?, resolves-to?, "
                                "has-keyword?, has-positional?, string-match? and their not- forms)\n",
                           r->origin, r->origin_line, r->code, name);
+            pred_free(&p);
             return false;
         }
         if (i + 1 >= j || st[i + 1].type != TSQueryPredicateStepTypeCapture) goto bad;
@@ -107,6 +116,7 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
                 pcre2_get_error_message(ec, msg, sizeof msg);
                 ut_buf_printf(err, "%s:%d: rule %s: bad regex in #%s: %s\n", r->origin, r->origin_line, r->code, name,
                               (char *)msg);
+                pred_free(&p);
                 return false;
             }
             pcre2_jit_compile(p.re, PCRE2_JIT_COMPLETE);
@@ -117,6 +127,7 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
     bad:
         ut_buf_printf(err, "%s:%d: rule %s: malformed predicate #%s\n", r->origin, r->origin_line, r->code,
                       ts_query_string_value_for_id(q, st[i].value_id, &len));
+        pred_free(&p);
         return false;
     }
     return true;
@@ -141,8 +152,10 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
         TSQueryError et;
         TSQuery *one = ts_query_new(tl, r->query, (uint32_t)strlen(r->query), &eo, &et);
         if (!one) {
-            ut_buf_printf(err, "%s:%d: rule %s: query %s at offset %u: %.40s\n", r->origin, r->origin_line, r->code,
-                          error_name(et), eo, r->query + eo);
+            const char *at = r->query + eo;
+            size_t atn = strcspn(at, "\r\n"); /* one line of context: messages are one line each */
+            ut_buf_printf(err, "%s:%d: rule %s: query %s at offset %u: %.*s\n", r->origin, r->origin_line, r->code,
+                          error_name(et), eo, (int)(atn < 40 ? atn : 40), at);
             (*nerr)++;
             continue;
         }
@@ -307,6 +320,9 @@ void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32
     if (!qs || !qs->query) return;
     TSQueryCursor *qc = ts_query_cursor_new();
     if (lo > 0 || hi < UINT32_MAX) ts_query_cursor_set_byte_range(qc, lo, hi);
+    /* bounds the matches in progress at once: without a bound, tree-sitter's bookkeeping is quadratic on deeply
+     * nested code (f(f(f(...))) 3000 deep took 27 s); real code stays far below it */
+    ts_query_cursor_set_match_limit(qc, AN_QUERY_MATCH_LIMIT);
     ts_query_cursor_exec(qc, qs->query, root);
     TSQueryMatch m;
     ut_buf tmp;

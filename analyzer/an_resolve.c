@@ -103,24 +103,46 @@ bool an_py_mentions_agnostic(const char *s, size_t n) {
     return memmem(s, n, "torch.accelerator", 17) || memmem(s, n, "get_device_module", 17);
 }
 
-static void add_param(an_pyscope *sc, TSNode id, const char *src) {
-    if (ts_node_is_null(id) || strcmp(ts_node_type(id), "identifier")) return;
-    uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
-    for (size_t i = 0; i < sc->params.len; i++)
-        if (strlen(sc->params.items[i]) == b - a && !memcmp(sc->params.items[i], src + a, b - a)) return;
-    ut_vec_push(&sc->params, ut_strndup(src + a, b - a));
-}
+static bool param_name(TSNode p, const char *src, uint32_t *a, uint32_t *b);
 
-static void collect_params(an_pyscope *sc, TSNode params, const char *src) {
+/* the parameters of a function_definition or lambda, as shadows over its whole range */
+static void collect_params(an_pyscope *sc, TSNode def, const char *src) {
+    TSNode params = ts_node_child_by_field_name(def, "parameters", 10);
+    if (ts_node_is_null(params)) return;
     uint32_t c = ts_node_named_child_count(params);
     for (uint32_t i = 0; i < c; i++) {
-        TSNode p = ts_node_named_child(params, i);
-        const char *t = ts_node_type(p);
-        if (!strcmp(t, "identifier")) add_param(sc, p, src);
-        else if (!strcmp(t, "default_parameter") || !strcmp(t, "typed_default_parameter"))
-            add_param(sc, ts_node_child_by_field_name(p, "name", 4), src);
-        else add_param(sc, ts_node_named_child(p, 0), src);
+        uint32_t a, b;
+        if (!param_name(ts_node_named_child(params, i), src, &a, &b)) continue;
+        an_shadow sh = {ut_strndup(src + a, b - a), ts_node_start_byte(def), ts_node_end_byte(def)};
+        ut_vec_push(&sc->shadows, sh);
     }
+}
+
+static int shadow_cmp(const void *x, const void *y) {
+    const an_shadow *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    if (c) return c;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    return a->end > b->end ? -1 : a->end < b->end; /* the outer range first */
+}
+
+/* sort, then drop ranges inside an earlier range of the same name: what remains is disjoint per name */
+static void finish_shadows(an_pyscope *sc) {
+    if (sc->shadows.len > 1) qsort(sc->shadows.items, sc->shadows.len, sizeof(an_shadow), shadow_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < sc->shadows.len; i++) {
+        an_shadow *s = &sc->shadows.items[i];
+        if (w) {
+            an_shadow *k = &sc->shadows.items[w - 1];
+            if (!strcmp(k->name, s->name) && s->start < k->end) {
+                if (s->end > k->end) k->end = s->end; /* ranges of a tree nest; this keeps it sound regardless */
+                ut_free(s->name);
+                continue;
+            }
+        }
+        sc->shadows.items[w++] = *s;
+    }
+    sc->shadows.len = w;
 }
 
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
@@ -136,7 +158,7 @@ void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
         if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) {
             collect_import(sc, n, src, except_depth > 0);
             descend = false;
-        } else if (!strcmp(t, "parameters") || !strcmp(t, "lambda_parameters")) {
+        } else if (!strcmp(t, "function_definition") || !strcmp(t, "lambda")) {
             collect_params(sc, n, src);
         } else if (!strcmp(t, "assignment")) {
             TSNode l = ts_node_child_by_field_name(n, "left", 4), r = ts_node_child_by_field_name(n, "right", 5);
@@ -158,6 +180,7 @@ void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
 done:
     ut_vec_free(&in_except);
     ts_tree_cursor_delete(&cur);
+    finish_shadows(sc);
 }
 
 void an_pyscope_free(an_pyscope *sc) {
@@ -165,10 +188,10 @@ void an_pyscope_free(an_pyscope *sc) {
     ut_vec_free(&sc->bindings);
     for (size_t i = 0; i < sc->stars.len; i++) ut_free(sc->stars.items[i]);
     ut_vec_free(&sc->stars);
-    for (size_t i = 0; i < sc->params.len; i++) ut_free(sc->params.items[i]);
-    ut_vec_free(&sc->params);
     for (size_t i = 0; i < sc->agnostic_names.len; i++) ut_free(sc->agnostic_names.items[i]);
     ut_vec_free(&sc->agnostic_names);
+    for (size_t i = 0; i < sc->shadows.len; i++) ut_free(sc->shadows.items[i].name);
+    ut_vec_free(&sc->shadows);
 }
 
 const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, bool *bound) {
@@ -192,34 +215,41 @@ const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, 
     return primary && !primaries_disagree ? primary : NULL;
 }
 
-static bool param_named(TSNode p, const char *src, const char *name, size_t n) {
+static bool param_name(TSNode p, const char *src, uint32_t *a, uint32_t *b) {
+    (void)src;
     TSNode id = p;
     if (is(p, "default_parameter") || is(p, "typed_default_parameter")) id = ts_node_child_by_field_name(p, "name", 4);
     else if (is(p, "typed_parameter") || is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern"))
         id = ts_node_named_child(p, 0);
     if (ts_node_is_null(id) || !is(id, "identifier")) return false;
-    return ts_node_end_byte(id) - ts_node_start_byte(id) == n && !memcmp(src + ts_node_start_byte(id), name, n);
+    *a = ts_node_start_byte(id), *b = ts_node_end_byte(id);
+    return true;
+}
+
+/* compares name[0..n) with a NUL-terminated string, as strcmp orders them */
+static int name_cmp(const char *name, size_t n, const char *s) {
+    size_t sl = strlen(s);
+    int c = memcmp(name, s, n < sl ? n : sl);
+    if (c) return c;
+    return n < sl ? -1 : n > sl;
 }
 
 bool an_pyscope_shadowed(const an_pyscope *sc, TSNode id, const char *src) {
     const char *name = src + ts_node_start_byte(id);
     size_t n = ts_node_end_byte(id) - ts_node_start_byte(id);
-    /* climbing parents is costly in tree-sitter: only names that are a parameter somewhere can be shadowed */
-    bool candidate = false;
-    for (size_t i = 0; i < sc->params.len && !candidate; i++)
-        candidate = strlen(sc->params.items[i]) == n && !memcmp(sc->params.items[i], name, n);
-    if (!candidate) return false;
-    for (TSNode p = ts_node_parent(id); !ts_node_is_null(p); p = ts_node_parent(p)) {
-        TSNode params = {0};
-        if (is(p, "function_definition")) params = ts_node_child_by_field_name(p, "parameters", 10);
-        else if (is(p, "lambda")) params = ts_node_child_by_field_name(p, "parameters", 10);
-        else continue;
-        if (ts_node_is_null(params)) continue;
-        uint32_t c = ts_node_named_child_count(params);
-        for (uint32_t i = 0; i < c; i++)
-            if (param_named(ts_node_named_child(params, i), src, name, n)) return true;
+    uint32_t pos = ts_node_start_byte(id);
+    /* the last shadow at or before (name, pos) */
+    size_t lo = 0, hi = sc->shadows.len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const an_shadow *s = &sc->shadows.items[mid];
+        int c = name_cmp(name, n, s->name);
+        if (c > 0 || (c == 0 && s->start <= pos)) lo = mid + 1;
+        else hi = mid;
     }
-    return false;
+    if (!lo) return false;
+    const an_shadow *s = &sc->shadows.items[lo - 1];
+    return !name_cmp(name, n, s->name) && s->start <= pos && pos < s->end;
 }
 
 bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_buf *out) {

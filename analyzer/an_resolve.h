@@ -15,11 +15,17 @@ typedef struct {
     bool module;       /* bound by `import a.b [as x]` (a module object), not by `from m import x` */
 } an_binding;
 
+/* A function or lambda (byte range) with a parameter of that name: the name means the parameter inside it. */
+typedef struct {
+    char *name;
+    uint32_t start, end;
+} an_shadow;
+
 typedef struct {
     UT_VEC(an_binding) bindings;
     UT_VEC(char *) stars;  /* modules imported with `from M import *` */
-    UT_VEC(char *) params; /* every function/lambda parameter name in the file (shadowing candidates) */
     UT_VEC(char *) agnostic_names; /* `use_accel = torch.accelerator.is_available()`: names holding a device probe */
+    UT_VEC(an_shadow) shadows; /* sorted by (name, start); per name disjoint (nested ranges merged) */
 } an_pyscope;
 
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src);
@@ -33,6 +39,7 @@ bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_
 /* A condition or value that already considers XPU: the word `xpu` (also `is_xpu`, `RNGType.XPU`), torch.accelerator,
  * get_device_module. */
 bool an_py_mentions_agnostic(const char *s, size_t n);
-/* true when an enclosing function or lambda has a parameter with the identifier's name */
+/* true when an enclosing function or lambda has a parameter with the identifier's name (a binary search over
+ * the ranges an_pyscope_collect recorded: no walk up the tree, which is quadratic in the nesting depth) */
 bool an_pyscope_shadowed(const an_pyscope *sc, TSNode id, const char *src);
 #endif

@@ -117,6 +117,8 @@ int an_catalog_load_builtin_except(an_catalog *c, const char *const *skip, size_
 int an_catalog_finalize(an_catalog *c, ut_buf *err);
 
 size_t an_catalog_count(const an_catalog *c);
+/* 20 bytes that change whenever any loaded rule file (built-in or --rules) changes */
+const uint8_t *an_catalog_fingerprint(const an_catalog *c);
 const an_rule *an_catalog_rule(const an_catalog *c, size_t i);
 /* By code ("XPU201") or name ("cuda-device-management"). */
 const an_rule *an_catalog_find(const an_catalog *c, const char *code_or_name);

@@ -37,13 +37,16 @@ static void index_lines(an_source *src) {
     uint32_t cap = 64, n = 0;
     src->line_starts = ut_malloc(cap * sizeof(uint32_t));
     src->line_starts[n++] = 0;
+    unsigned char high = 0;
     for (uint32_t i = 0; i < src->len; i++) {
+        high |= (unsigned char)src->text[i];
         if (src->text[i] == '\n' || (src->text[i] == '\r' && !(i + 1 < src->len && src->text[i + 1] == '\n'))) {
             if (n == cap) cap *= 2, src->line_starts = ut_realloc(src->line_starts, cap * sizeof(uint32_t));
             src->line_starts[n++] = i + 1;
         }
     }
     src->nlines = n;
+    src->ascii = !(high & 0x80);
     src->body = (src->len >= 3 && (unsigned char)src->text[0] == 0xEF && (unsigned char)src->text[1] == 0xBB &&
                  (unsigned char)src->text[2] == 0xBF)
                     ? 3
@@ -148,8 +151,10 @@ void an_source_position(const an_source *src, uint32_t byte, uint32_t *line, uin
     uint32_t start = src->line_starts[li];
     if (li == 0) start = src->body > byte ? byte : src->body; /* a BOM is not a column */
     uint32_t c = 1;
-    for (uint32_t i = start; i < byte; i++)
-        if (((unsigned char)src->text[i] & 0xC0) != 0x80) c++;
+    if (src->ascii) c += byte - start;
+    else
+        for (uint32_t i = start; i < byte; i++)
+            if (((unsigned char)src->text[i] & 0xC0) != 0x80) c++;
     *line = li + 1;
     *col = c;
 }

@@ -12,6 +12,7 @@ typedef struct {
     uint32_t *line_starts; /* byte offset of each line's first byte */
     uint32_t nlines;
     uint32_t body;        /* first byte after a UTF-8 BOM (0 or 3) */
+    bool ascii;           /* no byte >= 0x80: a column is a byte offset (no counting along long lines) */
 } an_source;
 
 typedef enum {

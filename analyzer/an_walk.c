@@ -174,13 +174,21 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
         if (forced_out) {
             /* --force-exclude: a named path that an exclude matches is skipped like a walked one */
         } else if (S_ISDIR(st.st_mode)) {
-            /* a directory named on the command line is checked even when .gitignore covers it (as ruff does);
-             * rules inside it still apply to what is below */
-            if (w.repo && git_ignored(&w, path, true)) {
-                git_repository_free(w.repo);
-                w.repo = NULL;
+            /* a named directory that cannot be read is an input error, like a missing path (below it: warnings) */
+            DIR *d = opendir(path);
+            if (!d) {
+                ut_buf_printf(errs, "%s: cannot read directory: %s\n", path, strerror(errno));
+                bad++;
+            } else {
+                closedir(d);
+                /* a directory named on the command line is checked even when .gitignore covers it (as ruff does);
+                 * rules inside it still apply to what is below */
+                if (w.repo && git_ignored(&w, path, true)) {
+                    git_repository_free(w.repo);
+                    w.repo = NULL;
+                }
+                walk_dir(&w, path, 0);
             }
-            walk_dir(&w, path, 0);
         } else {
             an_lang lang;
             if (!an_lang_for_path(path, &lang)) lang = AN_LANG_PYTHON; /* a named file is read as Python */

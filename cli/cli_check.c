@@ -1,6 +1,6 @@
-/* cli_check: `xpuify check [PATH...]`: walk, analyze, filter (changed lines, baseline), report in one or several
- * formats; or record a baseline, or write suppression comments. Exit 0 clean, 1 findings (at or above `fail-on`),
- * 2 usage/configuration/input error. */
+/* cli_check: `xpuify check [PATH...]`: walk, analyze (through the results cache), filter (changed lines, baseline),
+ * report in one or several formats; or record a baseline, or write suppression comments. Exit 0 clean, 1 findings
+ * (at or above `fail-on`), 2 usage/configuration/input error. */
 #include "../output/out_fingerprint.h"
 #include "../rewriters/rw_suppress.h"
 #include "../rewriters/rw_write.h"
@@ -251,8 +251,9 @@ int cli_check(int argc, char **argv) {
     ut_buf reason;
     ut_buf_init(&reason);
     /* fixes shown by check (json, sarif, text [*]) are the ones `fix` would make */
+    opt.cache = cli_cache_open(&o);
     cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &opt.fix,
-                      &reason);
+                      &reason, opt.cache);
     ut_buf_free(&reason);
     opt.fix.unsafe = true;
     opt.fix_for_file = cli_target_fix_for_file;
@@ -273,6 +274,7 @@ int cli_check(int argc, char **argv) {
                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     }
     cli_opts_apply_severity(&o, &res);
+    cli_cache_save(&o);
     bool input_error = o.input_error | cli_report_unreadable(&o, &res);
     if (write_baseline) {
         fps = out_fingerprints(&res);

@@ -143,7 +143,8 @@ int cli_fix(int argc, char **argv) {
     an_fix_options fo;
     ut_buf reason;
     ut_buf_init(&reason);
-    cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &fo, &reason);
+    cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &fo, &reason,
+                      NULL);
     if (!o.quiet) fprintf(stderr, "xpuify: target: %s\n", reason.data);
     ut_buf_free(&reason);
     bool layer_errors = false;
@@ -243,6 +244,10 @@ int cli_fix(int argc, char **argv) {
             out_write(o.format, &rep, out);
         }
         rc = errors ? CLI_EXIT_USAGE : (cli_opts_fails(&o, &res) && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
+    }
+    if (fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "xpuify: error: writing the report failed\n");
+        rc = CLI_EXIT_USAGE;
     }
     for (size_t k = 0; k < kernels.len; k++) ut_free(kernels.items[k]);
     ut_vec_free(&kernels);

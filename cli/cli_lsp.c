@@ -20,7 +20,7 @@ static void choose(void *vctx, const char *path, const char *target, const char 
     an_lang_for_path(path, &f.lang);
     ut_vec_push(&files, f);
     const char *paths[1] = {path};
-    cli_target_choose(mode, torch_version, paths, 1, c->cat, &files, NULL, out, reason);
+    cli_target_choose(mode, torch_version, paths, 1, c->cat, &files, NULL, out, reason, NULL);
     ut_vec_free(&files);
     cli_helper_opts h = {helper_module, NULL};
     cli_target_fix_for_file(&h, path, out, buf, bufsz);

@@ -1,6 +1,7 @@
 /* cli_opts: shared option parsing and run set-up for check and fix. */
 #include "cli_opts.h"
 #include "../rewriters/rw_target.h"
+#include "../analyzer/an_cache.h"
 #include "cli.h"
 #include <stdio.h>
 #include <sys/stat.h>
@@ -34,6 +35,7 @@ void cli_opts_free(cli_opts *o) {
     ut_vec_free(&o->fail_on);
     an_file_list_free(&o->files);
     ut_free(o->enabled);
+    an_cache_free(o->cache);
     an_catalog_free(o->cat);
     free_sets(o);
     ut_free(o->file_cfg);
@@ -64,6 +66,8 @@ const char *cli_opts_help(void) {
            "  -p, --compile-commands DIR  C/C++/CUDA precise mode: flags from DIR/compile_commands.json\n"
            "      --precise           C/C++/CUDA precise mode: real CUDA headers, all includes followed\n"
            "      --cuda-path DIR     the CUDA toolkit for precise mode (default: $CUDA_PATH, /usr/local/cuda)\n"
+           "      --no-cache          neither read nor write the results cache\n"
+           "      --cache-dir DIR     where the results cache lives (default $XPUIFY_CACHE_DIR or .xpuify_cache)\n"
            "      --exit-zero         exit 0 even with findings (errors still exit 2)\n"
            "  -q, --quiet             no warnings about skipped files, no target line\n"
            "  -v, --verbose           say how many files were read, parsed and how long it took (stderr)\n"
@@ -172,6 +176,13 @@ int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i) {
         if (!v) return -1;
         o->c.cuda_path = v;
     } else if (!strcmp(argv[*i], "--precise")) o->c.mode = AN_C_PRECISE;
+    else if (cli_opt(argc, argv, i, "--cache-dir", &v)) {
+        if (!v || !*v) {
+            fprintf(stderr, "xpuify: error: --cache-dir needs a directory\n");
+            return -1;
+        }
+        o->cache_dir = v;
+    } else if (!strcmp(argv[*i], "--no-cache")) o->no_cache = true;
     else if (!strcmp(argv[*i], "--exit-zero")) o->exit_zero = true;
     else if (!strcmp(argv[*i], "--no-ignore")) o->walk.no_ignore = true;
     else if (!strcmp(argv[*i], "-q") || !strcmp(argv[*i], "--quiet")) o->quiet = true;
@@ -419,6 +430,31 @@ bool cli_opts_fails(const cli_opts *o, const an_results *res) {
             if (res->items[i].diags.items[j].severity <= c->fail_on) return true;
     }
     return false;
+}
+
+struct an_cache *cli_cache_open(cli_opts *o) {
+    if (o->no_cache || !o->cat) return NULL;
+    const char *dir = o->cache_dir;
+    if (!dir) dir = getenv("XPUIFY_CACHE_DIR");
+    if (!dir || !*dir) dir = ".xpuify_cache";
+    an_cache_free(o->cache);
+    o->cache = an_cache_open(dir, XPUIFY_VERSION, o->cat);
+    return o->cache;
+}
+
+void cli_cache_save(cli_opts *o) {
+    if (!o->cache) return;
+    char *why;
+    if (an_cache_save(o->cache, &why) != 0) {
+        if (!o->quiet) fprintf(stderr, "xpuify: warning: results cache not saved: %s (--no-cache turns it off)\n", why);
+        ut_free(why);
+    }
+    const char *stats = getenv("XPUIFY_CACHE_STATS");
+    if (stats && *stats && strcmp(stats, "0")) {
+        size_t hits, misses;
+        an_cache_stats(o->cache, &hits, &misses);
+        fprintf(stderr, "xpuify: cache: %zu hits, %zu misses\n", hits, misses);
+    }
 }
 
 bool cli_report_unreadable(const cli_opts *o, const an_results *res) {

@@ -44,6 +44,10 @@ typedef struct {
     bool input_error; /* a named path is missing */
     char helper_buf[4096];
     char module_buf[256];
+    /* results cache (check): --no-cache, --cache-dir (default $XPUIFY_CACHE_DIR or .xpuify_cache) */
+    bool no_cache;
+    const char *cache_dir;
+    struct an_cache *cache; /* outlives the results: freed by cli_opts_free */
 } cli_opts;
 
 void cli_opts_init(cli_opts *o);
@@ -62,6 +66,10 @@ void cli_opts_filter_files(cli_opts *o, const bool *keep);
 void cli_opts_apply_severity(const cli_opts *o, an_results *res);
 /* true when a finding makes the exit status 1 under its file's `fail-on`. */
 bool cli_opts_fails(const cli_opts *o, const an_results *res);
+/* Opens the results cache (NULL with --no-cache) into o->cache. */
+struct an_cache *cli_cache_open(cli_opts *o);
+/* Writes it; a failure is a warning (the results stand). XPUIFY_CACHE_STATS=1 prints hits and misses. */
+void cli_cache_save(cli_opts *o);
 /* Reports unreadable files: named ones are errors (returns true), walked ones warnings. */
 bool cli_report_unreadable(const cli_opts *o, const an_results *res);
 #endif

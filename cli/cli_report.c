@@ -156,7 +156,7 @@ int cli_report(int argc, char **argv) {
     ut_buf reason;
     ut_buf_init(&reason);
     cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &opt.fix,
-                      &reason);
+                      &reason, NULL);
     opt.fix.unsafe = true;
     opt.fix_for_file = cli_target_fix_for_file;
     opt.fix_ctx = &o.helper;

@@ -27,8 +27,9 @@ static const char *project_dir(const char *const *paths, size_t n, char *buf, si
 
 /* the newest torch any fix needs, from a dry run on the accelerator target */
 static void needed_version(const an_catalog *cat, const an_file_list *files, const bool *enabled, int *maj, int *min,
-                           const char **what) {
+                           const char **what, struct an_cache *cache) {
     an_options o = {0};
+    o.cache = cache;
     o.max_file_size = 10u << 20;
     o.enabled = enabled;
     o.fix.target = AN_TARGET_ACCELERATOR;
@@ -53,7 +54,7 @@ static void needed_version(const an_catalog *cat, const an_file_list *files, con
 
 void cli_target_choose(cli_target_mode mode, const char *torch_version, const char *const *paths, size_t npaths,
                        const an_catalog *cat, const an_file_list *files, const bool *enabled, an_fix_options *out,
-                       ut_buf *reason) {
+                       ut_buf *reason, struct an_cache *cache) {
     memset(out, 0, sizeof *out);
     char dir[4096];
     rw_torch_req req;
@@ -84,7 +85,7 @@ void cli_target_choose(cli_target_mode mode, const char *torch_version, const ch
         }
         int nmaj, nmin;
         const char *what;
-        needed_version(cat, files, enabled, &nmaj, &nmin, &what);
+        needed_version(cat, files, enabled, &nmaj, &nmin, &what, cache);
         const char *src = torch_version ? "--torch-version" : req.source;
         if (!(nmaj > vmaj || (nmaj == vmaj && nmin > vmin))) {
             out->target = AN_TARGET_ACCELERATOR;

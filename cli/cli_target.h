@@ -12,9 +12,10 @@ typedef struct {
 } cli_helper_opts;
 
 bool cli_target_parse(const char *s, cli_target_mode *m);
+/* cache: for the dry run that finds the newest torch the fixes need (NULL: none) */
 void cli_target_choose(cli_target_mode mode, const char *torch_version, const char *const *paths, size_t npaths,
                        const an_catalog *cat, const an_file_list *files, const bool *enabled, an_fix_options *out,
-                       ut_buf *reason);
+                       ut_buf *reason, struct an_cache *cache);
 /* an_options.fix_for_file callback; ctx is a cli_helper_opts */
 void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t sz);
 #endif

@@ -195,7 +195,8 @@ int cli_verify(int argc, char **argv) {
     an_fix_options fo;
     ut_buf reason;
     ut_buf_init(&reason);
-    cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &fo, &reason);
+    cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &fo, &reason,
+                      NULL);
     rw_project pj;
     rw_project_init(&pj);
     pj.cat = o.cat, pj.enabled = o.enabled, pj.fix = fo;

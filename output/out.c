@@ -61,3 +61,19 @@ cJSON *out_json_fix(const an_diag *d, const an_source *src) {
     }
     return fix;
 }
+
+char *out_utf8_lossy(const char *s) {
+    size_t n = strlen(s);
+    if (an_utf8_invalid_at(s, n) < 0) return ut_strdup(s);
+    ut_buf b;
+    ut_buf_init(&b);
+    size_t i = 0;
+    while (i < n) {
+        long bad = an_utf8_invalid_at(s + i, n - i);
+        if (bad < 0) { ut_buf_append(&b, s + i, n - i); break; }
+        ut_buf_append(&b, s + i, (size_t)bad);
+        ut_buf_puts(&b, "\xEF\xBF\xBD"); /* U+FFFD */
+        i += (size_t)bad + 1;
+    }
+    return ut_buf_take(&b);
+}

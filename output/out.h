@@ -61,4 +61,7 @@ bool out_verify_valid(const struct cJSON *v, char **why);
 struct cJSON;
 struct cJSON *out_json_fix(const an_diag *d, const an_source *src);
 size_t out_count(const an_results *r);
+/* s with every byte that is not part of valid UTF-8 replaced by U+FFFD (file names need not be UTF-8; JSON must
+ * be), as a heap string */
+char *out_utf8_lossy(const char *s);
 #endif

@@ -10,7 +10,9 @@ void out_json(const out_report *r, FILE *fp) {
         for (size_t j = 0; j < f->diags.len; j++) {
             const an_diag *d = &f->diags.items[j];
             cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "path", f->file->path);
+            char *path = out_utf8_lossy(f->file->path);
+            cJSON_AddStringToObject(o, "path", path);
+            ut_free(path);
             cJSON_AddNumberToObject(o, "line", d->line);
             cJSON_AddNumberToObject(o, "column", d->col);
             cJSON_AddNumberToObject(o, "end_line", d->end_line);

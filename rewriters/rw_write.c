@@ -1,15 +1,20 @@
 /* rw_write: atomic writes. XPUIFY_FAULT_WRITE=enospc (tests only) makes the write fail half-way, as a full disk
- * would, to prove the original survives. */
+ * would, to prove the original survives; XPUIFY_FAULT_WRITE=slow makes each write take long enough to be
+ * interrupted. Termination signals (Ctrl-C, kill) wait while a temporary file exists,
+ * so an interrupted `fix` leaves each file either original or fully fixed, and no temporary file behind. */
 #include "rw_write.h"
 #include "../util/ut_buf.h"
 #include "../util/ut_mem.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *msg(const char *what, int err) {
@@ -19,8 +24,28 @@ static char *msg(const char *what, int err) {
     return ut_buf_take(&b);
 }
 
+static int write_tmp_and_rename_now(const char *path, const char *data, size_t len, mode_t mode, bool exclusive,
+                                    char **why);
+
+/* Blocks the signals that end a process by default while the temporary file exists; one that arrives meanwhile
+ * is delivered (with its default action) once the file has been renamed or removed. */
 static int write_tmp_and_rename(const char *path, const char *data, size_t len, mode_t mode, bool exclusive,
                                 char **why) {
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    sigaddset(&block, SIGPIPE);
+    bool masked = pthread_sigmask(SIG_BLOCK, &block, &old) == 0;
+    int r = write_tmp_and_rename_now(path, data, len, mode, exclusive, why);
+    if (masked) pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return r;
+}
+
+static int write_tmp_and_rename_now(const char *path, const char *data, size_t len, mode_t mode, bool exclusive,
+                                    char **why) {
     char *dcopy = ut_strdup(path), *bcopy = ut_strdup(path);
     ut_buf tmp;
     ut_buf_init(&tmp);
@@ -34,17 +59,22 @@ static int write_tmp_and_rename(const char *path, const char *data, size_t len, 
     }
     const char *fault = getenv("XPUIFY_FAULT_WRITE");
     size_t limit = fault && !strcmp(fault, "enospc") ? len / 2 : len;
+    /* slow: 1 KiB at a time, 2 ms apart, so that a test's signal lands while the temporary file exists */
+    bool slow = fault && !strcmp(fault, "slow");
     size_t off = 0;
     int err = 0;
     while (off < len) {
         if (off >= limit) { err = ENOSPC; break; }
-        ssize_t w = write(fd, data + off, (limit < len ? limit : len) - off);
+        size_t want = (limit < len ? limit : len) - off;
+        if (slow && want > 1024) want = 1024;
+        ssize_t w = write(fd, data + off, want);
         if (w < 0) {
             if (errno == EINTR) continue;
             err = errno;
             break;
         }
         off += (size_t)w;
+        if (slow) nanosleep(&(struct timespec){0, 2000000}, NULL);
     }
     if (!err && fchmod(fd, mode & 07777) != 0) err = errno;
     if (!err && fsync(fd) != 0) err = errno;

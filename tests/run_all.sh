@@ -45,7 +45,7 @@ for t in "$UNIT_DIR"/test_*; do
   [ -x "$t" ] || continue
   CMOCKA_MESSAGE_OUTPUT=TAP run_suite "unit/$(basename "$t")" "$t"
 done
-for t in tests/cli/test_*.py tests/lsp/test_*.py tests/fix/test_*.py tests/runtime/test_*.py; do
+for t in tests/cli/test_*.py tests/lsp/test_*.py tests/fix/test_*.py tests/runtime/test_*.py tests/hardening/test_*.py; do
   [ -f "$t" ] || continue
   run_suite "${t#tests/}" "$PY" "$t"
 done

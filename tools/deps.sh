@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 what=${1:-build}
 build_pkgs=(gcc make pkg-config libtree-sitter-dev libpcre2-dev libcjson-dev libyaml-dev libgit2-dev libcmocka-dev
             libclang-14-dev nodejs npm)
-test_pkgs=(python3 python3-torch python3-yaml neovim libze-dev chromium git pre-commit)
+test_pkgs=(python3 python3-torch python3-yaml neovim libze-dev chromium git pre-commit clang libclang-rt-14-dev)
 pkgs=("${build_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 missing=()

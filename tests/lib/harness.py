@@ -32,7 +32,20 @@ def run(*args, cwd=None, input=None, env=None, timeout=120):
         e.update(env)
     p = subprocess.run([XPUIFY, *args], cwd=cwd, input=input, capture_output=True, text=True, env=e,
                        timeout=timeout)
-    return Result(p.returncode, p.stdout, p.stderr)
+    r = Result(p.returncode, p.stdout, p.stderr)
+    sanitizer_check(r)
+    return r
+
+
+# Reports that ASan, UBSan and LSan print (a `make test SAN=1` build): any of them fails the test that ran it,
+# whatever its exit status was.
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "SUMMARY: UndefinedBehaviorSanitizer")
+
+
+def sanitizer_check(r):
+    for m in SANITIZER_MARKS:
+        if m in r.err:
+            raise AssertionError(f"sanitizer report ({m}) from xpuify\n{r.err[-4000:]}")
 
 
 def write(path, text, mode="w"):

@@ -74,6 +74,15 @@ static void parameter_shadows_import(void **s) {
     EXPECT("from torch.cuda import amp\ndef f(x, amp=None):\n    return amp.autocast()\n", "amp.autocast", NULL);
     EXPECT("from torch.cuda import amp\ng = lambda amp: amp.autocast()\n", "amp.autocast", NULL);
     EXPECT("from torch.cuda import amp\ndef f(x):\n    return amp.autocast()\n", "amp.autocast", "torch.cuda.amp.autocast");
+    /* the parameter's function ends before the use; nested functions inside a shadowing one stay shadowed */
+    EXPECT("from torch.cuda import amp\ndef f(amp):\n    pass\ndef g():\n    return amp.autocast()\n", "amp.autocast",
+           "torch.cuda.amp.autocast");
+    EXPECT("from torch.cuda import amp\ndef f(amp):\n    def g(x):\n        def h(y):\n            return amp.autocast()\n",
+           "amp.autocast", NULL);
+    EXPECT("from torch.cuda import amp\ndef f(x, *amp):\n    return amp.autocast()\n", "amp.autocast", NULL);
+    EXPECT("from torch.cuda import amp\ndef f(x, amp: int = 0):\n    return amp.autocast()\n", "amp.autocast", NULL);
+    EXPECT("from torch.cuda import amp\ndef f(ampx, am):\n    return amp.autocast()\n", "amp.autocast",
+           "torch.cuda.amp.autocast");
 }
 static void same_import_twice_resolves(void **s) {
     (void)s;

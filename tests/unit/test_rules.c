@@ -113,6 +113,24 @@ static void yaml_errors_name_file_line(void **s) {
     assert_non_null(strstr(e, "`severity` must be one of"));
     free(e);
     an_catalog_free(c);
+    c = load("rules:\n  - {code: 'T 1', name: \"a\\nb\", message: m, qualnames: [x.y]}\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "`code` must be letters, digits"));
+    assert_non_null(strstr(e, "`name` must be letters, digits"));
+    assert_null(strstr(e, "a\nb"));
+    free(e);
+    an_catalog_free(c);
+    /* a key given twice is an error, not a silent replacement (and, under ASan, not a leak) */
+    c = load("rules:\n  - code: T1\n    name: a\n    message: m\n    message: m2\n    qualnames: [x.y]\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "t.yml:5:5: `message` is given twice"));
+    free(e);
+    an_catalog_free(c);
+    c = load("rules:\n  - code: T1\n    name: a\n    message: m\n    qualnames:\n      - {name: x.y, note: a, note: b}\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "`note` is given twice"));
+    free(e);
+    an_catalog_free(c);
 }
 
 static void query_errors_name_rule(void **s) {
@@ -133,6 +151,20 @@ static void query_errors_name_rule(void **s) {
     an_catalog_free(c);
     c = load("rules:\n  - {code: Q1, name: q, message: m, query: '(call) @report'}\n", &e);
     assert_non_null(strstr(e, "needs `triggers`"));
+    free(e);
+    an_catalog_free(c);
+    /* a trigger that does not compile names its rule, and does not hide the others' */
+    c = load("rules:\n  - {code: Q1, name: q, message: m, triggers: ['a)'], query: '(call) @report'}\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "t.yml:2: rule Q1: trigger `a)` does not compile"));
+    free(e);
+    an_catalog_free(c);
+    /* every error is one line, even when the query quoted around the error spans lines */
+    c = load("rules:\n  - code: Q1\n    name: q\n    message: m\n    triggers: [x]\n    query: |\n"
+             "      (call\n        (nonexistent_node) @report\n        (identifier))\n", &e);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "rule Q1: query unknown node type at offset 9: nonexistent_node) @report\n"));
+    assert_int_equal(strchr(e, '\n') - e + 1, (long)strlen(e));
     free(e);
     an_catalog_free(c);
 }

@@ -1,0 +1,40 @@
+/* an_cache: the results cache (.xpuify_cache/): each file's findings, with their fixes, keyed by
+ *   - the build (xpuify's version and a hash of the running executable),
+ *   - the effective configuration (rule catalog fingerprint, enabled rules, fix target and options, and the
+ *     per-file helper import),
+ *   - the file's path and the hash of its content.
+ * One cache file per build under DIR/v1/, read once at start, written at the end (temporary file + rename: a
+ * concurrent run sees the old or the new file, never a torn one; the last writer wins, an entry lost that way is
+ * only recomputed). A cache file that does not check out (header, checksum) is ignored and rewritten.
+ * Lookups and stores are thread-safe. Diagnostics handed out keep pointers into the catalog and the cache's own
+ * strings: free the results before the cache. */
+#ifndef AN_CACHE_H
+#define AN_CACHE_H
+#include "an_diag.h"
+#include "an_rule.h"
+
+typedef struct an_cache an_cache;
+
+/* The run-wide part of an entry's key: what selects rules and shapes fixes. */
+typedef struct {
+    uint8_t h[20];
+} an_cache_run;
+
+/* Opens the cache under dir (created at save time) for this build and catalog. Never fails: a missing or broken
+ * cache file gives an empty cache. */
+an_cache *an_cache_open(const char *dir, const char *version, const an_catalog *cat);
+void an_cache_free(an_cache *c);
+/* enabled: by rule index (NULL = all); fix: the run's fix options (NULL = none); regions: Python is parsed by
+ * regions (not --whole-files) */
+void an_cache_run_key(const an_cache *c, const an_catalog *cat, const bool *enabled, const an_fix_options *fix,
+                      bool regions, an_cache_run *out);
+/* The findings of a file: true on a hit (out filled, *parsed set). fix: this file's own fix options. */
+bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
+                  const an_fix_options *fix, const char *text, size_t len, an_diag_list *out, bool *parsed);
+void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
+                  const an_fix_options *fix, const char *text, size_t len, const an_diag_list *diags, bool parsed);
+/* Writes the cache file when something changed. 0, or -1 with *why (heap). */
+int an_cache_save(an_cache *c, char **why);
+/* Lookups that hit and missed so far (for tests and benchmarks: XPUIFY_CACHE_STATS=1 prints them). */
+void an_cache_stats(const an_cache *c, size_t *hits, size_t *misses);
+#endif
