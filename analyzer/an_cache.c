@@ -46,10 +46,11 @@ struct an_cache {
 /* ---- build identity ------------------------------------------------------------------------------------------- */
 
 /* The version alone would let a rebuilt binary trust results of the old one; the executable's own hash does not. */
-static void build_hash(const char *version, const an_catalog *cat, uint8_t out[20]) {
+static uint8_t exe_hash[20]; /* of /proc/self/exe, once per process */
+
+static void hash_exe(void) {
     ut_buf b;
     ut_buf_init(&b);
-    ut_buf_printf(&b, "xpuify %s\n", version);
     int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         char chunk[65536];
@@ -57,6 +58,17 @@ static void build_hash(const char *version, const an_catalog *cat, uint8_t out[2
         while ((r = read(fd, chunk, sizeof chunk)) > 0) ut_buf_append(&b, chunk, (size_t)r);
         close(fd);
     }
+    ut_sha1(b.data ? b.data : "", b.len, exe_hash);
+    ut_buf_free(&b);
+}
+
+static void build_hash(const char *version, const an_catalog *cat, uint8_t out[20]) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, hash_exe);
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "xpuify %s\n", version);
+    ut_buf_append(&b, (const char *)exe_hash, 20);
     ut_buf_append(&b, (const char *)an_catalog_fingerprint(cat), 20);
     ut_sha1(b.data, b.len, out);
     ut_buf_free(&b);
@@ -216,7 +228,7 @@ void an_cache_run_key(const an_cache *c, const an_catalog *cat, const bool *enab
     ut_buf_free(&b);
 }
 
-static void file_key(const an_cache_run *run, const char *path, const an_fix_options *fix, uint8_t out[20]) {
+void an_cache_key(const an_cache_run *run, const char *path, const an_fix_options *fix, uint8_t out[20]) {
     ut_buf b;
     ut_buf_init(&b);
     ut_buf_append(&b, (const char *)run->h, 20);
@@ -300,8 +312,27 @@ static const char *intern(an_cache *c, char *s) {
     return s;
 }
 
-static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint32_t len, an_diag_list *out,
-                   bool *parsed) {
+static bool utf8_or_null(const char *s) { return !s || an_utf8_invalid_at(s, strlen(s)) < 0; }
+
+/* An entry that does not fit the file it claims to describe (ranges past its end, text that is not UTF-8, a
+ * missing message) is damage or tampering: a miss, never findings that could mislead a writer. */
+static bool diag_fits(const an_diag *d, size_t textlen) {
+    if (!d->message || !utf8_or_null(d->message)) return false;
+    if (d->start > d->end || d->end > textlen || !d->line || !d->col || d->end_line < d->line || !d->end_col)
+        return false;
+    if (d->origin > AN_ORIGIN_BUILTIN) return false;
+    if (!d->fix) return true;
+    if (d->fix->applicability > AN_FIX_UNSAFE || !utf8_or_null(d->fix->title) || !utf8_or_null(d->fix->min_torch))
+        return false;
+    for (size_t k = 0; k < d->fix->edits.len; k++) {
+        const an_edit *e = &d->fix->edits.items[k];
+        if (e->start > e->end || e->end > textlen || !utf8_or_null(e->text)) return false;
+    }
+    return true;
+}
+
+static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint32_t len, size_t textlen,
+                   an_diag_list *out, bool *parsed) {
     rd r = {blob, blob + len, false};
     *parsed = get8(&r) != 0;
     uint32_t n = get32(&r);
@@ -335,7 +366,7 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
             }
         }
         ut_vec_push(&l, d);
-        if (!d.message) r.bad = true;
+        if (!r.bad && !diag_fits(&d, textlen)) r.bad = true;
     }
     if (r.bad || r.p != r.end) {
         an_diag_list_free(&l);
@@ -351,11 +382,11 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
 bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
                   const an_fix_options *fix, const char *text, size_t len, an_diag_list *out, bool *parsed) {
     uint8_t key[20], content[20];
-    file_key(run, path, fix, key);
+    an_cache_key(run, path, fix, key);
     ut_sha1(text, len, content);
     pthread_mutex_lock(&c->mu);
     entry *e = &c->tab[slot(c, key)];
-    bool hit = e->blob && !memcmp(e->content, content, 20) && decode(c, cat, e->blob, e->len, out, parsed);
+    bool hit = e->blob && !memcmp(e->content, content, 20) && decode(c, cat, e->blob, e->len, len, out, parsed);
     if (hit) e->used = true, c->hits++;
     else c->misses++;
     pthread_mutex_unlock(&c->mu);
@@ -366,7 +397,7 @@ void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
                   const an_fix_options *fix, const char *text, size_t len, const an_diag_list *diags, bool parsed) {
     (void)cat;
     uint8_t key[20], content[20];
-    file_key(run, path, fix, key);
+    an_cache_key(run, path, fix, key);
     ut_sha1(text, len, content);
     ut_buf b;
     ut_buf_init(&b);
@@ -381,6 +412,8 @@ void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
     c->dirty = true;
     pthread_mutex_unlock(&c->mu);
 }
+
+const char *an_cache_file(const an_cache *c) { return c->path; }
 
 void an_cache_stats(const an_cache *c, size_t *hits, size_t *misses) {
     *hits = c->hits;

@@ -35,6 +35,10 @@ void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
                   const an_fix_options *fix, const char *text, size_t len, const an_diag_list *diags, bool parsed);
 /* Writes the cache file when something changed. 0, or -1 with *why (heap). */
 int an_cache_save(an_cache *c, char **why);
+/* The key of one file's entry, and the cache file's path (for tests and the fz_cache fuzzer, which write cache
+ * files of their own). */
+void an_cache_key(const an_cache_run *run, const char *path, const an_fix_options *fix, uint8_t out[20]);
+const char *an_cache_file(const an_cache *c);
 /* Lookups that hit and missed so far (for tests and benchmarks: XPUIFY_CACHE_STATS=1 prints them). */
 void an_cache_stats(const an_cache *c, size_t *hits, size_t *misses);
 #endif

@@ -145,6 +145,15 @@ static void check_chain(ctx *c, TSNode top) {
 static void check_identifier(ctx *c, TSNode n) {
     const char *s = c->src->text + ts_node_start_byte(n);
     size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+    /* a name right after a dot is an attribute that error recovery left outside an attribute node
+     * (`def d(h:m:.device_count)`): never a free name. Reporting it made the fixer loop, replacing
+     * `device_count` with `torch.accelerator.device_count` pass after pass (found by fz_python). */
+    for (const char *p = s; p > c->src->text;) {
+        char ch = *--p;
+        if (ch == ' ' || ch == '\t') continue;
+        if (ch == '.') return;
+        break;
+    }
     bool bound;
     const char *q = an_pyscope_lookup(&c->scope, s, len, &bound);
     if (q) {

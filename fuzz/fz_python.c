@@ -2,10 +2,21 @@
  * Input: one option byte (fix target, torch version, unsafe, helper import; see fz_common.h), then the file.
  * Properties: no crash, leak or undefined behaviour; every finding and edit lies inside the file, messages and edit
  * texts are UTF-8; each fix applied alone, and the fixer's whole fixpoint, give text that parses whenever the
- * input parsed; the fixer converges; fixing its own output changes nothing. */
+ * input parsed; the fixer converges; fixing its own output changes nothing; a CRLF file stays CRLF. */
 #include "../rewriters/rw_apply.h"
 #include "../rewriters/rw_fixer.h"
 #include "fz_common.h"
+
+/* every LF is part of a CRLF, and there is at least one */
+static bool crlf_only(const char *t, size_t n) {
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        if (t[i] == '\n') {
+            if (!i || t[i - 1] != '\r') return false;
+            any = true;
+        }
+    return any;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
@@ -43,6 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rw_fix_source(cat, AN_LANG_PYTHON, &src, NULL, &fo, unsafe, &ff);
     FZ_ASSERT(!ff.error, "%s", ff.error);
     if (ff.text) {
+        if (crlf_only(text, len))
+            FZ_ASSERT(crlf_only(ff.text, ff.len), "a CRLF file got bare LF line ends from the fixer:\n%s", ff.text);
         if (parsed)
             FZ_ASSERT(an_engine_parses(AN_LANG_PYTHON, src.path, ff.text, ff.len), "fixed text does not parse:\n%s",
                       ff.text);

@@ -6,7 +6,8 @@
 #   fz_run.sh replay TARGET           run every input of fuzz/regress/TARGET once (each must pass)
 #   fz_run.sh smoke SECONDS TARGET    replay, then fuzz from the seeds for SECONDS in a throw-away corpus
 # The seed corpora: fz_python and fz_output get every fixture with several option bytes (fz_common.h), fz_output
-# also a file name line; fz_rules gets every rule file. Dictionaries: fuzz/TARGET.dict when present.
+# also a file name line; fz_rules gets every rule file; fz_cache the entries of a cache of the fixtures (made with
+# $XPUIFY, default build/xpuify). Dictionaries: fuzz/TARGET.dict when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${FUZZ_DIR:=$PWD/build/fuzz}"
@@ -32,6 +33,30 @@ seeds() { # target -> prints the seed directory
       done ;;
     fz_rules)
       cp rules/*/*.yml "$d/" ;;
+    fz_cache)
+      # real entries: check the fixtures into a scratch cache, then split its file into entry blobs
+      local bin=${XPUIFY:-build/xpuify} c; c=$(mktemp -d)
+      if [ -x "$bin" ]; then
+        "$bin" check -q --exit-zero --no-ignore --cache-dir "$c" fixtures/python >/dev/null 2>&1 || true
+        for t in accelerator compat; do
+          "$bin" check -q --exit-zero --no-ignore --target "$t" --cache-dir "$c" fixtures/python >/dev/null 2>&1 || true
+        done
+        python3 - "$c" "$d" <<'PY'
+import glob, struct, sys
+c, d = sys.argv[1:]
+n = 0
+for f in glob.glob(c + "/v1/*.bin"):
+    b = open(f, "rb").read()
+    open(f"{d}/file-{n}", "wb").write(b)
+    off = 44
+    while off + 44 <= len(b):
+        (ln,) = struct.unpack_from("<I", b, off + 40)
+        open(f"{d}/entry-{n}", "wb").write(b[off + 44:off + 44 + ln])
+        off += 44 + ln
+        n += 1
+PY
+      fi
+      rm -rf "$c" ;;
     *)
       # a target added later: fixtures of its language go in fuzz/seeds/TARGET
       [ -d "fuzz/seeds/$t" ] && cp -r "fuzz/seeds/$t/." "$d/" ;;
