@@ -47,7 +47,7 @@ static void render_all(const an_catalog *cat, const an_source *src, const an_dia
     fr.src = *src;
     fr.diags = *l;
     an_results res = {&fr, 1};
-    out_report rep = {cat, &res, "0.0.0-fuzz", false, false};
+    out_report rep = {cat, &res, "0.0.0-fuzz", false, false, NULL};
     for (int f = OUT_TEXT; f <= OUT_GITHUB; f++) {
         char *buf = NULL;
         size_t n = 0;
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     mkdir(vdir, 0777);
     char *path = ut_strdup(an_cache_file(c));
     an_cache_run run;
-    an_cache_run_key(c, cat, NULL, NULL, &run);
+    an_cache_run_key(c, cat, NULL, NULL, true, &run);
     an_cache_free(c);
 
     /* 1: the input as a whole cache file (header, count, checksum checks) */
