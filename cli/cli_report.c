@@ -52,17 +52,16 @@ static cJSON *from_verify_output(const cJSON *v) {
         const char *vd = verdict->valuestring, *status = vd;
         if (!strcmp(vd, "match") || !strcmp(vd, "runs") || !strcmp(vd, "ran") || !strcmp(vd, "reference")) status = "pass";
         else if (!strcmp(vd, "DIFFERS") || !strcmp(vd, "FAILS") || !strcmp(vd, "fails")) status = "fail";
-        char detail[768];
-        snprintf(detail, sizeof detail, "%s%s%s%s%s%s", vd, cJSON_IsString(st) ? "; " : "", cJSON_IsString(st) ? st->valuestring : "",
-                 cJSON_IsString(with) ? "; compared with " : "", cJSON_IsString(with) ? with->valuestring : "",
-                 cJSON_IsString(diff) ? "" : "");
-        if (cJSON_IsString(diff)) {
-            size_t n = strlen(detail);
-            snprintf(detail + n, sizeof detail - n, ": %s", diff->valuestring);
-        }
+        ut_buf detail;
+        ut_buf_init(&detail);
+        ut_buf_puts(&detail, vd);
+        if (cJSON_IsString(st)) ut_buf_printf(&detail, "; %s", st->valuestring);
+        if (cJSON_IsString(with)) ut_buf_printf(&detail, "; compared with %s", with->valuestring);
+        if (cJSON_IsString(diff)) ut_buf_printf(&detail, ": %s", diff->valuestring);
         cJSON *cell = cJSON_CreateObject();
         cJSON_AddStringToObject(cell, "status", status);
-        cJSON_AddStringToObject(cell, "detail", detail);
+        cJSON_AddStringToObject(cell, "detail", detail.data ? detail.data : "");
+        ut_buf_free(&detail);
         cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(rows[k], "results"), tier->valuestring, cell);
     }
     /* a tier not present: every row says why it did not run */
