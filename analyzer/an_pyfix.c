@@ -306,17 +306,33 @@ static bool inside_cuda_only_call(const fx *f, TSNode n) {
     return hit;
 }
 
+/* A string node's prefix (lower case), its quote, and the byte range of its content. */
+static bool string_parts(const fx *f, TSNode str, char *prefix, size_t psz, char *quote, size_t qsz, uint32_t *cs,
+                         uint32_t *ce) {
+    if (!is(str, "string")) return false;
+    TSNode st = ts_node_child(str, 0);
+    if (!is(st, "string_start")) return false;
+    size_t p = 0;
+    uint32_t i = S(st);
+    while (i < E(st) && isalpha((unsigned char)f->text[i]) && p + 1 < psz) prefix[p++] = (char)tolower((unsigned char)f->text[i++]);
+    prefix[p] = 0;
+    size_t q = E(st) - i;
+    if (q + 1 > qsz) return false;
+    memcpy(quote, f->text + i, q);
+    quote[q] = 0;
+    an_py_string_content(str, f->text, cs, ce);
+    return true;
+}
+
 /* The quote a string literal written at n must use: inside an f-string's {...} (before Python 3.12) not the
  * f-string's own delimiter. */
 static char lit_quote(fx *f, TSNode n) {
     for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
         if (!is(p, "interpolation")) continue;
-        TSNode str = ts_node_parent(p);
-        if (ts_node_is_null(str) || !ts_node_child_count(str)) break;
-        TSNode st = ts_node_child(str, 0);
-        for (uint32_t i = S(st); i < E(st); i++)
-            if (f->text[i] == '"') return '\'';
-        return '"';
+        char prefix[8], quote[8];
+        uint32_t cs, ce;
+        return string_parts(f, ts_node_parent(p), prefix, sizeof prefix, quote, sizeof quote, &cs, &ce) &&
+                       quote[0] == '"' ? '\'' : '"';
     }
     return '"';
 }
@@ -536,23 +552,6 @@ static an_fix *fix_unused_import(fx *f, const an_diag *d) {
 }
 
 /* ---- query-rule fixers -------------------------------------------------------------------------------------- */
-
-static bool string_parts(const fx *f, TSNode str, char *prefix, size_t psz, char *quote, size_t qsz, uint32_t *cs,
-                         uint32_t *ce) {
-    if (!is(str, "string")) return false;
-    TSNode st = ts_node_child(str, 0);
-    if (!is(st, "string_start")) return false;
-    size_t p = 0;
-    uint32_t i = S(st);
-    while (i < E(st) && isalpha((unsigned char)f->text[i]) && p + 1 < psz) prefix[p++] = (char)tolower((unsigned char)f->text[i++]);
-    prefix[p] = 0;
-    size_t q = E(st) - i;
-    if (q + 1 > qsz) return false;
-    memcpy(quote, f->text + i, q);
-    quote[q] = 0;
-    an_py_string_content(str, f->text, cs, ce);
-    return true;
-}
 
 static bool string_is(const fx *f, TSNode n, const char *want) {
     char prefix[8], quote[8];
