@@ -1,5 +1,6 @@
 /* an_catalog: loads rule YAML (libyaml document API) into an_rule records, indexes qualified names, and builds
  * the per-language prefilter. Query compilation lives in an_query.c. */
+#include "../util/ut_yaml.h"
 #include "an_catalog_int.h"
 #include "../util/ut_hash.h"
 #include <pcre2.h>
@@ -17,20 +18,16 @@ typedef struct {
 
 static void lerr(ld *l, yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void lerr(ld *l, yaml_node_t *n, const char *fmt, ...) {
-    ut_buf_printf(l->err, "%s:%zu:%zu: ", l->origin, n ? n->start_mark.line + 1 : 1, n ? n->start_mark.column + 1 : 1);
     va_list ap;
     va_start(ap, fmt);
-    ut_buf_vprintf(l->err, fmt, ap);
+    ut_yaml_verr(l->err, l->origin, n, fmt, ap);
     va_end(ap);
-    ut_buf_putc(l->err, '\n');
     l->nerr++;
 }
 
 static yaml_node_t *node(ld *l, int id) { return yaml_document_get_node(l->doc, id); }
 
-static const char *scalar(yaml_node_t *n) {
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
+static const char *scalar(yaml_node_t *n) { return ut_yaml_scalar(n); }
 
 static char *want_str(ld *l, yaml_node_t *n, const char *key) {
     const char *s = scalar(n);

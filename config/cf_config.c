@@ -1,4 +1,5 @@
 /* cf_config: loading, inheriting, overriding and applying `.xpuify.yml` files. */
+#include "../util/ut_yaml.h"
 #include "cf_config.h"
 #include "../analyzer/an_suppress.h"
 #include <cjson/cJSON.h>
@@ -229,19 +230,15 @@ typedef struct {
 
 static void lerr(ld *l, yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void lerr(ld *l, yaml_node_t *n, const char *fmt, ...) {
-    ut_buf_printf(l->err, "%s:%zu:%zu: ", l->shown, n ? n->start_mark.line + 1 : 1, n ? n->start_mark.column + 1 : 1);
     va_list ap;
     va_start(ap, fmt);
-    ut_buf_vprintf(l->err, fmt, ap);
+    ut_yaml_verr(l->err, l->shown, n, fmt, ap);
     va_end(ap);
-    ut_buf_putc(l->err, '\n');
     l->nerr++;
 }
 
 static yaml_node_t *node(ld *l, int id) { return yaml_document_get_node(l->doc, id); }
-static const char *scalar(yaml_node_t *n) {
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
+static const char *scalar(yaml_node_t *n) { return ut_yaml_scalar(n); }
 static cf_origin at(ld *l, yaml_node_t *n) {
     cf_origin o = {l->file, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1};
     return o;
