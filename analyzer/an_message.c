@@ -1,17 +1,36 @@
-/* an_message: template expansion for diagnostic messages. Unknown or empty placeholders expand to nothing. */
+/* an_message: template expansion for diagnostic messages. Unknown or empty placeholders expand to nothing; a
+ * parenthesized group holding an empty placeholder is left out whole. */
 #include "an_message.h"
 
 char *an_message_format(const char *t, const an_message_vars *v) { return an_message_format_c(t, v, NULL); }
 
-char *an_message_format_c(const char *t, const an_message_vars *v, const an_message_cvars *cv) {
-    static const an_message_cvars none;
-    if (!cv) cv = &none;
-    ut_buf b;
-    ut_buf_init(&b);
-    bool used_note = false;
-    while (*t) {
+/* Expands t[0..n) into b. *empty is set when a known placeholder expanded to nothing. */
+static void expand(const char *t, const char *end, const an_message_vars *v, const an_message_cvars *cv, ut_buf *b,
+                   bool *empty, bool *used_note) {
+    while (t < end) {
+        if (*t == '(') {
+            /* a parenthesized group whose placeholder is empty is left out whole ("(torch >= {min_torch})") */
+            const char *close = memchr(t, ')', (size_t)(end - t));
+            const char *open2 = close ? memchr(t + 1, '(', (size_t)(close - t - 1)) : NULL;
+            if (close && !open2) {
+                ut_buf inner;
+                ut_buf_init(&inner);
+                bool inner_empty = false;
+                expand(t + 1, close, v, cv, &inner, &inner_empty, used_note);
+                if (inner_empty) {
+                    while (b->len && b->data[b->len - 1] == ' ') b->data[--b->len] = 0;
+                } else {
+                    ut_buf_putc(b, '(');
+                    ut_buf_append(b, inner.data ? inner.data : "", inner.len);
+                    ut_buf_putc(b, ')');
+                }
+                ut_buf_free(&inner);
+                t = close + 1;
+                continue;
+            }
+        }
         if (*t == '{') {
-            const char *close = strchr(t, '}');
+            const char *close = memchr(t, '}', (size_t)(end - t));
             if (close) {
                 size_t n = (size_t)(close - t - 1);
                 const char *val = NULL;
@@ -20,7 +39,7 @@ char *an_message_format_c(const char *t, const an_message_vars *v, const an_mess
                 else if (n == 11 && !strncmp(t + 1, "replacement", 11)) val = v->replacement;
                 else if (n == 9 && !strncmp(t + 1, "min_torch", 9)) val = v->min_torch;
                 else if (n == 4 && !strncmp(t + 1, "text", 4)) val = v->text;
-                else if (n == 4 && !strncmp(t + 1, "note", 4)) val = v->note, used_note = true;
+                else if (n == 4 && !strncmp(t + 1, "note", 4)) val = v->note, *used_note = true;
                 else if (n == 4 && !strncmp(t + 1, "kind", 4)) val = cv->kind;
                 else if (n == 7 && !strncmp(t + 1, "section", 7)) val = cv->section;
                 else if (n == 7 && !strncmp(t + 1, "library", 7)) val = cv->library;
@@ -30,14 +49,24 @@ char *an_message_format_c(const char *t, const an_message_vars *v, const an_mess
                 else if (n == 7 && !strncmp(t + 1, "mapping", 7)) val = cv->mapping;
                 else known = false;
                 if (known) {
-                    if (val) ut_buf_puts(&b, val);
+                    if (val && *val) ut_buf_puts(b, val);
+                    else *empty = true;
                     t = close + 1;
                     continue;
                 }
             }
         }
-        ut_buf_putc(&b, *t++);
+        ut_buf_putc(b, *t++);
     }
+}
+
+char *an_message_format_c(const char *t, const an_message_vars *v, const an_message_cvars *cv) {
+    static const an_message_cvars none;
+    if (!cv) cv = &none;
+    ut_buf b;
+    ut_buf_init(&b);
+    bool used_note = false, empty = false;
+    expand(t, t + strlen(t), v, cv, &b, &empty, &used_note);
     if (!used_note && v->note && *v->note) {
         ut_buf_puts(&b, ". ");
         ut_buf_puts(&b, v->note);

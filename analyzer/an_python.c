@@ -39,6 +39,7 @@ typedef struct {
     UT_VEC(range) cuda_branches;    /* bodies of `if x.device.type == "cuda":` that have an else branch */
     uint32_t lo, hi;                /* the region walked and queried (everything: 0, UINT32_MAX) */
     ut_buf tmp;
+    bool compat;       /* fixes target the device helper: messages name the helper's function */
     bool too_deep;     /* the tree is nested deeper than AN_PY_MAX_DEPTH: the file is not analyzed */
     uint32_t deep_at;  /* where the walk passed that depth */
 } ctx;
@@ -111,9 +112,17 @@ static an_diag *emit(ctx *c, const an_rule *r, uint32_t start, uint32_t end, cha
     return &c->out->items[c->out->len - 1];
 }
 
+/* The message's replacement: the upstream API, or under the compat target the device helper's function (which runs
+ * on every torch the helper supports, so no version is named). */
+static an_message_vars entry_vars(const ctx *c, const an_entry *e, const char *qual) {
+    an_message_vars v = {qual, e->replacement, e->min_torch, NULL, e->note};
+    if (c->compat && e->compat) v.replacement = e->compat, v.min_torch = NULL;
+    return v;
+}
+
 static void emit_entry(ctx *c, const an_entry *e, const char *qual, TSNode n) {
     if (!enabled(c, e->rule) || e->ignore) return;
-    an_message_vars v = {qual, e->replacement, e->min_torch, NULL, e->note};
+    an_message_vars v = entry_vars(c, e, qual);
     char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
     emit(c, e->rule, ts_node_start_byte(n), ts_node_end_byte(n), msg)->entry = e;
 }
@@ -190,7 +199,7 @@ static void check_import_from(ctx *c, TSNode st) {
         const an_entry *e = an_catalog_lookup(c->cat, b->qual, true);
         if (e) {
             if (!enabled(c, e->rule) || e->ignore) continue;
-            an_message_vars v = {b->qual, e->replacement, e->min_torch, NULL, e->note};
+            an_message_vars v = entry_vars(c, e, b->qual);
             char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
             an_diag *d = emit(c, e->rule, b->start, b->end, msg);
             d->entry = e;
@@ -699,6 +708,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     ctx c = {0};
     c.py = py, c.cat = cat, c.src = src, c.enabled = en;
     c.lo = run->lo, c.hi = run->hi;
+    c.compat = fix && fix->target == AN_TARGET_COMPAT;
     an_diag_list mine = {0};
     c.out = &mine;
     ut_buf_init(&c.tmp);

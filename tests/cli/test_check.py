@@ -51,10 +51,20 @@ def test_text_format_has_frame_and_summary(d):
 
 def test_concise_format(d):
     write("bad.py", CUDA)
-    r = run("check", "--format", "concise", "bad.py")
+    r = run("check", "--format", "concise", "--target", "accelerator", "bad.py")
     eq(r.out.splitlines()[:2], [
         "bad.py:2:20: XPU101 [cuda-method-call] `.cuda()` only targets CUDA; use `.to(DEV)` with a device chosen at run time",
         "bad.py:3:1: XPU202 [cuda-stream-event] [*] `torch.cuda.synchronize` is CUDA-only; use `torch.accelerator.synchronize` (torch >= 2.6)"])
+
+
+def test_message_names_what_the_target_writes(d):
+    # no torch requirement: auto picks compat, whose fix calls the device helper (any torch): no version is named
+    write("bad.py", CUDA)
+    r = run("check", "--format", "concise", "bad.py")
+    eq(r.out.splitlines()[1], "bad.py:3:1: XPU202 [cuda-stream-event] [*] `torch.cuda.synchronize` is CUDA-only; use `xpuify_device.synchronize`")
+    write("requirements.txt", "torch>=2.9\n")
+    r = run("check", "--format", "concise", "bad.py")
+    eq(r.out.splitlines()[1], "bad.py:3:1: XPU202 [cuda-stream-event] [*] `torch.cuda.synchronize` is CUDA-only; use `torch.accelerator.synchronize` (torch >= 2.6)")
 
 
 def test_json_format(d):
@@ -102,7 +112,7 @@ def test_sarif_format(d):
 
 def test_github_format(d):
     write("a,b.py", "import torch\ntorch.cuda.synchronize()\n")
-    r = run("check", "--format", "github", "a,b.py")
+    r = run("check", "--format", "github", "--target", "accelerator", "a,b.py")
     eq(r.code, 1)
     eq(r.out.strip(), "::warning file=a%2Cb.py,line=2,col=1,endLine=2,endColumn=23,title=XPU202 cuda-stream-event::"
                       "XPU202 `torch.cuda.synchronize` is CUDA-only; use `torch.accelerator.synchronize` (torch >= 2.6)")

@@ -238,6 +238,11 @@ static void message_template(void **s) {
     char *m = an_message_format("`{name}` {replacement}{unknown} (>= {min_torch})", &v);
     assert_string_equal(m, "`a.b` {unknown} (>= 2.6). careful");
     free(m);
+    /* a parenthesized group whose placeholder is empty is left out whole, with the space before it */
+    an_message_vars w = {"a.b", "h.sync", NULL, NULL, NULL};
+    m = an_message_format("use `{replacement}` (torch >= {min_torch}; same class) now (really)", &w);
+    assert_string_equal(m, "use `h.sync` now (really)");
+    free(m);
 }
 
 static void builtin_catalog_is_consistent(void **s) {
