@@ -13,18 +13,21 @@ static const char *load_error;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
-    /* the Debian libclang-14 paths first: its resource directory (builtin headers, CUDA wrappers) is found
-     * relative to the library; XPUIFY_LIBCLANG names the one library to use instead */
+    /* the Debian libclang-14 paths first, then newer LLVMs' (the C API is stable; Ubuntu 24.04 ships 16-18): the
+     * resource directory (builtin headers, CUDA wrappers) is found relative to the library, so the llvm-N path
+     * comes before the bare soname; XPUIFY_LIBCLANG names the one library to use instead */
     const char *forced = getenv("XPUIFY_LIBCLANG");
     const char *cands[] = {"/usr/lib/llvm-14/lib/libclang.so.1", "libclang-14.so.1", "libclang-14.so.13",
-                           "libclang.so.1", "libclang.so"};
+                           "/usr/lib/llvm-15/lib/libclang.so.1", "/usr/lib/llvm-16/lib/libclang.so.1",
+                           "/usr/lib/llvm-17/lib/libclang.so.1", "/usr/lib/llvm-18/lib/libclang.so.1",
+                           "/usr/lib/llvm-19/lib/libclang.so.1", "libclang.so.1", "libclang.so"};
     void *h = NULL;
     if (forced && *forced) h = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
     else
         for (size_t i = 0; i < sizeof cands / sizeof *cands && !h; i++) h = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         load_error = forced && *forced ? "libclang cannot be loaded from $XPUIFY_LIBCLANG"
-                                       : "libclang (Debian package libclang1-14) cannot be loaded";
+                                       : "libclang (Debian package libclang1-14, or LLVM 15-19) cannot be loaded";
         return;
     }
 #define AN_CLANG_RESOLVE(f)                                                                                       \

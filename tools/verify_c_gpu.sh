@@ -1,44 +1,60 @@
 #!/usr/bin/env bash
-# verify_c_gpu.sh: the GPU tier of the C codemod's verification, for a machine with an NVIDIA GPU and nvcc.
-# Builds every program of fixtures/programs twice -- as written, and after `xpuify fix` through the portable
-# layer's CUDA backend -- runs both and compares their output byte for byte. The PyTorch extension is not part of
-# this script yet. Usage: tools/verify_c_gpu.sh [XPUIFY] (default build/xpuify); PATCHED=DIR takes
-# the fixed programs from DIR instead of running `xpuify fix` here. Exit 0 only when every pair matches.
+# verify_c_gpu.sh: the GPU tier of the C codemod's verification, through `xpuify verify` itself. For every
+# program of fixtures/programs, `xpuify verify` copies the directory twice, runs `xpuify fix` (libclang) on one
+# copy -- which writes the portable layer, whose CUDA backend nvcc selects --, builds the program in both copies
+# with nvcc and compares their output on the CUDA tier. The CPU tier is left out: a CUDA program and its patched
+# form through the CUDA backend both need a GPU; the Level Zero backend needs an Intel GPU (none here).
+# Writes OUTDIR/<program>.json|.log|.rc and OUTDIR/summary.md; exit 0 only when every program matches.
+# Usage: tools/verify_c_gpu.sh OUTDIR [XPUIFY]   (run from the repository root; needs nvcc, an NVIDIA GPU and a
+# libclang 14-19 for `xpuify fix`; XPUIFY_LIBCLANG names one explicitly)
 set -u
-cd "$(dirname "$0")/.."
-XPUIFY=${1:-$PWD/build/xpuify}
+out=${1:?usage: tools/verify_c_gpu.sh OUTDIR [XPUIFY]}
+xp=${2:-build/xpuify}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 [ -x "$NVCC" ] || { echo "verify_c_gpu: no nvcc at $NVCC" >&2; exit 2; }
 nvidia-smi -L >/dev/null 2>&1 || { echo "verify_c_gpu: no NVIDIA GPU (nvidia-smi -L failed)" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cp -r fixtures/programs "$work/orig"
-if [ -n "${PATCHED:-}" ]; then
-  # fixed elsewhere (a GPU machine without libclang 14): PATCHED is fixtures/programs after `xpuify fix`
-  cp -r "$PATCHED" "$work/patched"
-else
-  cp -r fixtures/programs "$work/patched"
-  "$XPUIFY" fix -q "$work/patched" >/dev/null 2>&1
-fi
-[ -f "$work/patched/xpuify_gpu.h" ] || { echo "verify_c_gpu: xpuify fix wrote no portable layer" >&2; exit 2; }
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
 fail=0
-build() { # dir name -> binary
-  local dir=$1 name=$2 extra=()
-  case $name in nccl_allreduce.cu) extra=(-lnccl) ;; esac
-  case $name in
-    *.cu) "$NVCC" -O2 -o "$dir/${name%.*}" "$dir/$name" "${extra[@]}" ;;
-    *.c) "$NVCC" -O2 -x cu -o "$dir/${name%.*}" "$dir/$name" ;;
-    *) return 3 ;;
-  esac
-}
-for p in fixtures/programs/*.cu fixtures/programs/*.c; do
+{
+  echo "| program | build | fixes applied | original (CUDA) | patched (CUDA) | verdict |"
+  echo "|---|---|---|---|---|---|"
+} > "$out/summary.md"
+for p in "$here"/fixtures/programs/*.cu "$here"/fixtures/programs/*.c "$here"/fixtures/programs/*.cpp; do
+  [ -f "$p" ] || continue
   name=$(basename "$p")
-  if ! build "$work/orig" "$name" || ! build "$work/patched" "$name"; then
-    echo "FAIL $name: build"; fail=1; continue
-  fi
-  a=$("$work/orig/${name%.*}" 2>&1; echo "exit $?")
-  b=$("$work/patched/${name%.*}" 2>&1; echo "exit $?")
-  if [ "$a" = "$b" ]; then echo "SAME $name: $(echo "$a" | tr '\n' ' ')"
-  else echo "DIFF $name"; echo "  original: $a"; echo "  patched:  $b"; fail=1; fi
+  bin=${name%.*}
+  case $name in
+    nccl_*) extra=" -lnccl" ;;
+    *) extra="" ;;
+  esac
+  case $name in
+    *.cu) build="$NVCC -O2 -o $bin $name$extra" ;;
+    *) build="$NVCC -O2 -x cu -o $bin $name$extra" ;;
+  esac
+  "$xp" verify "$here/fixtures/programs" --build "$build" --run "./$bin" --devices cuda --timeout 300 \
+    --format json -q >"$out/$bin.json" 2>"$out/$bin.log"
+  rc=$?
+  echo "$rc" >"$out/$bin.rc"
+  [ "$rc" -eq 0 ] || fail=1
+  python3 - "$out/$bin.json" "$name" "$build" "$rc" >>"$out/summary.md" <<'PY'
+import json, sys
+path, name, build, rc = sys.argv[1:]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print(f"| {name} | `{build}` | | no report ({e.__class__.__name__}) | | exit {rc} |")
+    sys.exit(0)
+runs = {(x.get("variant"), x.get("tier")): x for x in r.get("runs", [])}
+def cell(v):
+    x = runs.get((v, "cuda"))
+    if not x:
+        return "not run"
+    return f"exit {x.get('exit')} ({x.get('verdict', '')})"
+fx = r.get("fix") or {}
+fixes = f"{fx.get('fixed')} in {fx.get('files_changed')} files" + (" (errors)" if fx.get("errors") else "")
+print(f"| {name} | `{build}` | {fixes} | {cell('original')} | {cell('patched')} | {'match' if rc == '0' else 'FAIL (exit ' + rc + ')'} |")
+PY
 done
+cat "$out/summary.md"
 exit $fail
