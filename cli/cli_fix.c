@@ -6,6 +6,7 @@
 #include "../rewriters/rw_target.h"
 #include "../rewriters/rw_write.h"
 #include "cli.h"
+#include "cli_layers.h"
 #include "cli_opts.h"
 #include "../analyzer/an_cfix.h"
 #include <errno.h>
@@ -14,92 +15,6 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The portable C layers live in one directory of the project (--layer-dir, default: the first path, or its
- * directory); each file includes them by a path relative to its own directory. */
-static void layer_include(const char *layer_dir, const char *file, const char *header, char *buf, size_t sz) {
-    char ld[PATH_MAX], fd[PATH_MAX], fdir[PATH_MAX];
-    snprintf(fdir, sizeof fdir, "%s", file);
-    char *sl = strrchr(fdir, '/');
-    if (sl) *sl = 0;
-    else snprintf(fdir, sizeof fdir, ".");
-    if (!realpath(layer_dir, ld) || !realpath(fdir, fd)) { snprintf(buf, sz, "%s", header); return; }
-    size_t common = 0;
-    for (size_t i = 0;; i++) {
-        if ((ld[i] == '/' || !ld[i]) && (fd[i] == '/' || !fd[i])) common = i;
-        if (!ld[i] || !fd[i] || ld[i] != fd[i]) break;
-    }
-    ut_buf b;
-    ut_buf_init(&b);
-    for (const char *p = fd + common; *p; p++)
-        if (*p == '/') ut_buf_puts(&b, "../");
-    if (ld[common] == '/') ut_buf_printf(&b, "%s/", ld + common + 1);
-    ut_buf_puts(&b, header);
-    snprintf(buf, sz, "%s", b.data);
-    ut_buf_free(&b);
-}
-
-/* Writes (or, with --diff, shows) a layer header the fixed text includes and the project lacks. */
-static bool write_layer(const char *layer_dir, const char *header, bool diff, bool quiet, ut_buf *patch) {
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", layer_dir, header);
-    if (access(path, F_OK) == 0) return true;
-    size_t n;
-    const char *t = rw_template_text(header, &n);
-    if (!t) {
-        fprintf(stderr, "xpuify: error: the %s template is missing from this build\n", header);
-        return false;
-    }
-    if (diff) {
-        rw_diff_new_file(path, t, n, patch);
-        return true;
-    }
-    char *why;
-    if (rw_create_atomic(path, t, n, &why) != 0) {
-        fprintf(stderr, "xpuify: error: %s: cannot write the portable layer: %s\n", path, why);
-        ut_free(why);
-        return false;
-    }
-    if (!quiet) fprintf(stderr, "xpuify: wrote the portable layer %s\n", path);
-    return true;
-}
-
-/* The portable C layers: each C file includes them by a path relative to its directory; they are written once. */
-typedef struct {
-    cli_helper_opts *helper;
-    const char *layer_dir;
-    bool diff, quiet;
-    bool done[2];
-    char gpu[PATH_MAX], ccl[PATH_MAX];
-} c_layer_ctx;
-
-static void fix_for_file_with_layers(void *ctx, const char *path, an_fix_options *fo, char *buf, size_t sz) {
-    c_layer_ctx *lc = ctx;
-    cli_target_fix_for_file(lc->helper, path, fo, buf, sz);
-    an_lang lang;
-    if (!an_lang_for_path(path, &lang) || lang != AN_LANG_C) return;
-    layer_include(lc->layer_dir, path, AN_CFIX_GPU_HEADER, lc->gpu, sizeof lc->gpu);
-    layer_include(lc->layer_dir, path, AN_CFIX_CCL_HEADER, lc->ccl, sizeof lc->ccl);
-    fo->c_gpu_include = lc->gpu, fo->c_ccl_include = lc->ccl;
-}
-
-static bool write_layers(void *ctx, const char *path, an_lang lang, const an_fix_options *fo, const char *text,
-                         ut_buf *patch) {
-    c_layer_ctx *lc = ctx;
-    (void)path;
-    if (lang != AN_LANG_C) return true;
-    static const char *const layers[2] = {AN_CFIX_GPU_HEADER, AN_CFIX_CCL_HEADER};
-    for (int k = 0; k < 2; k++) {
-        const char *inc = k ? fo->c_ccl_include : fo->c_gpu_include;
-        if (!inc) continue;
-        char q[PATH_MAX + 4];
-        snprintf(q, sizeof q, "\"%s\"", inc);
-        if (lc->done[k] || !strstr(text, q)) continue;
-        lc->done[k] = true;
-        if (!write_layer(lc->layer_dir, layers[k], lc->diff, lc->quiet, patch)) return false;
-    }
-    return true;
-}
 
 int cli_fix(int argc, char **argv) {
     cli_opts o;
@@ -163,13 +78,13 @@ int cli_fix(int argc, char **argv) {
         fprintf(stderr, "xpuify: error: --layer-dir %s: %s\n", layer_dir, strerror(errno));
         layer_errors = true;
     }
-    c_layer_ctx lc = {&o.helper, layer_dir, diff, o.quiet, {false, false}, "", ""};
+    cli_layers lc = {&o.helper, layer_dir, diff, o.quiet, {false, false}, "", ""};
     UT_VEC(char *) kernels = {0};
     rw_project pj;
     rw_project_init(&pj);
     pj.cat = o.cat, pj.enabled = o.enabled, pj.fix = fo;
-    pj.fix_for_file = fix_for_file_with_layers, pj.fix_ctx = &lc;
-    pj.on_fixed = write_layers, pj.on_fixed_ctx = &lc;
+    pj.fix_for_file = cli_layers_fix_for_file, pj.fix_ctx = &lc;
+    pj.on_fixed = cli_layers_write, pj.on_fixed_ctx = &lc;
     pj.helper_module = o.helper.module, pj.helper_path = o.helper.path, pj.priority = o.priority;
     pj.unsafe = unsafe, pj.diff = diff, pj.quiet = o.quiet;
     res.len = o.files.len;

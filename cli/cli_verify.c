@@ -5,6 +5,7 @@
 #include "../harness/hv_report.h"
 #include "../harness/hv_verify.h"
 #include "../rewriters/rw_project.h"
+#include "cli_layers.h"
 #include "cli.h"
 #include "cli_opts.h"
 #include <errno.h>
@@ -200,7 +201,10 @@ int cli_verify(int argc, char **argv) {
     rw_project pj;
     rw_project_init(&pj);
     pj.cat = o.cat, pj.enabled = o.enabled, pj.fix = fo;
-    pj.fix_for_file = cli_target_fix_for_file, pj.fix_ctx = &o.helper;
+    /* C/C++/CUDA files include the portable layers, written at the root of the patched copy (fix's default) */
+    cli_layers lc = {&o.helper, hv.copy[HV_PATCHED], false, true, {false, false}, "", ""};
+    pj.fix_for_file = cli_layers_fix_for_file, pj.fix_ctx = &lc;
+    pj.on_fixed = cli_layers_write, pj.on_fixed_ctx = &lc;
     pj.helper_module = o.helper.module, pj.helper_path = o.helper.path, pj.priority = o.priority;
     pj.unsafe = true, pj.quiet = true;
     for (size_t i = 0; i < o.files.len; i++) {

@@ -93,9 +93,15 @@ void hv_report_text(const hv_report *rep, FILE *fp) {
     }
     if (v->build_cmd)
         for (int i = 0; i < 2; i++)
-            if (v->build_ran[i] && !hv_proc_ok(&v->build[i]))
+            if (v->build_ran[i] && !hv_proc_ok(&v->build[i])) {
                 fprintf(fp, "\nthe build of the %s failed (%s)\n", i ? "patched copy" : "original",
                         v->build[i].timed_out ? "timeout" : "non-zero exit");
+                for (const char *l = v->build_err[i]; l && *l;) {
+                    const char *nl = strchr(l, '\n');
+                    fprintf(fp, "  | %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
+                    l = nl ? nl + 1 : NULL;
+                }
+            }
     fprintf(fp, "\n%s\n", v->summary ? v->summary : "");
     if (v->keep) fprintf(fp, "kept: %s\n", v->tmp);
 }
@@ -139,6 +145,7 @@ void hv_report_json(const hv_report *rep, FILE *fp) {
             cJSON_AddItemToObject(x, "exit", v->build[i].exit_code >= 0 ? cJSON_CreateNumber(v->build[i].exit_code) : cJSON_CreateNull());
             cJSON_AddBoolToObject(x, "timed_out", v->build[i].timed_out);
             cJSON_AddNumberToObject(x, "seconds", v->build[i].seconds);
+            cJSON_AddItemToObject(x, "stderr_tail", v->build_err[i] ? cJSON_CreateString(v->build_err[i]) : cJSON_CreateNull());
             cJSON_AddItemToArray(b, x);
         }
     }

@@ -361,10 +361,11 @@ void hv_verify_run(hv_verify *v) {
             if (!v->quiet) fprintf(stderr, "xpuify: verify: building the %s ...\n", VARIANTS[i]);
             hv_proc_run(&s, &v->build[i]);
             v->build_ran[i] = true;
-            if (!hv_proc_ok(&v->build[i]) && !v->quiet) {
-                char *t = tail_of(se, 8);
-                fprintf(stderr, "xpuify: verify: the build of the %s failed%s%s\n", VARIANTS[i], t ? ":\n" : "", t ? t : "");
-                ut_free(t);
+            if (!hv_proc_ok(&v->build[i])) {
+                char *t = tail_of(se, 12);
+                if (!v->quiet)
+                    fprintf(stderr, "xpuify: verify: the build of the %s failed%s%s\n", VARIANTS[i], t ? ":\n" : "", t ? t : "");
+                v->build_err[i] = t;
             }
             ut_free(so), ut_free(se);
         }
@@ -402,6 +403,7 @@ void hv_verify_free(hv_verify *v) {
     for (int i = 0; i < 2; i++) {
         ut_free(v->copy[i]);
         hv_proc_result_free(&v->build[i]);
+        ut_free(v->build_err[i]);
     }
     for (int t = 0; t < HV_TIER__COUNT; t++) hv_tier_info_free(&v->tiers[t]);
     ut_free(v->tmp);

@@ -57,6 +57,7 @@ typedef struct {
     /* results */
     hv_proc_result build[2];
     bool build_ran[2];
+    char *build_err[2];   /* last lines of stderr of a build that failed (heap) */
     UT_VEC(hv_run) runs;
     int reference;        /* index of the reference run or -1 */
     bool passed;

@@ -7,13 +7,14 @@ differs from its original."""
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import XPUIFY, check, eq, main, read, run, write  # noqa: E402
+from harness import ROOT, XPUIFY, check, eq, main, read, run, write  # noqa: E402
 
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
@@ -388,13 +389,37 @@ def test_build_command(d):
     eq([b["ok"] for b in rep["builds"]], [True, True])
     p = verify(d, proj, "--build", "echo built 1 > built.txt", "--run", f"{PY} prog.py", "--devices", "cpu")
     eq(p.returncode, 0, p.stdout + p.stderr)
-    p = verify(d, proj, "--build", 'test "$XPUIFY_VERIFY_VARIANT" = original && echo built 1 > built.txt',
-               "--run", f"{PY} prog.py", "--devices", "cpu", "--format", "json")
+    build = 'test "$XPUIFY_VERIFY_VARIANT" = original && echo built 1 > built.txt || { echo "no compiler here" >&2; exit 3; }'
+    p = verify(d, proj, "--build", build, "--run", f"{PY} prog.py", "--devices", "cpu", "--format", "json")
     eq(p.returncode, 1, p.stdout)
     rep = json.loads(p.stdout)
     eq([b["ok"] for b in rep["builds"]], [True, False])
+    # the failed build's stderr is in the report (a CI log may only keep the report)
+    eq([(b["exit"], b["stderr_tail"]) for b in rep["builds"]], [(0, None), (3, "no compiler here")])
+    p = verify(d, proj, "--build", build, "--run", f"{PY} prog.py", "--devices", "cpu", "-q")
+    check("the build of the patched copy failed (non-zero exit)\n  | no compiler here\n" in p.stdout, p.stdout)
     r = runs(rep)[("cpu", "patched")]
     eq((r["ran"], r["status"], r["verdict"]), (False, "build failed", "FAILS"))
+
+
+
+def test_c_program_gets_the_portable_layer(d):
+    # the patched copy of a CUDA C program includes xpuify_gpu.h, which verify's fix must write into the copy (as
+    # `xpuify fix` does): here the patched host code builds with gcc against Level Zero and runs (no Intel GPU: it
+    # reports the missing device and exits 0), while the original cannot build without the CUDA toolkit
+    proj = os.path.join(d, "cproj")
+    os.makedirs(proj)
+    shutil.copy(os.path.join(ROOT, "fixtures", "programs", "host.c"), proj)
+    before = tree_hash(proj)
+    build = "test -f xpuify_gpu.h && grep -q '#include \"xpuify_gpu.h\"' host.c && gcc -std=c11 -Wall -Werror -o host host.c -lze_loader"
+    p = verify(d, proj, "--build", build, "--run", "./host", "--devices", "cpu", "--format", "json")
+    rep = json.loads(p.stdout)
+    b = {x["variant"]: x for x in rep["builds"]}
+    eq((b["patched"]["ok"], b["patched"]["stderr_tail"]), (True, None), p.stdout)
+    check(rep["fix"]["fixed"] > 0 and rep["fix"]["files_changed"] == 1, "verify fixed host.c", rep["fix"])
+    r = runs(rep)[("cpu", "patched")]
+    eq((r["ran"], r["exit"]), (True, 0), p.stdout)
+    eq(tree_hash(proj), before, "the project itself is not written")
 
 
 FAKE_SMI = "#!/bin/sh\n[ \"$1\" = -L ] && echo 'GPU 0: Fake Tesla X (UUID: GPU-0000)' && exit 0\nexit 1\n"

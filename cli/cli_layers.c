@@ -1,0 +1,91 @@
+/* cli_layers: the portable C layers (xpuify_gpu.h, xpuify_ccl.h) that fixed C/C++/CUDA files include: where they
+ * go, the include path each file gets, and writing each once. Shared by `xpuify fix` and `xpuify verify`. */
+#include "cli_layers.h"
+#include "../analyzer/an_cfix.h"
+#include "../rewriters/rw_diff.h"
+#include "../rewriters/rw_project.h"
+#include "../rewriters/rw_target.h"
+#include "../rewriters/rw_write.h"
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The portable C layers live in one directory of the project (--layer-dir, default: the first path, or its
+ * directory); each file includes them by a path relative to its own directory. */
+static void layer_include(const char *layer_dir, const char *file, const char *header, char *buf, size_t sz) {
+    char ld[PATH_MAX], fd[PATH_MAX], fdir[PATH_MAX];
+    snprintf(fdir, sizeof fdir, "%s", file);
+    char *sl = strrchr(fdir, '/');
+    if (sl) *sl = 0;
+    else snprintf(fdir, sizeof fdir, ".");
+    if (!realpath(layer_dir, ld) || !realpath(fdir, fd)) { snprintf(buf, sz, "%s", header); return; }
+    size_t common = 0;
+    for (size_t i = 0;; i++) {
+        if ((ld[i] == '/' || !ld[i]) && (fd[i] == '/' || !fd[i])) common = i;
+        if (!ld[i] || !fd[i] || ld[i] != fd[i]) break;
+    }
+    ut_buf b;
+    ut_buf_init(&b);
+    for (const char *p = fd + common; *p; p++)
+        if (*p == '/') ut_buf_puts(&b, "../");
+    if (ld[common] == '/') ut_buf_printf(&b, "%s/", ld + common + 1);
+    ut_buf_puts(&b, header);
+    snprintf(buf, sz, "%s", b.data);
+    ut_buf_free(&b);
+}
+
+/* Writes (or, with --diff, shows) a layer header the fixed text includes and the project lacks. */
+static bool write_layer(const char *layer_dir, const char *header, bool diff, bool quiet, ut_buf *patch) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", layer_dir, header);
+    if (access(path, F_OK) == 0) return true;
+    size_t n;
+    const char *t = rw_template_text(header, &n);
+    if (!t) {
+        fprintf(stderr, "xpuify: error: the %s template is missing from this build\n", header);
+        return false;
+    }
+    if (diff) {
+        rw_diff_new_file(path, t, n, patch);
+        return true;
+    }
+    char *why;
+    if (rw_create_atomic(path, t, n, &why) != 0) {
+        fprintf(stderr, "xpuify: error: %s: cannot write the portable layer: %s\n", path, why);
+        ut_free(why);
+        return false;
+    }
+    if (!quiet) fprintf(stderr, "xpuify: wrote the portable layer %s\n", path);
+    return true;
+}
+
+void cli_layers_fix_for_file(void *ctx, const char *path, an_fix_options *fo, char *buf, size_t sz) {
+    cli_layers *lc = ctx;
+    cli_target_fix_for_file(lc->helper, path, fo, buf, sz);
+    an_lang lang;
+    if (!an_lang_for_path(path, &lang) || lang != AN_LANG_C) return;
+    layer_include(lc->layer_dir, path, AN_CFIX_GPU_HEADER, lc->gpu, sizeof lc->gpu);
+    layer_include(lc->layer_dir, path, AN_CFIX_CCL_HEADER, lc->ccl, sizeof lc->ccl);
+    fo->c_gpu_include = lc->gpu, fo->c_ccl_include = lc->ccl;
+}
+
+bool cli_layers_write(void *ctx, const char *path, an_lang lang, const an_fix_options *fo, const char *text,
+                         ut_buf *patch) {
+    cli_layers *lc = ctx;
+    (void)path;
+    if (lang != AN_LANG_C) return true;
+    static const char *const layers[2] = {AN_CFIX_GPU_HEADER, AN_CFIX_CCL_HEADER};
+    for (int k = 0; k < 2; k++) {
+        const char *inc = k ? fo->c_ccl_include : fo->c_gpu_include;
+        if (!inc) continue;
+        char q[PATH_MAX + 4];
+        snprintf(q, sizeof q, "\"%s\"", inc);
+        if (lc->done[k] || !strstr(text, q)) continue;
+        lc->done[k] = true;
+        if (!write_layer(lc->layer_dir, layers[k], lc->diff, lc->quiet, patch)) return false;
+    }
+    return true;
+}
+
