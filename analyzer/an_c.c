@@ -720,6 +720,40 @@ static void report_parse_error(ctx *c) {
     ut_free(msg);
 }
 
+int an_c_parse_errors(an_c *cc, const an_catalog *cat, const an_source *src) {
+    const char *lwhy = NULL;
+    if (!ensure_index(cc, &lwhy)) return -1;
+    an_cargs s;
+    an_cargs_build(&cc->opt, cat, src->path, src->text, src->len, &s);
+    struct CXUnsavedFile uf[AN_CARGS_MAX_UNSAVED];
+    unsigned nuf = (unsigned)an_cargs_unsaved(&s, src->text, src->len, uf);
+    CXTranslationUnit tu = NULL;
+    int n = -1;
+    enum CXErrorCode ec = CL(clang_parseTranslationUnit2)(cc->index, s.main_path, (const char *const *)s.args.items,
+                                                         (int)s.args.len, uf, nuf, CXTranslationUnit_KeepGoing, &tu);
+    if (ec == CXError_Success && tu) {
+        CXFile file = CL(clang_getFile)(tu, s.main_path);
+        n = 0;
+        unsigned nd = CL(clang_getNumDiagnostics)(tu);
+        for (unsigned i = 0; i < nd; i++) {
+            CXDiagnostic d = CL(clang_getDiagnostic)(tu, i);
+            if (CL(clang_getDiagnosticSeverity)(d) >= CXDiagnostic_Error) {
+                CXFile f;
+                CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(d), &f, NULL, NULL, NULL);
+                if (f == file) {
+                    char *cat_text = an_clang_take(CL(clang_getDiagnosticCategoryText)(d));
+                    if (cat_text && !strcmp(cat_text, "Parse Issue")) n++;
+                    ut_free(cat_text);
+                }
+            }
+            CL(clang_disposeDiagnostic)(d);
+        }
+        CL(clang_disposeTranslationUnit)(tu);
+    }
+    an_cargs_free(&s);
+    return n;
+}
+
 bool an_c_analyze(an_c *cc, const an_catalog *cat, const an_source *src, const bool *en, an_diag_list *out,
                   char **why) {
     const char *lwhy = NULL;

@@ -28,6 +28,10 @@ void an_c_free(an_c *c);
  * when the file could not be analyzed at all (libclang missing, or it refused the file). */
 bool an_c_analyze(an_c *c, const an_catalog *cat, const an_source *src, const bool *enabled, an_diag_list *out,
                   char **why);
+/* How many syntax errors (clang's "Parse Issue" diagnostics of severity error or worse) libclang finds in the file
+ * itself; -1 when libclang cannot be used. The fixer compares the count before and after its edits: semantic
+ * errors (a name the fast mode does not declare) do not count, broken syntax does. */
+int an_c_parse_errors(an_c *c, const an_catalog *cat, const an_source *src);
 /* The fast-mode declarations header for a file (what an_c_analyze force-includes); for tests and --debug. */
 char *an_c_fast_header(const an_catalog *cat, const char *path, const char *text, size_t len);
 #endif

@@ -10,4 +10,7 @@
 #define AN_CFIX_CCL_HEADER "xpuify_ccl.h"
 
 void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_list *diags);
+/* PyTorch C++ extension fixes (an_cextfix.c): `x.is_cuda()` -> `!x.is_cpu()`, CUDA device guards -> c10's, and
+ * `kCUDA` given to `.device()`/`.to()` -> the device of the function's first tensor parameter. */
+void an_cextfix_generate(const an_fix_options *opt, const an_source *src, an_diag_list *diags);
 #endif

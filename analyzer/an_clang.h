@@ -16,7 +16,7 @@
     X(clang_disposeString) X(clang_Cursor_isNull) X(clang_getCursorSemanticParent) X(clang_getCursorExtent)      \
     X(clang_getTranslationUnitCursor) X(clang_visitChildren) X(clang_getNumDiagnostics) X(clang_getDiagnostic)   \
     X(clang_getDiagnosticSeverity) X(clang_disposeDiagnostic) X(clang_getDiagnosticLocation)                     \
-    X(clang_getDiagnosticSpelling) X(clang_getSkippedRanges) X(clang_disposeSourceRangeList)                     \
+    X(clang_getDiagnosticSpelling) X(clang_getDiagnosticCategoryText) X(clang_getSkippedRanges) X(clang_disposeSourceRangeList)                     \
     X(clang_CompilationDatabase_fromDirectory) X(clang_CompilationDatabase_getCompileCommands)                   \
     X(clang_CompilationDatabase_dispose) X(clang_CompilationDatabase_getAllCompileCommands) X(clang_CompileCommands_getSize) X(clang_CompileCommands_getCommand)   \
     X(clang_CompileCommands_dispose) X(clang_CompileCommand_getNumArgs) X(clang_CompileCommand_getArg)           \

@@ -56,7 +56,7 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
     case AN_LANG_C:
         if (!ws->c) ws->c = an_c_new(ws->copt);
         if (!an_c_analyze(ws->c, cat, src, en, out, why)) *parsed = false;
-        else if (fix) an_cfix_generate(fix, src, out);
+        else if (fix) an_cfix_generate(fix, src, out), an_cextfix_generate(fix, src, out);
         break;
     case AN_LANG_TEXT:
         an_text_analyze(cat, src, en, out);
@@ -171,6 +171,18 @@ bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t l
     an_python_free(py);
     an_source_free(&src);
     return ok;
+}
+
+int an_engine_c_parse_errors(const an_catalog *cat, const char *path, const char *text, size_t len) {
+    an_lang lang;
+    if (!an_lang_for_path(path, &lang) || lang != AN_LANG_C) return -1;
+    an_source src;
+    an_source_init_mem(&src, path, text, len);
+    an_c *c = an_c_new(NULL);
+    int n = an_c_parse_errors(c, cat, &src);
+    an_c_free(c);
+    an_source_free(&src);
+    return n;
 }
 
 bool an_engine_line_info(an_lang lang, const an_source *src, an_line_info *li, an_suppressions *sup) {

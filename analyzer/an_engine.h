@@ -51,4 +51,7 @@ bool an_engine_line_info(an_lang lang, const an_source *src, an_line_info *li, a
 bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *enabled, const char *text, size_t len);
 /* true when the text parses without syntax errors (used by the fixer to refuse a fix that breaks a file) */
 bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t len);
+/* C/C++/CUDA: the syntax errors libclang finds in the text (see an_c_parse_errors); -1 without libclang or for
+ * other languages. */
+int an_engine_c_parse_errors(const an_catalog *cat, const char *path, const char *text, size_t len);
 #endif

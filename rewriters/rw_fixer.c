@@ -33,6 +33,8 @@ void rw_fix_source(const an_catalog *cat, an_lang lang, const an_source *src, co
     char *cur = ut_strndup(src->text, src->len);
     size_t len = src->len;
     bool parsed_before = an_engine_parses(lang, src->path, src->text, src->len);
+    /* C/C++/CUDA: libclang's syntax errors before the edits; a pass may not add any */
+    int c_errors_before = lang == AN_LANG_C ? an_engine_c_parse_errors(cat, src->path, src->text, src->len) : -1;
     pass_ctx pc = {out, {0}};
     bool converged = false;
     for (int pass = 1; pass <= RW_MAX_PASSES; pass++) {
@@ -50,7 +52,8 @@ void rw_fix_source(const an_catalog *cat, an_lang lang, const an_source *src, co
             converged = true;
             break;
         }
-        if (parsed_before && !an_engine_parses(lang, src->path, p.text, p.len)) {
+        if ((parsed_before && !an_engine_parses(lang, src->path, p.text, p.len)) ||
+            (c_errors_before >= 0 && an_engine_c_parse_errors(cat, src->path, p.text, p.len) > c_errors_before)) {
             char *rules = rule_list(&pc);
             ut_buf b;
             ut_buf_init(&b);

@@ -4,6 +4,7 @@
 # copy -- which writes the portable layer, whose CUDA backend nvcc selects --, builds the program in both copies
 # with nvcc and compares their output on the CUDA tier. The CPU tier is left out: a CUDA program and its patched
 # form through the CUDA backend both need a GPU; the Level Zero backend needs an Intel GPU (none here).
+# Then the PyTorch extension of fixtures/ext_runtime (setup.py + a .cu), built and run the same way.
 # Writes OUTDIR/<program>.json|.log|.rc and OUTDIR/summary.md; exit 0 only when every program matches.
 # Usage: tools/verify_c_gpu.sh OUTDIR [XPUIFY]   (run from the repository root; needs nvcc, an NVIDIA GPU and a
 # libclang 14-19 for `xpuify fix`; XPUIFY_LIBCLANG names one explicitly)
@@ -56,5 +57,28 @@ fixes = f"{fx.get('fixed')} in {fx.get('files_changed')} files" + (" (errors)" i
 print(f"| {name} | `{build}` | {fixes} | {cell('original')} | {cell('patched')} | {'match' if rc == '0' else 'FAIL (exit ' + rc + ')'} |")
 PY
 done
+# the PyTorch extension (fixtures/ext_runtime): built by its setup.py with nvcc against the installed torch, run by
+# run.py on the GPU; the patched copy has the device-generic host code (and whatever setup.py fix applies)
+"$xp" verify "$here/fixtures/ext_runtime" --build "${PYTHON:-python3} setup.py -q build_ext --inplace" \
+  --run "${PYTHON:-python3} run.py" --devices cuda --timeout 600 --format json -q \
+  >"$out/ext_runtime.json" 2>"$out/ext_runtime.log"
+rc=$?
+echo "$rc" >"$out/ext_runtime.rc"
+[ "$rc" -eq 0 ] || fail=1
+python3 - "$out/ext_runtime.json" "add_ext (fixtures/ext_runtime)" "setup.py build_ext --inplace" "$rc" >>"$out/summary.md" <<'PY'
+import json, sys
+path, name, build, rc = sys.argv[1:]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print(f"| {name} | `{build}` | | no report ({e.__class__.__name__}) | | exit {rc} |")
+    sys.exit(0)
+runs = {(x.get("variant"), x.get("tier")): x for x in r.get("runs", [])}
+def cell(v):
+    x = runs.get((v, "cuda"))
+    return f"exit {x.get('exit')} ({x.get('verdict', '')})" if x else "not run"
+fx = r.get("fix") or {}
+print(f"| {name} | `{build}` | {fx.get('fixed')} in {fx.get('files_changed')} files | {cell('original')} | {cell('patched')} | {'match' if rc == '0' else 'FAIL (exit ' + rc + ')'} |")
+PY
 cat "$out/summary.md"
 exit $fail

@@ -146,5 +146,58 @@ def test_cuda_backend_compiles_as_c(d):
                "host.c through the CUDA backend with gcc")
 
 
+
+def test_golden_extension_fixes(d):
+    # PyTorch extension host code: is_cuda -> !is_cpu, CUDA guards -> c10 guards, kCUDA -> the input's device;
+    # what is not regular enough (a guard from an index, a comparison, no tensor parameter) stays a finding
+    shutil.copy(fixture("golden", "ext", "cases.cpp"), "cases.cpp")
+    shutil.copy(fixture("ext_runtime", "add_ext.cu"), "add_ext.cu")
+    r = run("fix", "cases.cpp", "add_ext.cu")
+    eq(r.code, 1, r)
+    eq(read("cases.cpp"), read(fixture("golden", "ext", "cases.fixed.cpp")), "cases.cpp")
+    eq(read("add_ext.cu"), read(fixture("golden", "ext", "add_ext.fixed.cu")), "add_ext.cu")
+    r = run("check", "--select", "XPC701,XPC702,XPC703", "--format", "concise", "cases.cpp")
+    left = sorted(line.split(": ", 1)[0] + " " + line.split(" ")[1] for line in r.out.splitlines() if "XPC7" in line)
+    eq(left, ["cases.cpp:24:3 XPC703", "cases.cpp:31:34 XPC702", "cases.cpp:36:58 XPC702"], r.out)
+    before = {p: read(p) for p in ("cases.cpp", "add_ext.cu")}
+    r = run("fix", "cases.cpp", "add_ext.cu")
+    check("Fixed 0 findings in 0 files" in r.out, "second run fixes nothing", r.out)
+    for p, t in before.items():
+        eq(read(p), t, p)
+
+
+
+BROKEN_RULE = """rules:
+  - code: XPC901
+    name: test-keyword-portable
+    language: c
+    library: CUDA Runtime
+    severity: warning
+    kind: function
+    summary: A user row whose portable name is a C keyword, so its rename breaks the syntax.
+    message: "`{name}` test{mapping}"
+    triggers: ['\\bcudaTestBreak\\b']
+    api:
+      - {name: cudaTestBreak, portable: return}
+"""
+
+
+def test_fix_that_breaks_the_syntax_is_refused(d):
+    # libclang re-parses the fixed text; a pass that adds a syntax error leaves the file untouched and names the rule
+    write("rules/bad.yml", BROKEN_RULE)
+    src = "int f(void) {\n    int x = cudaTestBreak(1);\n    return x;\n}\n"
+    write("a.c", src)
+    r = run("fix", "--no-config", "--rules", "rules", "a.c")
+    eq(r.code, 2, r)
+    check("a.c: a fix introduced a syntax error (pass 1, rules XPC901 (test-keyword-portable)); file left untouched" in r.err,
+          "the refusal names the file and the rule", r.err)
+    eq(read("a.c"), src)
+    check(not os.path.exists("xpuify_gpu.h"), "no layer written for a refused file")
+    # a file that was already broken is still fixed where the fix adds no new syntax error
+    write("b.c", "int g(void) {\n    cudaDeviceSynchronize();\n    int y = ;\n    return 0;\n}\n")
+    r = run("fix", "--no-config", "b.c")
+    check("xpuDeviceSynchronize();" in read("b.c"), "fixed despite the existing error", read("b.c"))
+
+
 if __name__ == "__main__":
     main(globals())
