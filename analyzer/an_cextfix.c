@@ -1,6 +1,7 @@
 /* an_cextfix: fixes that make PyTorch C++ extension code device-generic (rules XPC701-XPC703): `x.is_cuda()`
  * becomes `!x.is_cpu()`, CUDA device guards built from a tensor's device become c10's device-generic guards, and
- * `kCUDA` given to `.device(...)` / `.to(...)` becomes the device of the function's first tensor parameter. Each
+ * `kCUDA` given to `.device(...)` / `.to(...)` becomes the device of the function's first tensor parameter, and
+ * (unsafe) a CUDA-only call statement of a C++ source is kept for CUDA builds under `#ifndef XPUIFY_NO_CUDA`. Each
  * edit only replaces text spelled in the file, next to the finding; anything less regular (a guard built from an
  * index, `kCUDA` compared or passed elsewhere, a function without a tensor parameter) stays a finding. */
 #include "an_cfix.h"
@@ -239,8 +240,70 @@ static an_fix *fix_kcuda(const an_source *src, const an_diag *d) {
     return f;
 }
 
+/* C++ sources (not .cu: nvcc compiles those for CUDA only) of an extension can be built without CUDA
+ * (CppExtension/SyclExtension through the setup.py that `xpuify fix` writes, which defines XPUIFY_NO_CUDA). */
+static bool cxx_source(const char *path) {
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    if (!dot || strchr(dot, '/')) return false;
+    return !strcmp(dot, ".cpp") || !strcmp(dot, ".cc") || !strcmp(dot, ".cxx") || !strcmp(dot, ".c++");
+}
+
+#define NO_CUDA_GUARD "#ifndef XPUIFY_NO_CUDA"
+
+/* A CUDA-only call statement with no device-generic form (`at::cuda::device_synchronize();`,
+ * `AT_CUDA_CHECK(cudaStreamSynchronize(s));`, `C10_CUDA_KERNEL_LAUNCH_CHECK();`) alone on its line in a C++
+ * source: kept for CUDA builds under `#ifndef XPUIFY_NO_CUDA`. Declarations stay findings (their names are used
+ * later). Unsafe: a build without CUDA skips the statement. */
+static an_fix *fix_cuda_only_statement(const an_source *src, const an_diag *d, const char *code) {
+    const char *t = src->text;
+    size_t len = src->len;
+    size_t ls = d->start;
+    while (ls > 0 && t[ls - 1] != '\n') ls--;
+    size_t le = d->start;
+    while (le < len && t[le] != '\n') le++;
+    size_t b = skip_ws(t, le, ls);
+    /* the statement: a (qualified) name, then a call that closes right before the `;` that ends the line */
+    size_t n = b;
+    for (;;) {
+        size_t ns = n;
+        while (n < le && idch(t[n])) n++;
+        if (n == ns) return NULL;
+        if (n + 1 < le && t[n] == ':' && t[n + 1] == ':') { n += 2; continue; }
+        break;
+    }
+    size_t p = skip_ws(t, le, n);
+    if (p >= le || t[p] != '(') return NULL;
+    size_t pe = match_fwd(t, le, p);
+    if (pe == SIZE_MAX) return NULL;
+    size_t semi = skip_ws(t, le, pe);
+    if (semi >= le || t[semi] != ';') return NULL;
+    size_t rest = skip_ws(t, le, semi + 1);
+    if (rest < le && !(rest + 1 < le && t[rest] == '/' && (t[rest + 1] == '/' || t[rest + 1] == '*'))) return NULL;
+    if (le > ls && t[le - 1] == '\\') return NULL; /* a macro body line */
+    if (d->start < b || d->start >= semi) return NULL;
+    /* already guarded: the line before is the guard */
+    if (ls > 0) {
+        size_t pl = ls - 1, ps = pl;
+        while (ps > 0 && t[ps - 1] != '\n') ps--;
+        size_t q = skip_ws(t, pl, ps);
+        if (pl - q >= strlen(NO_CUDA_GUARD) && !memcmp(t + q, NO_CUDA_GUARD, strlen(NO_CUDA_GUARD))) return NULL;
+    }
+    an_fix *f = new_fix("keep this CUDA-only statement for CUDA builds (`#ifndef XPUIFY_NO_CUDA`): a build without "
+                        "CUDA skips it");
+    f->applicability = AN_FIX_UNSAFE;
+    char open[160];
+    snprintf(open, sizeof open, NO_CUDA_GUARD "  // xpuify: CUDA-only (%s); builds without CUDA define XPUIFY_NO_CUDA\n",
+             code);
+    add_edit(f, ls, ls, open);
+    if (le < len) add_edit(f, le + 1, le + 1, "#endif\n");
+    else add_edit(f, le, le, "\n#endif\n");
+    return f;
+}
+
 void an_cextfix_generate(const an_fix_options *opt, const an_source *src, an_diag_list *diags) {
     if (!opt || opt->target == AN_TARGET_NONE) return;
+    bool cxx = cxx_source(src->path);
+    uint32_t last_line_start = UINT32_MAX;
     for (size_t i = 0; i < diags->len; i++) {
         an_diag *d = &diags->items[i];
         if (d->fix || !d->rule || !d->rule->code || d->end <= d->start || d->end > src->len) continue;
@@ -248,5 +311,13 @@ void an_cextfix_generate(const an_fix_options *opt, const an_source *src, an_dia
         if (!strcmp(c, "XPC701")) d->fix = fix_is_cuda(src, d);
         else if (!strcmp(c, "XPC703")) d->fix = fix_guard(src, d);
         else if (!strcmp(c, "XPC702")) d->fix = fix_kcuda(src, d);
+        if (!d->fix && cxx && (!strcmp(c, "XPC704") || !strcmp(c, "XPC705") || !strcmp(c, "XPC101"))) {
+            /* one guard per line: the line's first finding carries it */
+            uint32_t ls = d->start;
+            while (ls > 0 && src->text[ls - 1] != '\n') ls--;
+            if (ls == last_line_start) continue;
+            d->fix = fix_cuda_only_statement(src, d, c);
+            if (d->fix) last_line_start = ls;
+        }
     }
 }

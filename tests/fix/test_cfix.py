@@ -167,6 +167,30 @@ def test_golden_extension_fixes(d):
 
 
 
+
+def test_golden_cuda_only_statements_kept_for_cuda_builds(d):
+    # unsafe: a C++ source's CUDA-only call statements go under #ifndef XPUIFY_NO_CUDA (what setup.py's
+    # xpuify_extension defines for builds without CUDA); safe fixes alone leave them
+    shutil.copy(fixture("golden", "ext", "host.cpp"), "host.cpp")
+    run("fix", "host.cpp")
+    check("\n#ifndef XPUIFY_NO_CUDA" not in read("host.cpp"), "the guard is an unsafe fix", read("host.cpp"))
+    eq(read(fixture("golden", "ext", "host.fixed.cpp")).count("\n#ifndef XPUIFY_NO_CUDA  // xpuify: CUDA-only"), 2)
+    shutil.copy(fixture("golden", "ext", "host.cpp"), "host.cpp")
+    r = run("fix", "--unsafe-fixes", "host.cpp")
+    eq(read("host.cpp"), read(fixture("golden", "ext", "host.fixed.cpp")), "host.cpp")
+    before = read("host.cpp")
+    r = run("fix", "--unsafe-fixes", "host.cpp")
+    check("Fixed 0 findings in 0 files" in r.out, "second run fixes nothing", r.out)
+    eq(read("host.cpp"), before)
+    # the guarded statements compile away without CUDA: preprocess with XPUIFY_NO_CUDA (no torch headers needed)
+    body = before.split("torch::Tensor scale", 1)[1]
+    write("pp.cpp", "#define XPUIFY_NO_CUDA\n" + body)
+    p = subprocess.run(["cpp", "-P", "pp.cpp"], capture_output=True, text=True)
+    eq(p.returncode, 0, p.stderr)
+    check("at::cuda::device_synchronize();  // guarded" not in p.stdout and "AT_CUDA_CHECK" not in p.stdout,
+          "excluded without CUDA", p.stdout)
+    check("getCurrentCUDAStream" in p.stdout, "the declaration stays", p.stdout)
+
 BROKEN_RULE = """rules:
   - code: XPC901
     name: test-keyword-portable
