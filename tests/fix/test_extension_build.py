@@ -3,7 +3,9 @@ the patched files run with Debian's torch (/usr/bin/python3, torch 1.13: no Sycl
 `setuptools.setup`. With `torch.utils.cpp_extension.CUDA_HOME` set, the patched file builds exactly the
 extension the original builds (every attribute of the setuptools Extension); without it, a CppExtension without
 the .cu sources, with XPUIFY_NO_CUDA defined and no nvcc flags, and a warning naming what was left out; with a
-SyclExtension and SYCL_HOME stubbed in and a .sycl file beside every .cu source, the SYCL build."""
+SyclExtension and SYCL_HOME stubbed in and a .sycl file beside every .cu source, the SYCL build. Also: the
+function is written once per file (CRLF kept), and not at all where its name is taken or where a call in the
+import block would run before it is defined."""
 import json
 import os
 import subprocess
@@ -210,6 +212,34 @@ def test_sycl_branch_needs_every_sycl_twin(d):
     # CUDA still wins where its toolkit is found
     got = probe("setup.py", "/opt/cuda", sycl=True)
     check("c10_cuda" in got["exts"][0]["libraries"] and "built_by" not in got["exts"][0], "CUDA first", got)
+
+
+def test_helper_written_once_and_only_where_it_can_run(d):
+    fix = ("fix", "-q", "--unsafe-fixes", "--target", "compat")
+    # two calls, CRLF: one helper, in CRLF
+    write("two.py", 'from torch.utils.cpp_extension import CUDAExtension\r\n\r\na = CUDAExtension("a", ["a.cu"])\r\n'
+          'b = CUDAExtension("b", ["b.cu"])\r\n'.encode(), "wb")
+    run(*fix, "two.py")
+    out = read("two.py", "rb").decode()
+    eq(out.count("def xpuify_extension("), 1)
+    check(out.count("xpuify_extension(") == 3 and "CUDAExtension(\"" not in out, "both calls rewritten", out)
+    check("\n" not in out.replace("\r\n", ""), "CRLF kept", out)
+    # a later call in a file that has the helper: only the call changes
+    write("two.py", 'c = torch.utils.cpp_extension.CUDAExtension("c", ["c.cu"])\r\n'.encode(), "ab")
+    r = run(*fix, "--diff", "two.py")
+    added = [x for x in r.out.splitlines() if x.startswith("+") and not x.startswith("+++")]
+    check(r.code == 1 and added == ['+c = xpuify_extension("c", ["c.cu"])'], "just the call", r)
+    # the name means something else here
+    taken = 'from torch.utils.cpp_extension import CUDAExtension\nxpuify_extension = None\nCUDAExtension("a", ["a.cu"])\n'
+    write("taken.py", taken)
+    run(*fix, "taken.py")
+    eq(read("taken.py"), taken, "no fix where xpuify_extension is taken")
+    # a call in the import block would run before the function exists
+    early = ('try:\n    from torch.utils.cpp_extension import CUDAExtension\n    EXT = CUDAExtension("a", ["a.cu"])\n'
+             'except ImportError:\n    EXT = None\n')
+    write("early.py", early)
+    run(*fix, "early.py")
+    eq(read("early.py"), early, "no fix for a call in the import block")
 
 
 def test_safe_fixes_leave_the_build_alone(d):
