@@ -131,7 +131,7 @@ static void entry_free(an_entry *e) {
     ut_free(e->name), ut_free(e->replacement), ut_free(e->compat), ut_free(e->min_torch);
     ut_free(e->message), ut_free(e->note), ut_free(e->section), ut_free(e->sycl), ut_free(e->level_zero);
     ut_free(e->oneccl), ut_free(e->since), ut_free(e->deprecated), ut_free(e->removed), ut_free(e->returns);
-    ut_free(e->decl), ut_free(e->parent), ut_free(e->alias_of), ut_free(e->off_cpu), ut_free(e);
+    ut_free(e->decl), ut_free(e->parent), ut_free(e->alias_of), ut_free(e->off_cpu), ut_free(e->fixer), ut_free(e);
 }
 
 static char *dup_or_null(const char *s) { return s ? ut_strdup(s) : NULL; }
@@ -146,7 +146,7 @@ static an_entry *entry_alias(const an_entry *e, const char *name) {
     a->section = dup_or_null(e->section), a->sycl = dup_or_null(e->sycl), a->level_zero = dup_or_null(e->level_zero);
     a->oneccl = dup_or_null(e->oneccl), a->since = dup_or_null(e->since), a->deprecated = dup_or_null(e->deprecated);
     a->removed = dup_or_null(e->removed), a->returns = dup_or_null(e->returns), a->decl = dup_or_null(e->decl);
-    a->parent = dup_or_null(e->parent);
+    a->parent = dup_or_null(e->parent), a->off_cpu = dup_or_null(e->off_cpu), a->fixer = dup_or_null(e->fixer);
     a->alias_of = ut_strdup(e->name);
     a->wildcard = false;
     return a;
@@ -186,11 +186,16 @@ static void parse_entry(ld *l, yaml_node_t *n, an_rule *r, bool c_row, an_api_ki
             else if (c_row && !strcmp(key, "aliases")) aliases = v;
             else if (!c_row && !strcmp(key, "ignore")) want_bool(l, v, key, &e->ignore);
             else if (!c_row && !strcmp(key, "off_cpu")) e->off_cpu = want_str(l, v, key);
+            else if (!c_row && !strcmp(key, "fixer")) {
+                e->fixer = want_str(l, v, key);
+                if (e->fixer && strcmp(e->fixer, "extension-build"))
+                    lerr(l, v, "unknown `fixer` `%s` in a qualnames entry (known: extension-build)", e->fixer);
+            }
             else if (c_row)
                 lerr(l, k, "unknown key `%s` in an api entry (known: name, kind, portable, sycl, level_zero, oneccl, "
                            "section, since, deprecated, removed, returns, decl, enum, class, aliases, message, note, fix)", key);
             else
-                lerr(l, k, "unknown key `%s` in a qualnames entry (known: name, replacement, compat, min_torch, message, note, fix, ignore, off_cpu)", key);
+                lerr(l, k, "unknown key `%s` in a qualnames entry (known: name, replacement, compat, min_torch, message, note, fix, ignore, off_cpu, fixer)", key);
         }
     } else {
         lerr(l, n, "a %s entry must be a name or a mapping", c_row ? "api" : "qualnames");

@@ -847,6 +847,71 @@ static an_fix *fix_check_available(fx *f, const an_diag *d, TSNode n, needs *nd)
     return x;
 }
 
+/* ---- entry fixers ------------------------------------------------------------------------------------------- */
+
+struct xp_embedded { const char *path; const char *text; size_t len; };
+extern const struct xp_embedded xp_templates[];
+extern const size_t xp_templates_count;
+
+#define EXT_HELPER "xpuify_extension"
+
+static const char *ext_helper_text(void) {
+    for (size_t i = 0; i < xp_templates_count; i++) {
+        const char *b = strrchr(xp_templates[i].path, '/');
+        if (!strcmp(b ? b + 1 : xp_templates[i].path, EXT_HELPER ".py")) return xp_templates[i].text;
+    }
+    return NULL;
+}
+
+/* `def xpuify_extension(` at the start of a line */
+static bool has_ext_helper(const fx *f) {
+    static const char def[] = "def " EXT_HELPER "(";
+    const char *t = f->text, *end = t + f->src->len;
+    for (const char *p = t; (p = memmem(p, (size_t)(end - p), def, sizeof def - 1)); p++)
+        if (p == t || p[-1] == '\n') return true;
+    return false;
+}
+
+/* XPU606: `CUDAExtension(...)` becomes `xpuify_extension(...)`, a function (rewriters/templates/xpuify_extension.py)
+ * inserted once after the imports that returns CUDAExtension(...) itself wherever the CUDA toolkit is found, and
+ * SyclExtension or CppExtension elsewhere. Its own CUDAExtension call sits in an if-chain that tests SYCL, which
+ * the analyzer treats as device-agnostic code, so fixing the output again changes nothing. */
+static an_fix *fix_extension_build(fx *f, const an_diag *d, TSNode n) {
+    TSNode call = ts_node_parent(n);
+    if (!is(call, "call") || !ts_node_eq(ts_node_child_by_field_name(call, "function", 8), n)) return NULL;
+    if (!is(ts_node_child_by_field_name(call, "arguments", 9), "argument_list")) return NULL;
+    bool defined = has_ext_helper(f);
+    /* a call in the file's opening (an import block such as `try: from ... import CUDAExtension; EXT = ...`) would
+     * run before the function is defined */
+    if (!defined && S(n) < f->after_imports) return NULL;
+    /* the name already means something else in this file */
+    if (!defined && text_has_word(f->text, EXT_HELPER)) return NULL;
+    const char *helper = ext_helper_text();
+    if (!defined && !helper) return NULL;
+    an_fix *x = fix_new(d, d->entry->fix, "Build CUDAExtension, SyclExtension or CppExtension by what is available");
+    edit(x, S(n), E(n), EXT_HELPER);
+    if (!defined) {
+        /* after the imports, two blank lines on each side */
+        uint32_t at = f->after_imports;
+        ut_buf b;
+        ut_buf_init(&b);
+        if (at > f->src->body) ut_buf_puts(&b, f->text[at - 1] == '\n' ? "\n\n" : "\n\n\n");
+        ut_buf_puts(&b, helper);
+        int blank = 0;
+        for (uint32_t p = at; p < f->src->len && blank < 2;) {
+            uint32_t le = line_end(f, p);
+            bool empty = true;
+            for (uint32_t i = p; i < le; i++)
+                if (!isspace((unsigned char)f->text[i])) empty = false;
+            if (!empty || le == p) break;
+            blank++, p = le;
+        }
+        for (; blank < 2 && at < f->src->len; blank++) ut_buf_putc(&b, '\n');
+        edit_own(x, at, at, ut_buf_take(&b));
+    }
+    return x;
+}
+
 static TSNode node_for(const fx *f, uint32_t s, uint32_t e) {
     TSNode n = ts_node_descendant_for_byte_range(f->root, s, e);
     while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
@@ -857,6 +922,11 @@ static an_fix *generate(fx *f, const an_diag *d, needs *nd) {
     if (d->origin == AN_ORIGIN_IMPORT) return fix_unused_import(f, d);
     TSNode n = node_for(f, d->start, d->end);
     if (ts_node_is_null(n)) return NULL;
+    if (d->origin == AN_ORIGIN_REF && d->entry && d->entry->fixer) {
+        if (d->entry->fix == AN_FIX_NONE) return NULL;
+        if (!strcmp(d->entry->fixer, "extension-build")) return fix_extension_build(f, d, n);
+        return NULL;
+    }
     if (d->origin == AN_ORIGIN_REF) return fix_qualname(f, d, n, nd);
     const char *k = d->rule->fixer;
     if (!k) return NULL;
@@ -976,7 +1046,8 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
         }
         if (!d->fix) continue;
         /* the version the rewritten code needs: the entry's, and 2.6 for the accelerator device definition */
-        const char *v = d->entry && d->origin == AN_ORIGIN_REF ? d->entry->min_torch : NULL;
+        /* (an entry's fixer writes code for every torch: its min_torch is the replacement's) */
+        const char *v = d->entry && d->origin == AN_ORIGIN_REF && !d->entry->fixer ? d->entry->min_torch : NULL;
         if (d->rule->fixer && !strcmp(d->rule->fixer, "nccl-backend")) v = "2.6";
         if (d->rule->fixer && (!strcmp(d->rule->fixer, "set-device-index") || !strcmp(d->rule->fixer, "check-available"))) v = "2.7";
         if (o.target == AN_TARGET_ACCELERATOR && nds[i].dev && (!v || !an_version_newer(v, 2, 6)))

@@ -92,15 +92,24 @@ static bool descends(const char *t) {
     return false;
 }
 
+/* `w` (lower case) at i, a word of its own or a part of an identifier split by `_` or `.`, in any case */
+static bool word_part_at(const char *s, size_t n, size_t i, const char *w, size_t wl) {
+    for (size_t k = 0; k < wl; k++)
+        if (tolower((unsigned char)s[i + k]) != w[k]) return false;
+    bool l = i == 0 || !isalnum((unsigned char)s[i - 1]);
+    bool r = i + wl >= n || !isalnum((unsigned char)s[i + wl]);
+    return l && r;
+}
+
 bool an_py_mentions_agnostic(const char *s, size_t n) {
     for (size_t i = 0; i + 3 <= n; i++) {
-        if ((s[i] | 0x20) != 'x' || (s[i + 1] | 0x20) != 'p' || (s[i + 2] | 0x20) != 'u') continue;
-        /* a word of its own or a part of an identifier split by `_` or `.`: xpu, is_xpu_available, RNGType.XPU */
-        bool l = i == 0 || !isalnum((unsigned char)s[i - 1]);
-        bool r = i + 3 >= n || !isalnum((unsigned char)s[i + 3]);
-        if (l && r) return true;
+        /* xpu, is_xpu_available, RNGType.XPU; SYCL_HOME, use_sycl (the SYCL build of an extension is its XPU
+         * build) */
+        if (word_part_at(s, n, i, "xpu", 3)) return true;
+        if (i + 4 <= n && word_part_at(s, n, i, "sycl", 4)) return true;
     }
-    return memmem(s, n, "torch.accelerator", 17) || memmem(s, n, "get_device_module", 17);
+    return memmem(s, n, "torch.accelerator", 17) || memmem(s, n, "get_device_module", 17) ||
+           memmem(s, n, "SyclExtension", 13);
 }
 
 static bool param_name(TSNode p, const char *src, uint32_t *a, uint32_t *b);

@@ -36,8 +36,8 @@ const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, 
 /* Qualified name of an identifier or a pure attribute chain (a.b.c); false otherwise. Unbound roots stand for
  * themselves, so `torch.cuda.x` resolves without an import. */
 bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_buf *out);
-/* A condition or value that already considers XPU: the word `xpu` (also `is_xpu`, `RNGType.XPU`), torch.accelerator,
- * get_device_module. */
+/* A condition or value that already considers XPU: the word `xpu` (also `is_xpu`, `RNGType.XPU`), the word `sycl`
+ * (`SYCL_HOME`, `use_sycl`), SyclExtension, torch.accelerator, get_device_module. */
 bool an_py_mentions_agnostic(const char *s, size_t n);
 /* true when an enclosing function or lambda has a parameter with the identifier's name (a binary search over
  * the ranges an_pyscope_collect recorded: no walk up the tree, which is quadratic in the nesting depth) */

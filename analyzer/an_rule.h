@@ -39,6 +39,8 @@ typedef struct an_entry {
     bool ignore;          /* matched but never reported: carves an exception out of a wildcard */
     char *off_cpu;        /* accelerator target: the replacement raises without an accelerator, so a statement
                            * is skipped on the CPU and a value becomes this (NULL: no guard; "": statements only) */
+    char *fixer;          /* a fix routine (an_pyfix.c) instead of the replacement template, e.g.
+                           * "extension-build"; NULL: the template */
     const struct an_rule *rule;
     /* C/C++/CUDA tables (language: c); `replacement` is the portable-layer name there */
     an_api_kind kind;
