@@ -207,7 +207,7 @@ def test_sycl_branch_needs_every_sycl_twin(d):
     eq(ext.get("built_by"), "SyclExtension")
     eq(ext["sources"], ["csrc/bindings.cpp", "csrc/adam.sycl", "csrc/norm_kernel.sycl"])
     eq(ext["extra_compile_args"], {"cxx": ["-O3"], "sycl": ["-fsycl"]}, "nvcc dropped, sycl kept")
-    eq(ext["define_macros"], [["FUSED_OPS_VERSION", "2"], ["XPUIFY_SYCL", None]])
+    eq(ext["define_macros"], [["FUSED_OPS_VERSION", "2"], ["XPUIFY_SYCL", None], ["XPUIFY_NO_CUDA", None]])
     eq(got["stderr"], "")
     # CUDA still wins where its toolkit is found
     got = probe("setup.py", "/opt/cuda", sycl=True)
