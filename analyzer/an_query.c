@@ -1,5 +1,6 @@
 /* an_query: compiles every query rule of a language into one TSQuery, parses its predicates once, and runs it. */
 #include "an_query.h"
+#include <ctype.h>
 #include "an_catalog_int.h"
 #include <stdio.h>
 
@@ -9,7 +10,7 @@
 
 const TSLanguage *tree_sitter_python(void);
 
-typedef enum { P_EQ, P_MATCH, P_ANY_OF, P_RESOLVES_TO, P_HAS_KEYWORD, P_HAS_POSITIONAL, P_STRING_MATCH } pred_kind;
+typedef enum { P_EQ, P_MATCH, P_ANY_OF, P_RESOLVES_TO, P_HAS_KEYWORD, P_HAS_POSITIONAL, P_STRING_MATCH, P_USER_ATTR } pred_kind;
 
 typedef struct {
     pred_kind kind;
@@ -87,9 +88,10 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
         else if (!strcmp(base, "has-keyword?")) p.kind = P_HAS_KEYWORD;
         else if (!strcmp(base, "has-positional?")) p.kind = P_HAS_POSITIONAL;
         else if (!strcmp(base, "string-match?")) p.kind = P_STRING_MATCH;
+        else if (!strcmp(base, "user-attribute?")) p.kind = P_USER_ATTR;
         else {
             ut_buf_printf(err, "%s:%d: rule %s: unknown predicate #%s (known: eq?, match?, any-of?, resolves-to?, "
-                               "has-keyword?, has-positional?, string-match? and their not- forms)\n",
+                               "has-keyword?, has-positional?, string-match?, user-attribute? and their not- forms)\n",
                           r->origin, r->origin_line, r->code, name);
             pred_free(&p);
             return false;
@@ -105,7 +107,7 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
             const char *s = ts_query_string_value_for_id(q, st[k].value_id, &len);
             ut_vec_push(&p.args, ut_strndup(s, len));
         }
-        bool needs_arg = p.kind != P_HAS_POSITIONAL && !(p.kind == P_EQ && p.cap2 != UINT32_MAX);
+        bool needs_arg = p.kind != P_HAS_POSITIONAL && p.kind != P_USER_ATTR && !(p.kind == P_EQ && p.cap2 != UINT32_MAX);
         if (needs_arg && !p.args.len) goto bad;
         if (p.kind == P_MATCH || p.kind == P_STRING_MATCH) {
             int ec;
@@ -246,6 +248,44 @@ static bool text_eq(const char *src, TSNode n, const char *s) {
     return strlen(s) == b - a && !memcmp(src + a, s, b - a);
 }
 
+
+/* #user-attribute? @name: the attribute `obj.name` (the capture is its name) is the program's own: it is assigned
+ * here (`self.is_cuda = ...`, also in a tuple target or augmented), or the file assigns `obj.name` elsewhere. */
+static bool user_attribute(TSNode name, const char *src) {
+    TSNode attr = ts_node_parent(name);
+    if (ts_node_is_null(attr) || strcmp(ts_node_type(attr), "attribute")) return false;
+    TSNode child = attr;
+    for (TSNode p = ts_node_parent(attr); !ts_node_is_null(p); child = p, p = ts_node_parent(p)) {
+        const char *t = ts_node_type(p);
+        if (!strcmp(t, "pattern_list") || !strcmp(t, "tuple_pattern") || !strcmp(t, "list_pattern") ||
+            !strcmp(t, "parenthesized_expression"))
+            continue;
+        if (!strcmp(t, "assignment") || !strcmp(t, "augmented_assignment")) {
+            TSNode left = ts_node_child_by_field_name(p, "left", 4);
+            if (!ts_node_is_null(left) && ts_node_start_byte(left) == ts_node_start_byte(child) &&
+                ts_node_end_byte(left) == ts_node_end_byte(child))
+                return true;
+        }
+        break;
+    }
+    TSNode obj = ts_node_child_by_field_name(attr, "object", 6);
+    if (ts_node_is_null(obj)) return false;
+    uint32_t oa = ts_node_start_byte(obj), ob = ts_node_end_byte(obj), na = ts_node_start_byte(name),
+             nb = ts_node_end_byte(name);
+    if (ob - oa > 200) return false;
+    char pat[256 + 64];
+    int pl = snprintf(pat, sizeof pat, "%.*s.%.*s", (int)(ob - oa), src + oa, (int)(nb - na), src + na);
+    if (pl <= 0 || (size_t)pl >= sizeof pat) return false;
+    for (const char *q = strstr(src, pat); q; q = strstr(q + 1, pat)) {
+        if (q > src && (isalnum((unsigned char)q[-1]) || q[-1] == '_' || q[-1] == '.')) continue;
+        const char *e = q + pl;
+        while (*e == ' ' || *e == '\t') e++;
+        if (e[0] == '=' && e[1] != '=') return true;
+        if (e[0] && strchr("+-*/|&", e[0]) && e[1] == '=') return true;
+    }
+    return false;
+}
+
 static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resolve_fn resolve, void *rctx, ut_buf *tmp) {
     /* a capture absent from the match (optional part) makes positive predicates false */
     TSNode n = {0}, n2 = {0};
@@ -288,6 +328,7 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
             }
         }
         break;
+    case P_USER_ATTR: r = user_attribute(n, src); break;
     case P_HAS_KEYWORD:
     case P_HAS_POSITIONAL: {
         uint32_t nc = ts_node_named_child_count(n);
