@@ -4,6 +4,7 @@
  * suppression comments. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "an_c.h"
+#include <pthread.h>
 #include "an_cargs.h"
 #include "an_cdecls.h"
 #include "an_clang.h"
@@ -720,9 +721,98 @@ static void report_parse_error(ctx *c) {
     ut_free(msg);
 }
 
-int an_c_parse_errors(an_c *cc, const an_catalog *cat, const an_source *src) {
+/* The portable-layer names the fixer writes (xpuMalloc, xpuStream_t, ...) and the CUDA names they stand for,
+ * sorted by portable name: the syntax check reads a fixed file with its CUDA names back, so that the fast mode's
+ * declarations (made from the CUDA tables) cover it exactly as they covered the original. */
+typedef struct { const char *portable, *cuda; } name_pair;
+static struct { const an_catalog *cat; name_pair *v; size_t n; } back_names;
+static pthread_mutex_t back_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int pair_cmp(const void *a, const void *b) {
+    return strcmp(((const name_pair *)a)->portable, ((const name_pair *)b)->portable);
+}
+
+static bool ident_only(const char *s) {
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
+    return true;
+}
+
+/* a name mapped back must be a name: a (broken) row whose portable form is a keyword keeps its breakage visible */
+static bool keyword(const char *s) {
+    static const char *const kw[] = {
+        "alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const", "constexpr",
+        "const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
+        "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+        "mutable", "namespace", "new", "noexcept", "nullptr", "operator", "private", "protected", "public",
+        "register", "reinterpret_cast", "restrict", "return", "short", "signed", "sizeof", "static",
+        "static_assert", "static_cast", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
+        "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "_Bool",
+        "_Static_assert", NULL};
+    for (int i = 0; kw[i]; i++)
+        if (!strcmp(s, kw[i])) return true;
+    return false;
+}
+
+static void build_back_names(const an_catalog *cat) {
+    if (back_names.cat == cat) return;
+    free(back_names.v);
+    back_names.v = NULL, back_names.n = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < an_catalog_count(cat); i++) {
+        const an_rule *r = an_catalog_rule(cat, i);
+        if (r->lang != AN_LANG_C) continue;
+        for (size_t k = 0; k < r->entries.len; k++) {
+            const an_entry *e = r->entries.items[k];
+            if (e->wildcard || !ident_only(e->replacement) || !ident_only(e->name) || keyword(e->replacement)) continue;
+            if (back_names.n == cap) back_names.v = realloc(back_names.v, (cap = cap ? 2 * cap : 256) * sizeof(name_pair));
+            back_names.v[back_names.n++] = (name_pair){e->replacement, e->name};
+        }
+    }
+    if (back_names.n) qsort(back_names.v, back_names.n, sizeof(name_pair), pair_cmp);
+    back_names.cat = cat;
+}
+
+/* text with every portable-layer identifier replaced by its CUDA name (heap) */
+static char *cuda_names_back(const an_catalog *cat, const char *t, size_t len, size_t *out_len) {
+    pthread_mutex_lock(&back_lock);
+    build_back_names(cat);
+    ut_buf b;
+    ut_buf_init(&b);
+    char word[256];
+    for (size_t i = 0; i < len;) {
+        if ((isalpha((unsigned char)t[i]) || t[i] == '_') && (i == 0 || !(isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_'))) {
+            size_t j = i;
+            while (j < len && (isalnum((unsigned char)t[j]) || t[j] == '_')) j++;
+            const char *rep = NULL;
+            if (j - i < sizeof word && back_names.n) {
+                memcpy(word, t + i, j - i);
+                word[j - i] = 0;
+                name_pair key = {word, NULL};
+                const name_pair *hit = bsearch(&key, back_names.v, back_names.n, sizeof(name_pair), pair_cmp);
+                if (hit) rep = hit->cuda;
+            }
+            if (rep) ut_buf_puts(&b, rep);
+            else ut_buf_append(&b, t + i, j - i);
+            i = j;
+            continue;
+        }
+        ut_buf_putc(&b, t[i++]);
+    }
+    pthread_mutex_unlock(&back_lock);
+    *out_len = b.len;
+    return ut_buf_take(&b);
+}
+
+int an_c_parse_errors(an_c *cc, const an_catalog *cat, const an_source *src0) {
     const char *lwhy = NULL;
     if (!ensure_index(cc, &lwhy)) return -1;
+    size_t blen;
+    char *btext = cuda_names_back(cat, src0->text, src0->len, &blen);
+    an_source srcb;
+    an_source_init_mem(&srcb, src0->path, btext ? btext : "", btext ? blen : 0);
+    const an_source *src = &srcb;
     an_cargs s;
     an_cargs_build(&cc->opt, cat, src->path, src->text, src->len, &s);
     struct CXUnsavedFile uf[AN_CARGS_MAX_UNSAVED];
@@ -751,6 +841,8 @@ int an_c_parse_errors(an_c *cc, const an_catalog *cat, const an_source *src) {
         CL(clang_disposeTranslationUnit)(tu);
     }
     an_cargs_free(&s);
+    an_source_free(&srcb);
+    ut_free(btext);
     return n;
 }
 

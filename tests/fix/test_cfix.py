@@ -217,6 +217,13 @@ def test_fix_that_breaks_the_syntax_is_refused(d):
           "the refusal names the file and the rule", r.err)
     eq(read("a.c"), src)
     check(not os.path.exists("xpuify_gpu.h"), "no layer written for a refused file")
+    # renamed types in declarations (DeepSpeed's launchers take a `cudaStream_t stream` parameter) are not syntax
+    # errors: the check reads the fixed file with its CUDA names back
+    write("k.cu", "template <typename T>\nvoid launch(const T *x, int n, cudaStream_t stream);\n"
+                  "void run(cudaStream_t s, cudaEvent_t e) { cudaEventRecord(e, s); }\n")
+    r = run("fix", "--no-config", "k.cu")
+    check("syntax error" not in r.err, "no false alarm", r.err)
+    eq(read("k.cu").count("xpuStream_t"), 2, read("k.cu"))
     # a file that was already broken is still fixed where the fix adds no new syntax error
     write("b.c", "int g(void) {\n    cudaDeviceSynchronize();\n    int y = ;\n    return 0;\n}\n")
     r = run("fix", "--no-config", "b.c")
