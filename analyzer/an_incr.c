@@ -41,8 +41,12 @@ struct an_incr {
  * comments and the helper module (xpuify), the device definition of accelerator fixes. */
 /* words whose edit changes file-wide facts: imports, suppressions, the device definition, parameters (which shadow
  * imports), names and branches that already consider XPU */
-static const char *const context_words[] = {"import", "xpuify", AN_PYFIX_DEV_NAME, "current_accelerator", "def ",
-                                            "lambda", "xpu", "XPU", "accelerator", NULL};
+/* Words whose statements hold facts other statements' findings read. Function and lambda parameters (which shadow
+ * imports inside them) are not among them: a region is made of whole top-level statements and class members, so a
+ * function's parameters and body are re-analyzed together, and the scope is collected again over the whole tree
+ * and compared with the last one (same_facts) on every region run. */
+static const char *const context_words[] = {"import", "xpuify", AN_PYFIX_DEV_NAME, "current_accelerator", "xpu",
+                                            "XPU", "accelerator", NULL};
 
 an_incr *an_incr_new(void) { return ut_calloc(1, sizeof(an_incr)); }
 
@@ -103,6 +107,22 @@ static void need_full(an_incr *inc, const char *why) {
 static bool has_context_word(const char *s, size_t n) {
     for (int i = 0; context_words[i]; i++)
         if (memmem(s, n, context_words[i], strlen(context_words[i]))) return true;
+    return false;
+}
+
+/* An occurrence of a context word that the edit [start, old_end) removes part of, or (an insertion) splits. */
+static bool touches_context_word(const char *t, uint32_t len, uint32_t start, uint32_t old_end) {
+    for (int i = 0; context_words[i]; i++) {
+        uint32_t L = (uint32_t)strlen(context_words[i]);
+        uint32_t ws = start >= L ? start - L : 0, we = old_end + L < len ? old_end + L : len;
+        for (const char *q = t + ws; q < t + we;) {
+            q = memmem(q, (size_t)(t + we - q), context_words[i], L);
+            if (!q) break;
+            uint32_t a = (uint32_t)(q - t);
+            if (old_end > start ? (a < old_end && a + L > start) : (a < start && a + L > start)) return true;
+            q++;
+        }
+    }
     return false;
 }
 
@@ -292,9 +312,10 @@ void an_incr_edit(an_incr *inc, const char *old_text, uint32_t old_len, uint32_t
     }
     uint32_t new_end = start + ins_len;
     bool blank = inert(inc, old_text, old_len, start, old_end, ins, ins_len);
-    /* what the edit removed may have held context (the inserted text is checked at analysis time) */
+    /* what the edit removed or split may have held context (the inserted text is checked at analysis time) */
+    if (touches_context_word(old_text, old_len, start, old_end))
+        need_full(inc, "the edit touched imports, suppressions or the device definition");
     uint32_t ws = start > 40 ? start - 40 : 0, we = old_end + 40 < old_len ? old_end + 40 : old_len;
-    if (has_context_word(old_text + ws, we - ws)) need_full(inc, "the edit touched imports, suppressions or the device definition");
     if (inc->removed.len < (1u << 20)) {
         ut_buf_append(&inc->removed, old_text + ws, we - ws);
         ut_buf_putc(&inc->removed, '\n');
@@ -417,6 +438,30 @@ static bool region(an_incr *inc, TSTree *old, TSTree *tree, span *r) {
     return r->start < r->end;
 }
 
+static bool same_strs(char *const *a, size_t na, char *const *b, size_t nb) {
+    if (na != nb) return false;
+    for (size_t i = 0; i < na; i++) {
+        bool found = false;
+        for (size_t j = 0; j < nb && !found; j++) found = !strcmp(a[i], b[j]);
+        if (!found) return false;
+    }
+    return true;
+}
+
+/* The facts of the whole file that findings elsewhere depend on: import bindings, star imports, the names that
+ * hold a device probe. (Parameter shadows are ranges inside functions, which are whole units of a region.) */
+static bool same_facts(const an_pyscope *a, const an_pyscope *b) {
+    if (a->bindings.len != b->bindings.len) return false;
+    for (size_t i = 0; i < a->bindings.len; i++) {
+        const an_binding *x = &a->bindings.items[i], *y = &b->bindings.items[i];
+        if (strcmp(x->local, y->local) || strcmp(x->qual, y->qual) || x->in_fallback != y->in_fallback ||
+            x->module != y->module)
+            return false;
+    }
+    return same_strs(a->stars.items, a->stars.len, b->stars.items, b->stars.len) &&
+           same_strs(a->agnostic_names.items, a->agnostic_names.len, b->agnostic_names.items, b->agnostic_names.len);
+}
+
 static void full_run(an_incr *inc, const an_catalog *cat, const an_source *src, const bool *en,
                      const an_fix_options *fix, const char *why) {
     an_diag_list_free(&inc->diags);
@@ -457,26 +502,16 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
     inc->unparsed = false;
     TSTree *old = inc->valid ? inc->tree : NULL;
     TSTree *tree = an_python_parse(inc->py, src, old);
-    /* tree-sitter's error recovery after an incremental parse can differ from a fresh parse's, and what is
-     * reported depends on file-wide facts a broken tree may hide: a broken buffer is parsed from scratch */
-    if (old && tree && ts_node_has_error(ts_tree_root_node(tree))) {
-        ts_tree_delete(tree);
-        tree = an_python_parse(inc->py, src, NULL);
-        inc->full = true;
-        if (!inc->why) inc->why = "the buffer does not parse";
-    }
-    inc->provisional = false;
+    /* tree-sitter's error recovery after an incremental parse can differ from a fresh parse's: while the buffer
+     * has syntax errors the findings are provisional (analyzed on this tree, which is what the editor shows
+     * while typing); an_incr_settle re-parses from scratch when the user pauses */
+    inc->provisional = old && tree && ts_node_has_error(ts_tree_root_node(tree));
     if (!tree) {
         drop_state(inc);
         inc->last.mode = AN_INCR_SKIPPED;
         return;
     }
     const char *why = !inc->valid ? "no earlier analysis" : inc->full ? inc->why : src->body ? "byte-order mark" : NULL;
-    /* Region re-analysis is off: with the file-wide facts the front end now weighs (parameters that shadow
-     * imports, probe variables, CUDA and XPU branches), a region's findings can depend on text outside it, and
-     * the region merge disagreed with a whole analysis of the same tree (tests/unit/test_incr.c). The tree is
-     * still parsed incrementally. */
-    if (!why) why = "region re-analysis disabled";
     span r = {0, 0};
     UT_VEC(span) errs = {0};
     collect_errors(ts_tree_root_node(tree), &errs);
@@ -548,8 +583,19 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
     /* the region holds no import (context_words): the bindings of the last full analysis still hold */
     /* the file-wide facts (bindings, parameter names that shadow them, names holding device probes) are collected
      * again: an edit inside the region can add a parameter or a probe variable */
-    an_pyrun run = {tree, r.start, r.end, outside, 0, NULL, NULL};
+    an_pyscope facts = {0};
+    an_pyrun run = {tree, r.start, r.end, outside, 0, NULL, &facts};
     an_python_run(inc->py, cat, src, en, fix, &run, &fresh);
+    /* findings outside the region read the file-wide facts too: when the edit changed them (a probe variable
+     * added, an import bound differently), the kept findings may be wrong */
+    if (!inc->have_scope || !same_facts(&inc->scope, &facts)) {
+        an_pyscope_free(&facts);
+        an_diag_list_free(&fresh);
+        full_run(inc, cat, src, en, fix, "the edit changed file-wide facts (imports, device probe variables)");
+        return;
+    }
+    an_pyscope_free(&inc->scope);
+    inc->scope = facts;
     if (run.needs != inc->needs) {
         /* the file's fixes now need other imports or definitions: every fix's insertion edits change */
         an_diag_list_free(&fresh);

@@ -1,6 +1,7 @@
 /* an_resolve: collects import bindings and resolves names and attribute chains to qualified names. */
 #include "an_resolve.h"
 #include <ctype.h>
+#include <pthread.h>
 #include <string.h>
 
 static bool is(TSNode n, const char *t) { return !strcmp(ts_node_type(n), t); }
@@ -154,29 +155,71 @@ static void finish_shadows(an_pyscope *sc) {
     sc->shadows.len = w;
 }
 
+/* What the walk does per node kind, by grammar symbol (names compared once per language, not once per node). */
+enum { K_OTHER = 0, K_DESCEND = 1, K_IMPORT = 2, K_PARAMS = 4, K_ASSIGN = 8, K_EXCEPT = 16 };
+typedef struct {
+    const TSLanguage *lang;
+    uint8_t *kind; /* by symbol */
+    uint32_t count;
+    TSFieldId left, right;
+} kinds;
+
+static kinds kinds_cache;
+static pthread_mutex_t kinds_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const kinds *kinds_for(const TSLanguage *lang) {
+    pthread_mutex_lock(&kinds_lock);
+    if (kinds_cache.lang != lang) {
+        uint32_t n = ts_language_symbol_count(lang);
+        uint8_t *k = ut_calloc(n ? n : 1, 1);
+        for (uint32_t i = 0; i < n; i++) {
+            const char *t = ts_language_symbol_name(lang, (TSSymbol)i);
+            if (!t) continue;
+            if (descends(t)) k[i] |= K_DESCEND;
+            if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) k[i] |= K_IMPORT;
+            if (!strcmp(t, "function_definition") || !strcmp(t, "lambda")) k[i] |= K_PARAMS;
+            if (!strcmp(t, "assignment")) k[i] |= K_ASSIGN;
+            if (!strcmp(t, "except_clause")) k[i] |= K_EXCEPT;
+        }
+        ut_free(kinds_cache.kind); /* a second language replaces the first (one grammar in practice) */
+        kinds_cache.kind = k, kinds_cache.count = n, kinds_cache.lang = lang;
+        kinds_cache.left = ts_language_field_id_for_name(lang, "left", 4);
+        kinds_cache.right = ts_language_field_id_for_name(lang, "right", 5);
+    }
+    pthread_mutex_unlock(&kinds_lock);
+    return &kinds_cache;
+}
+
+static uint8_t kind_of(const kinds *k, TSNode n) {
+    TSSymbol s = ts_node_symbol(n);
+    if (s == (TSSymbol)-1) return K_DESCEND; /* ERROR */
+    return s < k->count ? k->kind[s] : K_OTHER;
+}
+
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
     memset(sc, 0, sizeof *sc);
+    const kinds *kd = kinds_for(ts_tree_language(root.tree));
     TSTreeCursor cur = ts_tree_cursor_new(root);
     int except_depth = 0;
     UT_VEC(bool) in_except = {0}; /* per depth: the node at this depth is an except_clause */
     ut_vec_push(&in_except, false);
     for (;;) {
         TSNode n = ts_tree_cursor_current_node(&cur);
-        const char *t = ts_node_type(n);
-        bool descend = descends(t);
-        if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) {
+        uint8_t k = kind_of(kd, n);
+        bool descend = k & K_DESCEND;
+        if (k & K_IMPORT) {
             collect_import(sc, n, src, except_depth > 0);
             descend = false;
-        } else if (!strcmp(t, "function_definition") || !strcmp(t, "lambda")) {
+        } else if (k & K_PARAMS) {
             collect_params(sc, n, src);
-        } else if (!strcmp(t, "assignment")) {
-            TSNode l = ts_node_child_by_field_name(n, "left", 4), r = ts_node_child_by_field_name(n, "right", 5);
+        } else if (k & K_ASSIGN) {
+            TSNode l = ts_node_child_by_field_id(n, kd->left), r = ts_node_child_by_field_id(n, kd->right);
             if (!ts_node_is_null(l) && !ts_node_is_null(r) && !strcmp(ts_node_type(l), "identifier") &&
                 an_py_mentions_agnostic(src + ts_node_start_byte(r), ts_node_end_byte(r) - ts_node_start_byte(r)))
                 ut_vec_push(&sc->agnostic_names, ut_strndup(src + ts_node_start_byte(l), ts_node_end_byte(l) - ts_node_start_byte(l)));
         }
         if (descend && ts_tree_cursor_goto_first_child(&cur)) {
-            bool ex = !strcmp(t, "except_clause");
+            bool ex = k & K_EXCEPT;
             except_depth += ex;
             ut_vec_push(&in_except, ex);
             continue;

@@ -125,6 +125,8 @@ static const char *const typed[] = {
     "    torch.cuda.synchronize()", "    z = y.cuda()", "    print(y, \"é\")",
     "    w = torch.zeros(1, device=\"cuda\")", "    if y:\n        torch.cuda.empty_cache()",
     "    k = torch.cuda.device_count() + len(x)", "    ", "",
+    "    def inner(torch):\n        return torch.cuda.is_available()", "    f = lambda torch: torch.cuda.synchronize()",
+    "    use_cuda = torch.cuda.is_available()\n    dev = \"cuda\" if use_cuda else \"cpu\"",
 };
 
 typedef struct {
@@ -301,8 +303,10 @@ static void fixtures_accelerator(void **s) {
     assert_true(tl.analyses > 0);
 }
 
-/* On a long file, whitespace-only edits need no analysis at all; the rest are analyzed in full (region
- * re-analysis is switched off in an_incr.c until it agrees with a whole analysis under the file-wide facts). */
+/* On a long file, whitespace-only edits need no analysis at all, and typing in a function body re-analyzes that
+ * function only (a region); random edits of every kind (parameters that shadow imports, probe variables, imports,
+ * suppressions, broken syntax) take the region path where they can, each step compared with a whole analysis of
+ * the same tree and a fresh analysis of the text inside session(). */
 static void long_module(void **s) {
     (void)s;
     size_t n;
@@ -314,6 +318,12 @@ static void long_module(void **s) {
     fprintf(stderr, "# long module: %d analyses, %d incremental (%d without a re-parse), mean region %.1f%% of the text\n",
             tl.analyses, tl.regions, tl.unchanged, tl.regions ? 100.0 * (double)tl.region_bytes / (double)tl.text_bytes : 0.0);
     assert_true(tl.unchanged > 0);
+    assert_true(tl.regions - tl.unchanged > tl.analyses / 4); /* typing in a body is a region, not a full run */
+    tally rnd_tl = {0};
+    session("big.py", t, n, steps * 3, &fo, &rnd_tl, false);
+    fprintf(stderr, "# long module, random edits: %d analyses, %d incremental (%d without a re-parse)\n",
+            rnd_tl.analyses, rnd_tl.regions, rnd_tl.unchanged);
+    assert_true(rnd_tl.analyses > 0); /* random edits mostly break the syntax (full runs): agreement is what counts */
 }
 
 /* Edits out of step with the text (a client bug) start over instead of corrupting the state. */
