@@ -30,7 +30,8 @@ struct an_incr {
     uint32_t len;          /* length of the text after the recorded edits */
     uint64_t opt_sig;      /* the options of the last analysis */
     unsigned needs;        /* what its fixes' shared insertion edits were made for (AN_NEED_*) */
-    an_pyscope scope;      /* the import bindings of the last full analysis (edits that reach imports force one) */
+    an_pyscope scope;      /* the file-wide facts (import bindings, shadows, probe names) of the last analysis */
+    an_pyscope_cache *scache; /* those facts per top-level statement text: only edited statements are walked */
     bool have_scope;
     bool provisional;      /* the last analysis used an incrementally parsed tree with syntax errors */
     bool unparsed;         /* the tree carries inert edits (see inert) not parsed yet */
@@ -71,6 +72,7 @@ void an_incr_free(an_incr *inc) {
     if (!inc) return;
     drop_state(inc);
     an_python_free(inc->py);
+    an_pyscope_cache_free(inc->scache);
     ut_free(inc);
 }
 
@@ -467,6 +469,11 @@ static void full_run(an_incr *inc, const an_catalog *cat, const an_source *src, 
     an_diag_list_free(&inc->diags);
     if (inc->have_scope) an_pyscope_free(&inc->scope);
     an_pyrun run = {inc->tree, 0, UINT32_MAX, 0, 0, NULL, &inc->scope};
+    if (inc->tree) {
+        if (!inc->scache) inc->scache = an_pyscope_cache_new();
+        an_pyscope_collect_cached(&inc->scope, ts_tree_root_node(inc->tree), src->text, inc->scache);
+        run.scope = &inc->scope, run.keep_scope = NULL;
+    }
     an_python_run(inc->py, cat, src, en, fix, &run, &inc->diags);
     inc->have_scope = true;
     inc->needs = run.needs;
@@ -583,8 +590,10 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
     /* the region holds no import (context_words): the bindings of the last full analysis still hold */
     /* the file-wide facts (bindings, parameter names that shadow them, names holding device probes) are collected
      * again: an edit inside the region can add a parameter or a probe variable */
-    an_pyscope facts = {0};
-    an_pyrun run = {tree, r.start, r.end, outside, 0, NULL, &facts};
+    an_pyscope facts;
+    if (!inc->scache) inc->scache = an_pyscope_cache_new();
+    an_pyscope_collect_cached(&facts, ts_tree_root_node(tree), src->text, inc->scache);
+    an_pyrun run = {tree, r.start, r.end, outside, 0, &facts, NULL};
     an_python_run(inc->py, cat, src, en, fix, &run, &fresh);
     /* findings outside the region read the file-wide facts too: when the edit changed them (a probe variable
      * added, an import bound differently), the kept findings may be wrong */

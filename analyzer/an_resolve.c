@@ -196,8 +196,8 @@ static uint8_t kind_of(const kinds *k, TSNode n) {
     return s < k->count ? k->kind[s] : K_OTHER;
 }
 
-void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
-    memset(sc, 0, sizeof *sc);
+/* Adds the facts of the subtree at root (imports, parameters, probe assignments) to sc. */
+static void collect_walk(an_pyscope *sc, TSNode root, const char *src) {
     const kinds *kd = kinds_for(ts_tree_language(root.tree));
     TSTreeCursor cur = ts_tree_cursor_new(root);
     int except_depth = 0;
@@ -232,6 +232,118 @@ void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
 done:
     ut_vec_free(&in_except);
     ts_tree_cursor_delete(&cur);
+}
+
+void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
+    memset(sc, 0, sizeof *sc);
+    collect_walk(sc, root, src);
+    finish_shadows(sc);
+}
+
+/* ---- the per-statement cache (an editor buffer: most top-level statements are the same text as last time) ---- */
+
+typedef struct {
+    uint64_t h;
+    char *text;       /* the statement's text (compared in full on a hash hit) */
+    uint32_t len;
+    an_pyscope facts; /* offsets relative to the statement's start */
+} unit_facts;
+
+struct an_pyscope_cache {
+    UT_VEC(unit_facts) units; /* sorted by (h, len) */
+};
+
+an_pyscope_cache *an_pyscope_cache_new(void) { return ut_calloc(1, sizeof(an_pyscope_cache)); }
+
+static void unit_free(unit_facts *u) {
+    ut_free(u->text);
+    an_pyscope_free(&u->facts);
+}
+
+void an_pyscope_cache_free(an_pyscope_cache *c) {
+    if (!c) return;
+    for (size_t i = 0; i < c->units.len; i++) unit_free(&c->units.items[i]);
+    ut_vec_free(&c->units);
+    ut_free(c);
+}
+
+static uint64_t text_hash(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h ^ (h >> 31);
+}
+
+static int unit_cmp(const void *a, const void *b) {
+    const unit_facts *x = a, *y = b;
+    if (x->h != y->h) return x->h < y->h ? -1 : 1;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Appends f's facts to sc with their offsets moved by delta (a cached unit into a scope, or back) */
+static void append_facts(an_pyscope *sc, const an_pyscope *f, int64_t delta) {
+    for (size_t i = 0; i < f->bindings.len; i++) {
+        an_binding b = f->bindings.items[i];
+        b.local = ut_strdup(b.local), b.qual = ut_strdup(b.qual);
+        b.start = (uint32_t)(b.start + delta), b.end = (uint32_t)(b.end + delta);
+        ut_vec_push(&sc->bindings, b);
+    }
+    for (size_t i = 0; i < f->stars.len; i++) ut_vec_push(&sc->stars, ut_strdup(f->stars.items[i]));
+    for (size_t i = 0; i < f->agnostic_names.len; i++) ut_vec_push(&sc->agnostic_names, ut_strdup(f->agnostic_names.items[i]));
+    for (size_t i = 0; i < f->shadows.len; i++) {
+        an_shadow sh = f->shadows.items[i];
+        sh.name = ut_strdup(sh.name);
+        sh.start = (uint32_t)(sh.start + delta), sh.end = (uint32_t)(sh.end + delta);
+        ut_vec_push(&sc->shadows, sh);
+    }
+}
+
+void an_pyscope_collect_cached(an_pyscope *sc, TSNode root, const char *src, an_pyscope_cache *cache) {
+    if (!cache || strcmp(ts_node_type(root), "module")) {
+        an_pyscope_collect(sc, root, src);
+        return;
+    }
+    memset(sc, 0, sizeof *sc);
+    UT_VEC(unit_facts) next = {0};
+    uint32_t n = ts_node_child_count(root);
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode u = ts_node_child(root, i);
+        uint32_t a = ts_node_start_byte(u), b = ts_node_end_byte(u);
+        unit_facts key;
+        memset(&key, 0, sizeof key);
+        key.h = text_hash(src + a, b - a), key.len = b - a;
+        unit_facts *hit = cache->units.len ? bsearch(&key, cache->units.items, cache->units.len, sizeof(unit_facts), unit_cmp)
+                                           : NULL;
+        /* equal hashes and lengths: step to the first, then compare the texts */
+        while (hit && hit > cache->units.items && !unit_cmp(hit - 1, &key)) hit--;
+        for (; hit && hit < cache->units.items + cache->units.len && !unit_cmp(hit, &key); hit++)
+            if (hit->text && !memcmp(hit->text, src + a, b - a)) break;
+        unit_facts got;
+        if (hit && hit < cache->units.items + cache->units.len && !unit_cmp(hit, &key) && hit->text) {
+            got = *hit;
+            hit->text = NULL; /* moved to next */
+            memset(&hit->facts, 0, sizeof hit->facts);
+        } else {
+            an_pyscope abs = {0};
+            collect_walk(&abs, u, src);
+            got = key;
+            got.text = ut_strndup(src + a, b - a);
+            append_facts(&got.facts, &abs, -(int64_t)a);
+            an_pyscope_free(&abs);
+        }
+        append_facts(sc, &got.facts, a);
+        ut_vec_push(&next, got);
+    }
+    for (size_t i = 0; i < cache->units.len; i++) unit_free(&cache->units.items[i]);
+    ut_vec_free(&cache->units);
+    if (next.len > 1) qsort(next.items, next.len, sizeof(unit_facts), unit_cmp);
+    cache->units.items = next.items, cache->units.len = next.len, cache->units.cap = next.cap;
     finish_shadows(sc);
 }
 

@@ -29,6 +29,13 @@ typedef struct {
 } an_pyscope;
 
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src);
+/* The same facts, reusing those of top-level statements whose text the cache saw in the last collection (an
+ * editor buffer re-collects after every keystroke; only the statements that changed are walked). The cache keeps
+ * the statements of the last collection only. */
+typedef struct an_pyscope_cache an_pyscope_cache;
+an_pyscope_cache *an_pyscope_cache_new(void);
+void an_pyscope_cache_free(an_pyscope_cache *c);
+void an_pyscope_collect_cached(an_pyscope *sc, TSNode root, const char *src, an_pyscope_cache *cache);
 void an_pyscope_free(an_pyscope *sc);
 /* What a local name stands for: NULL when unbound or when its imports disagree. *bound says whether any import
  * binds it. */

@@ -90,6 +90,57 @@ static void same_import_twice_resolves(void **s) {
 }
 static void comment_inside_dotted_import(void **s) { (void)s; EXPECT("from torch.cuda.amp import (autocast,  # c\n GradScaler)\nGradScaler()\n", "GradScaler", "torch.cuda.amp.GradScaler"); }
 
+/* the cached collection (an editor buffer) equals a plain one, before and after edits, and keeps only what the
+ * last text holds */
+static void same_scope(const an_pyscope *a, const an_pyscope *b) {
+    assert_int_equal(a->bindings.len, b->bindings.len);
+    for (size_t i = 0; i < a->bindings.len; i++) {
+        assert_string_equal(a->bindings.items[i].local, b->bindings.items[i].local);
+        assert_string_equal(a->bindings.items[i].qual, b->bindings.items[i].qual);
+        assert_int_equal(a->bindings.items[i].start, b->bindings.items[i].start);
+        assert_int_equal(a->bindings.items[i].end, b->bindings.items[i].end);
+        assert_int_equal(a->bindings.items[i].in_fallback, b->bindings.items[i].in_fallback);
+    }
+    assert_int_equal(a->stars.len, b->stars.len);
+    assert_int_equal(a->agnostic_names.len, b->agnostic_names.len);
+    for (size_t i = 0; i < a->agnostic_names.len; i++) assert_string_equal(a->agnostic_names.items[i], b->agnostic_names.items[i]);
+    assert_int_equal(a->shadows.len, b->shadows.len);
+    for (size_t i = 0; i < a->shadows.len; i++) {
+        assert_string_equal(a->shadows.items[i].name, b->shadows.items[i].name);
+        assert_int_equal(a->shadows.items[i].start, b->shadows.items[i].start);
+        assert_int_equal(a->shadows.items[i].end, b->shadows.items[i].end);
+    }
+}
+
+static void cached_collection_equals_plain(void **s) {
+    (void)s;
+    static const char *const texts[] = {
+        "import torch\ntry:\n    from torch.amp import GradScaler\nexcept ImportError:\n    from torch.cuda.amp import GradScaler\n"
+        "use_xpu = torch.xpu.is_available()\ndef f(torch, x):\n    return torch.cuda.x(x)\nclass A:\n    def g(self, cuda):\n        g = lambda torch: torch\n",
+        /* a statement added at the top: every later one moves */
+        "from os import *\nimport torch\ntry:\n    from torch.amp import GradScaler\nexcept ImportError:\n    from torch.cuda.amp import GradScaler\n"
+        "use_xpu = torch.xpu.is_available()\ndef f(torch, x):\n    return torch.cuda.x(x)\nclass A:\n    def g(self, cuda):\n        g = lambda torch: torch\n",
+        /* a function edited, a probe removed, a duplicate statement */
+        "from os import *\nimport torch\ndef f(x, torch):\n    return torch.cuda.x(x)\ndef f(x, torch):\n    return torch.cuda.x(x)\n",
+        "", "import torch as t\n",
+    };
+    TSParser *p = ts_parser_new();
+    ts_parser_set_language(p, tree_sitter_python());
+    an_pyscope_cache *c = an_pyscope_cache_new();
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+            TSTree *t = ts_parser_parse_string(p, NULL, texts[i], (uint32_t)strlen(texts[i]));
+            an_pyscope plain, cached;
+            an_pyscope_collect(&plain, ts_tree_root_node(t), texts[i]);
+            an_pyscope_collect_cached(&cached, ts_tree_root_node(t), texts[i], c);
+            same_scope(&plain, &cached);
+            an_pyscope_free(&plain), an_pyscope_free(&cached);
+            ts_tree_delete(t);
+        }
+    an_pyscope_cache_free(c);
+    ts_parser_delete(p);
+}
+
 static void lookup_reports_binding(void **s) {
     (void)s;
     const char *src = "import numpy as np\n";
@@ -117,7 +168,7 @@ int main(void) {
         cmocka_unit_test(relative_import_ignored), cmocka_unit_test(call_in_chain_is_not_a_name),
         cmocka_unit_test(conflicting_imports_unresolved), cmocka_unit_test(fallback_import_resolves_to_primary),
         cmocka_unit_test(parameter_shadows_import), cmocka_unit_test(same_import_twice_resolves),
-        cmocka_unit_test(comment_inside_dotted_import), cmocka_unit_test(lookup_reports_binding),
+        cmocka_unit_test(comment_inside_dotted_import), cmocka_unit_test(lookup_reports_binding), cmocka_unit_test(cached_collection_equals_plain),
     };
     return cmocka_run_group_tests_name("resolve", tests, NULL, NULL);
 }
