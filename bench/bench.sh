@@ -289,3 +289,7 @@ echo "$TRIGGERS"
 echo '```'
 } | tee "$REPORT"
 echo "bench.sh: report written to $REPORT" >&2
+# the scaling series as a PNG (headless Chromium renders the plot)
+if bench/plot_scaling.py "$REPORT" "${REPORT%.md}-scaling.png" >&2; then
+    echo "bench.sh: scaling plot written to ${REPORT%.md}-scaling.png" >&2
+fi
