@@ -124,7 +124,7 @@ build/fuzz/fz_%: fuzz/fz_%.c fuzz/fz_common.h build/fuzz/libxpuify.a
 endif
 
 fuzz-build: build/.deps-test
-	@$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_TARGETS:%=build/fuzz/%)
+	@$(MAKE) --no-print-directory FUZZ=1 SAN= $(FUZZ_TARGETS:%=build/fuzz/%)
 
 # every target for FUZZ_SECONDS (default 60) each, corpora in build/fuzz/corpus; crashes land in build/fuzz/crashes
 fuzz: fuzz-build
@@ -132,6 +132,13 @@ fuzz: fuzz-build
 
 test: $(B)/xpuify $(UNIT_BIN) build/.deps-test fuzz-build
 	@XPUIFY=$(abspath $(B)/xpuify) UNIT_DIR=$(abspath $(B)/tests) FUZZ_DIR=$(abspath build/fuzz) tests/run_all.sh
+# CI (CI=true) runs the whole suite a second time under AddressSanitizer + UndefinedBehaviorSanitizer
+ifeq ($(CI),true)
+ifneq ($(SAN),1)
+	@echo "CI: the whole suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer (make test SAN=1)"
+	@$(MAKE) --no-print-directory test SAN=1
+endif
+endif
 
 docs: $(B)/xpuify
 	$(B)/xpuify rule --all --format markdown > docs/rules.md

@@ -6,6 +6,7 @@
 #include "an_suppress.h"
 #include "an_text.h"
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -119,13 +120,26 @@ static void *work(void *arg) {
     return NULL;
 }
 
+
+/* The CPUs this process may run on (its affinity mask: taskset, cgroup cpusets, CI runners), not all of the
+ * machine's. */
+static int usable_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0) return n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
     out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
     job j = {cat, files, opt, out, 0, 0, {0}, {{0}}};
     languages_enabled(cat, opt->enabled, j.lang_on);
     if (opt->cache) an_cache_run_key(opt->cache, cat, opt->enabled, &opt->fix, !opt->whole_files, &j.run);
-    int n = opt->threads > 0 ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int n = opt->threads > 0 ? opt->threads : usable_cpus();
     if (n < 1) n = 1;
     if ((size_t)n > files->len) n = (int)(files->len ? files->len : 1);
     if (n == 1) {

@@ -59,10 +59,15 @@ def test_rss_flat_over_10000_edits(d):
     end = s.rss_kb()
     stats = s.call("xpuify/stats")["result"]
     heap = stats["heapBytes"]
-    check(heap - warm_heap < HEAP_BOUND, f"heap grew {heap - warm_heap} bytes over {EDITS - 1000} edits", stats)
     check(stats["analyses"] >= EDITS // 10, "every batch was analyzed", stats)
-    check(end - warm < BOUND_KB, f"RSS grew {end - warm} KiB over {EDITS - 1000} edits (bound {BOUND_KB} KiB)",
-          f"after warm-up {warm} KiB, at the end {end} KiB")
+    if stats.get("sanitized"):
+        # an AddressSanitizer build (make test SAN=1): freed memory sits in ASan's quarantine, so the resident set
+        # grows by design and malloc's count is not ours; LeakSanitizer checks for leaks when the server exits
+        print("# sanitized server: heap and RSS bounds not applicable; LeakSanitizer checks the exit")
+    else:
+        check(heap - warm_heap < HEAP_BOUND, f"heap grew {heap - warm_heap} bytes over {EDITS - 1000} edits", stats)
+        check(end - warm < BOUND_KB, f"RSS grew {end - warm} KiB over {EDITS - 1000} edits (bound {BOUND_KB} KiB)",
+              f"after warm-up {warm} KiB, at the end {end} KiB")
     print(f"# RSS {warm} KiB after 1,000 edits, {end} KiB after {EDITS:,}; heap {warm_heap} -> {heap} bytes; "
           f"{stats['regionAnalyses']} of {stats['analyses']} analyses incremental")
     check(s.stop(timeout=60) == 0, "clean exit")
