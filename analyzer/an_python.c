@@ -227,16 +227,18 @@ static bool mentions_name(const char *s, size_t n, char *const *names, size_t k)
 
 /* `x.device.type == "cuda"` or `x.is_cuda`: a branch for CUDA devices (not an availability test) */
 static bool mentions_cuda_device_test(const char *s, size_t n) {
-    static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "\"cuda\" ==", "'cuda' ==", "is_cuda", NULL};
+    static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "\"cuda\" ==", "'cuda' ==", "is_cuda",
+                                       "startswith(\"cuda", "startswith('cuda", NULL};
     for (int i = 0; pats[i]; i++)
         if (memmem(s, n, pats[i], strlen(pats[i]))) return true;
     return false;
 }
 
-/* A condition that limits its branch to CUDA: `DEV == "cuda"`, `x.device.type == 'cuda'`, torch.cuda.is_available() */
+/* A condition that limits its branch to CUDA: `DEV == "cuda"`, `x.device.type == 'cuda'`, torch.cuda.is_available(),
+ * `str(dev).startswith("cuda")` */
 static bool mentions_cuda_guard(const char *s, size_t n) {
     static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "==\"cuda\"", "=='cuda'", "\"cuda\" ==", "'cuda' ==",
-                                       "cuda.is_available()", "is_cuda", NULL};
+                                       "cuda.is_available()", "is_cuda", "startswith(\"cuda", "startswith('cuda", NULL};
     for (int i = 0; pats[i]; i++)
         if (memmem(s, n, pats[i], strlen(pats[i]))) return true;
     return false;
