@@ -140,11 +140,20 @@ void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_l
         ut_buf_init(&t);
         ut_buf_printf(&t, "use `%s` of the portable layer (%s)", e->replacement, ly.include);
         f->title = ut_buf_take(&t);
+        /* the edits of a fix are sorted by position (an_edits_apply and every consumer rely on it): the include
+         * edit, above the use in all but a broken file, comes first; an insertion goes before a replacement at the
+         * same point */
         an_edit ed = {d->start, d->end, ut_strdup(e->replacement)};
-        ut_vec_push(&f->edits, ed);
-        if (inc_state[k] == 1) {
+        if (inc_state[k] == 1 && inc[k].start <= ed.start) {
             an_edit ie = {inc[k].start, inc[k].end, ut_strdup(inc[k].text)};
             ut_vec_push(&f->edits, ie);
+            ut_vec_push(&f->edits, ed);
+        } else {
+            ut_vec_push(&f->edits, ed);
+            if (inc_state[k] == 1) {
+                an_edit ie = {inc[k].start, inc[k].end, ut_strdup(inc[k].text)};
+                ut_vec_push(&f->edits, ie);
+            }
         }
         d->fix = f;
     }
