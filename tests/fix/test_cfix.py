@@ -87,6 +87,28 @@ def test_comments_strings_and_own_names_are_kept(d):
     eq(read("k.c"), src.replace("#include <cuda_runtime.h>", '#include "xpuify_gpu.h"').replace("return cudaMalloc(p", "return xpuMalloc(p"))
 
 
+def test_inserted_lines_start_in_code(d):
+    # an inserted line (the layer's #include, the CUDA-only guard) goes where a line starts in code: not after a
+    # `// comment \` that continues onto the next line, not inside a block comment, and an `#include` inside a
+    # comment is none (the include went into the comment and a fix broke the syntax: found by fuzz/fz_c)
+    src = "//\\\n}\nncclUniqueId id;\n"
+    write("a.cu", src)
+    r = run("fix", "a.cu")
+    check("a bug in xpuify" not in r.err, "the fix is accepted", r)
+    eq(read("a.cu"), '//\\\n}\n#include "xpuify_ccl.h"\nxcclUniqueId id;\n')
+    src = "/* old:\n#include <cuda_runtime.h>\n*/\n// a licence line \\\n   continued\nvoid f(float **p) { cudaMalloc(p, 4); }\n"
+    write("b.cu", src)
+    run("fix", "b.cu")
+    eq(read("b.cu"), src.replace("void f", '#include "xpuify_gpu.h"\nvoid f').replace("cudaMalloc", "xpuMalloc"))
+    src = ("#include <vector>\nvoid f() {\n  int a = 1; // x \\\n  at::cuda::device_synchronize();\n"
+           "  at::cuda::device_synchronize(); /* y\n */\n  at::cuda::device_synchronize(); // ok\n}\n")
+    write("g.cpp", src)
+    run("fix", "--unsafe-fixes", "g.cpp")
+    eq(read("g.cpp"), src.replace("  at::cuda::device_synchronize(); // ok\n",
+                                  "#ifndef XPUIFY_NO_CUDA  // xpuify: CUDA-only (XPC704); builds without CUDA define "
+                                  "XPUIFY_NO_CUDA\n  at::cuda::device_synchronize(); // ok\n#endif\n"))
+
+
 def test_unsupported_call_is_reported_at_the_call_site(d):
     write("p.c", "#include <cuda_runtime.h>\nint pin(float *h) { return (int)cudaHostRegister(h, 64, 0); }\n")
     r = run("fix", "p.c")
