@@ -250,6 +250,14 @@ def test_fix_that_breaks_the_syntax_is_refused(d):
     write("b.c", "int g(void) {\n    cudaDeviceSynchronize();\n    int y = ;\n    return 0;\n}\n")
     r = run("fix", "--no-config", "b.c")
     check("xpuDeviceSynchronize();" in read("b.c"), "fixed despite the existing error", read("b.c"))
+    # where a fix does add one to a broken file (libclang reads `d,n.is_cuda()` at file scope as declarators), the
+    # refusal says the file was broken: not a bug in xpuify (found by fuzz/fz_c)
+    write("e.cpp", "d,n.is_cuda()\n")
+    r = run("fix", "--no-config", "e.cpp")
+    check("e.cpp: a fix introduced a syntax error (pass 1, rules XPC701 (torch-cuda-tensor-method)) into a file that "
+          "already has 1; file left untouched: correct those first" in r.err and "bug in xpuify" not in r.err,
+          "the refusal blames the file's own errors", r.err)
+    eq(read("e.cpp"), "d,n.is_cuda()\n")
 
 
 if __name__ == "__main__":
