@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define FAST_DIR "/xpuify-fast/"
@@ -95,6 +96,30 @@ static void lang_args(an_cargs_strvec *a, an_cmode m) {
     add(a, "-x");
     add(a, m == AN_CMODE_C ? "c" : m == AN_CMODE_CXX ? "c++" : "cuda");
     add(a, m == AN_CMODE_C ? "-std=gnu11" : "-std=gnu++17");
+}
+
+/* Fast mode reads no file at all: the virtual directory keeps quoted and angled includes from resolving, but an
+ * absolute path (`#include "/dev/zero"`, `"/dev/stdin"`, `"/etc/hostname"`) or one that climbs out of it
+ * (`"../../etc/passwd"`) would still be opened, and a device or a pipe makes libclang read forever or block (the
+ * LSP server's stdin is the protocol stream). A virtual file system overlay with no roots that does not fall
+ * through to the real one makes every such include "file not found"; the unsaved files (the main file, the
+ * declarations header) are remapped buffers and stay visible. clang reads an overlay from a path, so the YAML
+ * lives in an anonymous memory file (no file is written) named through /proc/self/fd; where that is not possible
+ * (no memfd, no /proc) fast mode parses without it, as before. Found while writing fuzz/fz_c. */
+static pthread_once_t sealed_once = PTHREAD_ONCE_INIT;
+static char sealed_path[64];
+
+static void sealed_make(void) {
+    static const char yaml[] = "{ 'version': 0, 'fallthrough': false, 'roots': [] }\n";
+    int fd = memfd_create("xpuify-fast-vfs", MFD_CLOEXEC);
+    if (fd < 0) return;
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    if (write(fd, yaml, sizeof yaml - 1) != (ssize_t)(sizeof yaml - 1) || access(p, R_OK) != 0) {
+        close(fd);
+        return;
+    }
+    memcpy(sealed_path, p, sizeof p); /* the descriptor stays open for the life of the process */
 }
 
 static const char *const common_args[] = {"-ferror-limit=0", "-w", "-fno-spell-checking", "-Qunused-arguments", NULL};
@@ -255,6 +280,11 @@ void an_cargs_build(const an_c_options *c, const an_catalog *cat, const char *pa
         if (m != AN_CMODE_C) add(&s->args, "-nostdinc++");
         add(&s->args, "-include");
         add(&s->args, FAST_DIR "xpuify_decls.h");
+        pthread_once(&sealed_once, sealed_make);
+        if (sealed_path[0]) {
+            add(&s->args, "-ivfsoverlay");
+            add(&s->args, sealed_path);
+        }
         ut_buf h;
         ut_buf_init(&h);
         an_cdecls_generate(cat, m, text, len, &h);

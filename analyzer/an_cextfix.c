@@ -280,6 +280,12 @@ static an_fix *fix_cuda_only_statement(const an_source *src, const an_diag *d, c
     size_t rest = skip_ws(t, le, semi + 1);
     if (rest < le && !(rest + 1 < le && t[rest] == '/' && (t[rest + 1] == '/' || t[rest + 1] == '*'))) return NULL;
     if (le > ls && t[le - 1] == '\\') return NULL; /* a macro body line */
+    /* the guard lines go where a line starts in code: not after a `\` that continues the line above (a macro
+     * body, a `// comment \`), not inside a block comment that the statement's line opens */
+    bool *lines = an_cfix_code_lines(t, len);
+    bool fits = lines[ls] && lines[le < len ? le + 1 : len];
+    ut_free(lines);
+    if (!fits) return NULL;
     if (d->start < b || d->start >= semi) return NULL;
     /* already guarded: the line before is the guard */
     if (ls > 0) {

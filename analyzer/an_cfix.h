@@ -10,6 +10,11 @@
 #define AN_CFIX_CCL_HEADER "xpuify_ccl.h"
 
 void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_list *diags);
+/* Where a fix may insert a line of its own (an #include, an #ifndef): at index i (0 <= i <= len), true when a
+ * physical line starts at i in code, that is not inside a comment, a string, a character or raw string literal,
+ * and not continued from the line above by a backslash-newline. Index len, when the text does not end with a
+ * newline: whether "\n" + a line appended at the end starts in code. Heap, len + 1 entries. */
+bool *an_cfix_code_lines(const char *text, size_t len);
 /* PyTorch C++ extension fixes (an_cextfix.c): `x.is_cuda()` -> `!x.is_cpu()`, CUDA device guards -> c10's, and
  * `kCUDA` given to `.device()`/`.to()` -> the device of the function's first tensor parameter. */
 void an_cextfix_generate(const an_fix_options *opt, const an_source *src, an_diag_list *diags);

@@ -7,7 +7,8 @@
 #   fz_run.sh smoke SECONDS TARGET    replay, then fuzz from the seeds for SECONDS in a throw-away corpus
 # The seed corpora: fz_python and fz_output get every fixture with several option bytes (fz_common.h), fz_output
 # also a file name line; fz_rules gets every rule file; fz_cache the entries of a cache of the fixtures (made with
-# $XPUIFY, default build/xpuify). Dictionaries: fuzz/TARGET.dict when present.
+# $XPUIFY, default build/xpuify); fz_c every C/C++/CUDA fixture three ways; fz_lsp the LSP tests' recorded client
+# streams and a session per fixture (fuzz/fz_lsp_seeds.py). Dictionaries: fuzz/TARGET.dict when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${FUZZ_DIR:=$PWD/build/fuzz}"
@@ -31,6 +32,21 @@ seeds() { # target -> prints the seed directory
           fi
         done
       done ;;
+    fz_c)
+      # each C/C++/CUDA fixture three times (libclang parses are slow): with its own extension (fz_c.c's table) and
+      # fixes; findings only; relative layer includes and unsafe fixes
+      local f e x i=0
+      for f in fixtures/c/* fixtures/programs/* fixtures/ext_runtime/*.cu examples/*/*.cu examples/*/*.cpp; do
+        [ -f "$f" ] || continue
+        case ${f##*.} in c) e=0 ;; cpp) e=1 ;; cu) e=2 ;; h) e=3 ;; cuh) e=4 ;; hpp) e=5 ;; cc) e=6 ;; cxx) e=7 ;; *) continue ;; esac
+        for x in 0:00 8:00 16:21; do
+          i=$((i + 1))
+          { printf "\\x$(printf %02x $((e + ${x%:*})))\\x${x#*:}"; cat "$f"; } >"$d/$i"
+        done
+      done ;;
+    fz_lsp)
+      # the LSP tests' client streams (fuzz/seeds/fz_lsp/) and a session per fixture: fuzz/fz_lsp_seeds.py
+      /usr/bin/python3 fuzz/fz_lsp_seeds.py "$d" ;;
     fz_rules)
       cp rules/*/*.yml "$d/" ;;
     fz_cache)

@@ -260,7 +260,8 @@ static bool write_helper(lsp_server *s, lsp_doc *doc) {
     rw_helper_place pl;
     rw_helper_place_for(doc->src.path, doc->helper_module, NULL, &pl);
     char *why = NULL;
-    int w = rw_helper_write(pl.path, "cuda,xpu,mps,cpu", &why);
+    int w = s->opt->no_writes ? (why = ut_strdup("this server writes no files"), -1)
+                              : rw_helper_write(pl.path, "cuda,xpu,mps,cpu", &why);
     if (w < 0) lsp_show(s, LSP_LOG_ERROR, "%s: cannot write the device helper: %s", pl.path, why ? why : "");
     else if (w > 0) lsp_log(s, LSP_LOG_INFO, "wrote the device helper %s", pl.path);
     ut_free(why);

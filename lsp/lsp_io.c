@@ -54,6 +54,13 @@ long lsp_reader_fill(lsp_reader *r) {
     }
 }
 
+void lsp_reader_push(lsp_reader *r, const char *data, size_t n) {
+    reserve(r, n);
+    if (n) memcpy(r->buf + r->len, data, n);
+    r->len += n;
+    r->buf[r->len] = 0;
+}
+
 bool lsp_reader_waiting(const lsp_reader *r) { return r->want > 0 || (r->hdr > 0); }
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));

@@ -28,6 +28,8 @@ void lsp_reader_init(lsp_reader *r, int fd, size_t max_message);
 void lsp_reader_free(lsp_reader *r);
 /* One read(2) into the buffer: bytes read, 0 at end of input, -1 on error (errno). */
 long lsp_reader_fill(lsp_reader *r);
+/* Appends bytes that were read elsewhere (lsp_server_input) to the buffer, as lsp_reader_fill would. */
+void lsp_reader_push(lsp_reader *r, const char *data, size_t n);
 /* The next message or problem from what is buffered. Call until LSP_MORE. */
 lsp_read_result lsp_reader_next(lsp_reader *r, char **body, size_t *len, char **problem);
 /* True while a message body is incomplete (its Content-Length not yet reached). */

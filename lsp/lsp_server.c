@@ -251,9 +251,9 @@ const an_diag_list *lsp_findings(lsp_server *s, lsp_doc *doc) {
 
 /* Push mode: analyze and publish the documents whose debounce has passed. Returns ms until the next one is
  * due, or -1. */
-static double run_due(lsp_server *s) {
+static double run_due(lsp_server *s, double now) {
     if (!s->initialized) return -1;
-    double next = -1, now = now_ms();
+    double next = -1;
     for (size_t i = 0; i < s->docs.items.len; i++) {
         lsp_doc *d = s->docs.items.items[i];
         if (d->pending && !s->pull) {
@@ -596,85 +596,122 @@ static cJSON *parse_body(lsp_server *s, lsp_reader *rd, const char *body, size_t
     return msg;
 }
 
-typedef UT_VEC(cJSON *) msg_queue;
-
-static void drain(lsp_server *s, lsp_reader *rd, msg_queue *q, bool salvage) {
+static void drain(lsp_server *s, bool salvage) {
     for (;;) {
         char *body, *problem;
         size_t len;
-        lsp_read_result r = salvage ? lsp_reader_salvage(rd, &body, &len, &problem) : lsp_reader_next(rd, &body, &len, &problem);
+        lsp_read_result r = salvage ? lsp_reader_salvage(&s->rd, &body, &len, &problem)
+                                    : lsp_reader_next(&s->rd, &body, &len, &problem);
         salvage = false;
         if (r == LSP_MORE) return;
         if (problem) lsp_log(s, LSP_LOG_ERROR, "input: %s", problem);
         ut_free(problem);
         if (r == LSP_MESSAGE) {
-            cJSON *m = parse_body(s, rd, body, len);
-            if (m) ut_vec_push(q, m);
+            cJSON *m = parse_body(s, &s->rd, body, len);
+            if (m) ut_vec_push(&s->queue, m);
         }
         ut_free(body);
     }
 }
 
-static void process(lsp_server *s, msg_queue *q) {
+static void process(lsp_server *s) {
     /* cancellations first: a request still waiting in this batch is answered as cancelled */
     cancel_set cs = {0};
-    for (size_t i = 0; i < q->len; i++) {
-        const char *m = lsp_param_str(q->items[i], "method");
+    for (size_t i = 0; i < s->queue.len; i++) {
+        const char *m = lsp_param_str(s->queue.items[i], "method");
         if (m && !strcmp(m, "$/cancelRequest")) {
-            const cJSON *id = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(q->items[i], "params"), "id");
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s->queue.items[i], "params"), "id");
             if (id) ut_vec_push(&cs.ids, (cJSON *)id);
         }
     }
-    for (size_t i = 0; i < q->len && !s->exit; i++) handle(s, q->items[i], &cs);
+    for (size_t i = 0; i < s->queue.len && !s->exit; i++) handle(s, s->queue.items[i], &cs);
     ut_vec_free(&cs.ids);
-    for (size_t i = 0; i < q->len; i++) cJSON_Delete(q->items[i]);
-    q->len = 0;
+    for (size_t i = 0; i < s->queue.len; i++) cJSON_Delete(s->queue.items[i]);
+    s->queue.len = 0;
 }
 
+/* Handles every complete message buffered (a message may put back bytes that belong to the next one). */
+static void pump(lsp_server *s, bool salvage) {
+    drain(s, salvage);
+    while (s->queue.len && !lsp_server_done(s)) {
+        process(s);
+        drain(s, false);
+    }
+}
+
+/* ---- the server as a state machine (lsp_server.h) ------------------------------------------------------------- */
+
+lsp_server *lsp_server_new(const lsp_server_options *opt) {
+    lsp_server *s = ut_calloc(1, sizeof *s);
+    s->opt = opt;
+    lsp_rpc_init(&s->rpc, opt->out_fd);
+    lsp_settings_init(&s->client);
+    lsp_reader_init(&s->rd, opt->in_fd, opt->max_message ? opt->max_message : (size_t)256 << 20);
+    return s;
+}
+
+void lsp_server_input(lsp_server *s, const char *data, size_t n) {
+    if (lsp_server_done(s)) return;
+    lsp_reader_push(&s->rd, data, n);
+    pump(s, false);
+}
+
+void lsp_server_input_idle(lsp_server *s) {
+    if (!lsp_server_done(s) && lsp_reader_waiting(&s->rd)) pump(s, true);
+}
+
+double lsp_server_due(lsp_server *s, double now) { return lsp_server_done(s) ? -1 : run_due(s, now); }
+
+bool lsp_server_done(const lsp_server *s) { return s->exit || s->rpc.dead; }
+
+int lsp_server_free(lsp_server *s, bool eof) {
+    if (eof && !s->exit) lsp_log(s, LSP_LOG_INFO, "end of input without `exit`");
+    int rc = s->shutdown ? 0 : 1;
+    for (size_t i = 0; i < s->queue.len; i++) cJSON_Delete(s->queue.items[i]);
+    ut_vec_free(&s->queue);
+    lsp_reader_free(&s->rd);
+    lsp_docs_free(&s->docs);
+    lsp_settings_free(&s->client);
+    lsp_rpc_free(&s->rpc);
+    ut_vec_free(&s->shown);
+    ut_free(s->root);
+    ut_free(s);
+    return rc;
+}
+
+/* The stdio loop: read what is there, handle it, and when the input is idle run what is due. */
 int lsp_server_run(const lsp_server_options *opt) {
     signal(SIGPIPE, SIG_IGN);
-    lsp_server s;
-    memset(&s, 0, sizeof s);
-    s.opt = opt;
-    lsp_rpc_init(&s.rpc, opt->out_fd);
-    lsp_settings_init(&s.client);
-    lsp_reader rd;
-    lsp_reader_init(&rd, opt->in_fd, opt->max_message ? opt->max_message : (size_t)256 << 20);
-    msg_queue q = {0};
+    lsp_server *s = lsp_server_new(opt);
     double last_input = now_ms();
-    while (!s.exit && !s.rpc.dead) {
-        drain(&s, &rd, &q, false);
-        if (q.len) { process(&s, &q); continue; }
-        if (rd.eof) break;
+    bool eof = false;
+    while (!lsp_server_done(s)) {
         struct pollfd p = {opt->in_fd, POLLIN, 0};
         /* input already waiting is read before any analysis: a burst of edits costs one analysis */
         if (poll(&p, 1, 0) > 0) {
-            if (lsp_reader_fill(&rd) < 0 && errno != EAGAIN) break;
+            long n = lsp_reader_fill(&s->rd);
+            if (n < 0 && errno != EAGAIN) break;
+            if (n == 0) { eof = true; break; }
+            pump(s, false);
             last_input = now_ms();
             continue;
         }
-        double next = run_due(&s);
+        double next = run_due(s, now_ms());
         int timeout = next < 0 ? -1 : (int)ceil(next);
-        bool waiting = lsp_reader_waiting(&rd);
+        bool waiting = lsp_reader_waiting(&s->rd);
         if (waiting && (timeout < 0 || timeout > SALVAGE_IDLE_MS)) timeout = SALVAGE_IDLE_MS;
         int r = poll(&p, 1, timeout);
         if (r < 0 && errno != EINTR) break;
         if (r > 0) {
-            if (lsp_reader_fill(&rd) < 0 && errno != EAGAIN) break;
+            long n = lsp_reader_fill(&s->rd);
+            if (n < 0 && errno != EAGAIN) break;
+            if (n == 0) { eof = true; break; }
+            pump(s, false);
             last_input = now_ms();
         } else if (waiting && now_ms() - last_input >= SALVAGE_IDLE_MS) {
-            drain(&s, &rd, &q, true);
+            lsp_server_input_idle(s);
             last_input = now_ms();
         }
     }
-    if (rd.eof && !s.exit) lsp_log(&s, LSP_LOG_INFO, "end of input without `exit`");
-    for (size_t i = 0; i < q.len; i++) cJSON_Delete(q.items[i]);
-    ut_vec_free(&q);
-    lsp_reader_free(&rd);
-    lsp_docs_free(&s.docs);
-    lsp_settings_free(&s.client);
-    lsp_rpc_free(&s.rpc);
-    ut_vec_free(&s.shown);
-    ut_free(s.root);
-    return s.shutdown ? 0 : 1;
+    return lsp_server_free(s, eof);
 }

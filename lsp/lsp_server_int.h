@@ -2,12 +2,15 @@
 #ifndef LSP_SERVER_INT_H
 #define LSP_SERVER_INT_H
 #include "lsp_doc.h"
+#include "lsp_io.h"
 #include "lsp_rpc.h"
 #include "lsp_server.h"
 #include "lsp_settings.h"
 
 typedef struct lsp_server {
     const lsp_server_options *opt;
+    lsp_reader rd;          /* the client's byte stream */
+    UT_VEC(cJSON *) queue;  /* messages read and not yet handled */
     lsp_rpc rpc;
     lsp_docs docs;
     lsp_encoding enc;

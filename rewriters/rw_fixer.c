@@ -57,7 +57,13 @@ void rw_fix_source(const an_catalog *cat, an_lang lang, const an_source *src, co
             char *rules = rule_list(&pc);
             ut_buf b;
             ut_buf_init(&b);
-            ut_buf_printf(&b, "a fix introduced a syntax error (pass %d, rules %s); file left untouched: this is a bug in xpuify, please report it", pass, rules);
+            /* a file that already has syntax errors: its code around them is not what the fixes were written for
+             * (libclang's recovery reads `d,n.is_cuda()` at file scope as declarators); said as such, not as a bug */
+            if (c_errors_before > 0)
+                ut_buf_printf(&b, "a fix introduced a syntax error (pass %d, rules %s) into a file that already has %d; "
+                                  "file left untouched: correct those first", pass, rules, c_errors_before);
+            else
+                ut_buf_printf(&b, "a fix introduced a syntax error (pass %d, rules %s); file left untouched: this is a bug in xpuify, please report it", pass, rules);
             out->error = ut_buf_take(&b);
             ut_free(rules);
             ut_free(p.text);

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import ROOT, check, eq, main, read, run, skip, write  # noqa: E402
+from harness import ROOT, XPUIFY, check, eq, main, read, run, skip, write  # noqa: E402
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void scale(float *x, int n) {
@@ -112,6 +112,25 @@ def test_libclang_is_loaded_only_for_c_files_that_need_it(d):
     check(r.code == 0 and "cuda/k.cu: libclang cannot be loaded" in r.err and "skipped" in r.err, "walked: a warning", r)
     r = run("check", "cuda/k.cu", env=env)
     check(r.code == 2 and "error: cuda/k.cu: libclang cannot be loaded" in r.err, "named: an error", r)
+
+
+def test_fast_mode_reads_no_file_an_include_names(d):
+    # fast mode follows no include: not even an absolute path or one climbing out of the virtual directory. A
+    # device made libclang read 2 GB (/dev/zero) or block on the input (/dev/stdin), and a real file's text broke
+    # the parse so that the finding after it was lost (found by fuzz/fz_c)
+    write("words.h", "these are not declarations\n")
+    call = "void f(float **p) { cudaMalloc(p, 4); }\n"
+    for inc in ("/dev/zero", "/dev/stdin", os.path.abspath("words.h"), "../../../../../../../" + os.path.abspath("words.h")):
+        write("k.cu", f'#include "{inc}"\n' + call)
+        p = subprocess.Popen([XPUIFY, "check", "--format", "json", "k.cu"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            out, err = p.communicate(timeout=60)  # stdin stays open until the check is done
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise AssertionError(f"#include \"{inc}\": xpuify check did not finish")
+        eq(p.returncode, 1, f"{inc}: {err}")
+        eq([(f["line"], f["code"]) for f in json.loads(out)], [(2, "XPC101")], inc)
 
 
 def example_name(rule):

@@ -87,6 +87,28 @@ def test_comments_strings_and_own_names_are_kept(d):
     eq(read("k.c"), src.replace("#include <cuda_runtime.h>", '#include "xpuify_gpu.h"').replace("return cudaMalloc(p", "return xpuMalloc(p"))
 
 
+def test_inserted_lines_start_in_code(d):
+    # an inserted line (the layer's #include, the CUDA-only guard) goes where a line starts in code: not after a
+    # `// comment \` that continues onto the next line, not inside a block comment, and an `#include` inside a
+    # comment is none (the include went into the comment and a fix broke the syntax: found by fuzz/fz_c)
+    src = "//\\\n}\nncclUniqueId id;\n"
+    write("a.cu", src)
+    r = run("fix", "a.cu")
+    check("a bug in xpuify" not in r.err, "the fix is accepted", r)
+    eq(read("a.cu"), '//\\\n}\n#include "xpuify_ccl.h"\nxcclUniqueId id;\n')
+    src = "/* old:\n#include <cuda_runtime.h>\n*/\n// a licence line \\\n   continued\nvoid f(float **p) { cudaMalloc(p, 4); }\n"
+    write("b.cu", src)
+    run("fix", "b.cu")
+    eq(read("b.cu"), src.replace("void f", '#include "xpuify_gpu.h"\nvoid f').replace("cudaMalloc", "xpuMalloc"))
+    src = ("#include <vector>\nvoid f() {\n  int a = 1; // x \\\n  at::cuda::device_synchronize();\n"
+           "  at::cuda::device_synchronize(); /* y\n */\n  at::cuda::device_synchronize(); // ok\n}\n")
+    write("g.cpp", src)
+    run("fix", "--unsafe-fixes", "g.cpp")
+    eq(read("g.cpp"), src.replace("  at::cuda::device_synchronize(); // ok\n",
+                                  "#ifndef XPUIFY_NO_CUDA  // xpuify: CUDA-only (XPC704); builds without CUDA define "
+                                  "XPUIFY_NO_CUDA\n  at::cuda::device_synchronize(); // ok\n#endif\n"))
+
+
 def test_unsupported_call_is_reported_at_the_call_site(d):
     write("p.c", "#include <cuda_runtime.h>\nint pin(float *h) { return (int)cudaHostRegister(h, 64, 0); }\n")
     r = run("fix", "p.c")
@@ -228,6 +250,14 @@ def test_fix_that_breaks_the_syntax_is_refused(d):
     write("b.c", "int g(void) {\n    cudaDeviceSynchronize();\n    int y = ;\n    return 0;\n}\n")
     r = run("fix", "--no-config", "b.c")
     check("xpuDeviceSynchronize();" in read("b.c"), "fixed despite the existing error", read("b.c"))
+    # where a fix does add one to a broken file (libclang reads `d,n.is_cuda()` at file scope as declarators), the
+    # refusal says the file was broken: not a bug in xpuify (found by fuzz/fz_c)
+    write("e.cpp", "d,n.is_cuda()\n")
+    r = run("fix", "--no-config", "e.cpp")
+    check("e.cpp: a fix introduced a syntax error (pass 1, rules XPC701 (torch-cuda-tensor-method)) into a file that "
+          "already has 1; file left untouched: correct those first" in r.err and "bug in xpuify" not in r.err,
+          "the refusal blames the file's own errors", r.err)
+    eq(read("e.cpp"), "d,n.is_cuda()\n")
 
 
 if __name__ == "__main__":

@@ -18,8 +18,23 @@ def frame(obj):
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
+# XPUIFY_LSP_RECORD=DIR: every Server's client stream (the bytes sent, in order) is also written to a file in DIR,
+# named after the test: `fuzz/fz_lsp_seeds.py --record` keeps them as seeds of the fz_lsp fuzz target.
+RECORD = os.environ.get("XPUIFY_LSP_RECORD")
+_recorded = [0]
+
+
+def _record_file():
+    import inspect
+    test = next((f.function for f in inspect.stack() if f.function.startswith("test_")), "session")
+    _recorded[0] += 1
+    os.makedirs(RECORD, exist_ok=True)
+    return open(os.path.join(RECORD, f"{os.path.basename(sys.argv[0])[:-3]}-{test}-{_recorded[0]}"), "wb")
+
+
 class Server:
     def __init__(self, *args, cwd=None, env=None):
+        self.rec = _record_file() if RECORD else None
         e = dict(os.environ)
         if env:
             e.update(env)
@@ -57,6 +72,9 @@ class Server:
 
     # ---- sending
     def send_raw(self, data):
+        if self.rec:
+            self.rec.write(data)
+            self.rec.flush()
         self.p.stdin.write(data)
         self.p.stdin.flush()
 
