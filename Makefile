@@ -132,13 +132,6 @@ fuzz: fuzz-build
 
 test: $(B)/xpuify $(UNIT_BIN) build/.deps-test fuzz-build
 	@XPUIFY=$(abspath $(B)/xpuify) UNIT_DIR=$(abspath $(B)/tests) FUZZ_DIR=$(abspath build/fuzz) tests/run_all.sh
-# CI (CI=true) runs the whole suite a second time under AddressSanitizer + UndefinedBehaviorSanitizer
-ifeq ($(CI),true)
-ifneq ($(SAN),1)
-	@echo "CI: the whole suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer (make test SAN=1)"
-	@$(MAKE) --no-print-directory test SAN=1
-endif
-endif
 
 docs: $(B)/xpuify
 	$(B)/xpuify rule --all --format markdown > docs/rules.md
