@@ -5,6 +5,7 @@
 #include "cli.h"
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void cli_opts_init(cli_opts *o) {
@@ -210,7 +211,7 @@ static bool skip_path(void *vc, const char *path, bool dir) {
         else snprintf(parent, sizeof parent, ".");
         cfg = cf_store_for_path(c->o->store, parent, &c->errs);
     } else {
-        cfg = cf_store_for_path(c->o->store, path, &c->errs);
+        cfg = cf_store_for_file(c->o->store, path, &c->errs);
     }
     if (!cfg) { c->failed = true; return false; }
     return cf_config_excludes(cfg, path, dir);
@@ -273,7 +274,15 @@ bool cli_opts_make_store(cli_opts *o) {
     return true;
 }
 
+static double ms_since(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 bool cli_opts_prepare(cli_opts *o) {
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!cli_opts_make_store(o)) return false;
     bool no_paths = !o->paths.len;
     if (no_paths) ut_vec_push(&o->paths, ".");
@@ -326,7 +335,7 @@ bool cli_opts_prepare(cli_opts *o) {
     o->input_error = missing > 0;
     o->file_cfg = ut_calloc(o->files.len ? o->files.len : 1, sizeof(cf_config *));
     for (size_t i = 0; i < o->files.len && !sc.failed; i++) {
-        o->file_cfg[i] = cf_store_for_path(o->store, o->files.items[i].path, &sc.errs);
+        o->file_cfg[i] = cf_store_for_file(o->store, o->files.items[i].path, &sc.errs);
         if (!o->file_cfg[i]) sc.failed = true;
     }
     if (sc.failed) {
@@ -335,6 +344,8 @@ bool cli_opts_prepare(cli_opts *o) {
         return false;
     }
     ut_buf_free(&sc.errs);
+    o->ms_files = ms_since(&t0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     /* the catalog: built-in rules plus every configuration's rule directories */
     UT_VEC(const char *) dirs = {0};
     for (size_t i = 0; i < cf_store_count(o->store); i++) {
@@ -348,6 +359,7 @@ bool cli_opts_prepare(cli_opts *o) {
     o->cat = cli_load_catalog_ex(dirs.items, dirs.len, &o->builtin_rules);
     ut_vec_free(&dirs);
     if (!o->cat) return false;
+    o->ms_rules = ms_since(&t0);
     ut_buf err;
     ut_buf_init(&err);
     bool ok = true;

@@ -31,6 +31,7 @@ typedef struct {
     bool no_default_path;    /* --no-default-path: no PATH means no file, not `.` */
     an_c_options c; /* C/C++/CUDA parsing: fast (default) or precise (-p DIR, --precise, --cuda-path) */
     /* set up by cli_opts_prepare */
+    double ms_files, ms_rules; /* how long finding the files (with their configurations) and loading the rules took */
     cf_store *store;
     const cf_config *root_cfg;    /* governs the first PATH: run-wide settings (target, helper, priority) */
     const cf_config **file_cfg;   /* per file */

@@ -3,6 +3,7 @@
 #include "../rewriters/rw_target.h"
 #include "cli_target.h"
 #include <stdio.h>
+#include <string.h>
 
 bool cli_target_parse(const char *s, cli_target_mode *m) {
     if (!strcmp(s, "auto")) *m = CLI_TARGET_AUTO;
@@ -106,10 +107,29 @@ void cli_target_choose(cli_target_mode mode, const char *torch_version, const ch
 void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t sz) {
     const cli_helper_opts *h = ctx;
     if (fix->target != AN_TARGET_COMPAT) return;
-    rw_helper_place pl;
-    rw_helper_place_for(path, h->module, h->path, &pl);
-    snprintf(buf, sz, "%s", pl.import);
+    /* the import depends on the file's directory only, and the walk's order keeps the files of a directory together:
+     * each worker thread remembers its last directory (placing the helper stats and resolves the package chain) */
+    static _Thread_local char last_dir[1024], last_import[512], last_key[1024];
+    char key[1024];
+    snprintf(key, sizeof key, "%s\n%s", h->module, h->path ? h->path : "");
+    const char *slash = strrchr(path, '/');
+    size_t dn = slash ? (size_t)(slash - path) : 0;
+    if (!strcmp(last_key, key) && *last_import && dn < sizeof last_dir && !memcmp(last_dir, path, dn) && !last_dir[dn]) {
+        snprintf(buf, sz, "%s", last_import);
+    } else {
+        rw_helper_place pl;
+        rw_helper_place_for(path, h->module, h->path, &pl);
+        snprintf(buf, sz, "%s", pl.import);
+        if (dn < sizeof last_dir && strlen(pl.import) < sizeof last_import) {
+            memcpy(last_dir, path, dn);
+            last_dir[dn] = 0;
+            snprintf(last_import, sizeof last_import, "%s", pl.import);
+            snprintf(last_key, sizeof last_key, "%s", key);
+        } else {
+            *last_import = 0;
+        }
+        rw_helper_place_free(&pl);
+    }
     fix->helper_import = buf;
     fix->helper_module = h->module;
-    rw_helper_place_free(&pl);
 }

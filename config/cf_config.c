@@ -670,7 +670,7 @@ static cf_config *defaults(cf_store *s) {
     return s->defaults;
 }
 
-const cf_config *cf_store_for_path(cf_store *s, const char *path, ut_buf *err) {
+static const cf_config *for_path(cf_store *s, const char *path, bool is_file, ut_buf *err) {
     if (s->isolated) return defaults(s);
     if (s->forced) {
         cf_config *c = load_file(s, s->forced, err, NULL, NULL, NULL);
@@ -682,7 +682,7 @@ const cf_config *cf_store_for_path(cf_store *s, const char *path, ut_buf *err) {
     }
     char *abs = absolute(s->cwd, path);
     struct stat st;
-    char *dir = stat(abs, &st) == 0 && S_ISDIR(st.st_mode) ? ut_strdup(abs) : dirname_of(abs);
+    char *dir = !is_file && stat(abs, &st) == 0 && S_ISDIR(st.st_mode) ? ut_strdup(abs) : dirname_of(abs);
     ut_free(abs);
     UT_VEC(char *) visited = {0};
     cf_config *found = NULL;
@@ -709,6 +709,9 @@ const cf_config *cf_store_for_path(cf_store *s, const char *path, ut_buf *err) {
     ut_vec_free(&visited);
     return found;
 }
+
+const cf_config *cf_store_for_path(cf_store *s, const char *path, ut_buf *err) { return for_path(s, path, false, err); }
+const cf_config *cf_store_for_file(cf_store *s, const char *path, ut_buf *err) { return for_path(s, path, true, err); }
 
 size_t cf_store_count(const cf_store *s) { return s->configs.len; }
 const cf_config *cf_store_at(const cf_store *s, size_t i) { return i < s->configs.len ? s->configs.items[i] : NULL; }

@@ -86,6 +86,8 @@ void cf_store_override(cf_store *s, cf_key key, const char *value);
 /* The configuration that governs path (a file or a directory): the closest .xpuify.yml in its directory or above.
  * NULL on a configuration error (appended to err as "file:line:col: message" lines). */
 const cf_config *cf_store_for_path(cf_store *s, const char *path, ut_buf *err);
+/* The same for a path known to be a file (the walk's): no stat of the path itself. */
+const cf_config *cf_store_for_file(cf_store *s, const char *path, ut_buf *err);
 /* Every configuration loaded so far (for loading their rule directories). */
 size_t cf_store_count(const cf_store *s);
 const cf_config *cf_store_at(const cf_store *s, size_t i);
