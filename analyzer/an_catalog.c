@@ -413,6 +413,25 @@ done:
 
 /* ---- catalog ----------------------------------------------------------------------------------------------- */
 
+static void free_covers(an_cover_vec *v) {
+    for (size_t i = 0; i < v->len; i++) ut_vec_free(&v->items[i].ids);
+    v->len = 0;
+}
+
+static void free_lits(an_catalog *c, int lang) {
+    free_covers(&c->prefilter_cov[lang]);
+    ut_vec_free(&c->prefilter_cov[lang]);
+    free_covers(&c->locality_cov[lang]);
+    ut_vec_free(&c->locality_cov[lang]);
+    for (size_t k = 0; k < c->anchored_cov[lang].len; k++) {
+        free_covers(&c->anchored_cov[lang].items[k]);
+        ut_vec_free(&c->anchored_cov[lang].items[k]);
+    }
+    ut_vec_free(&c->anchored_cov[lang]);
+    an_lits_free(c->lits[lang]);
+    c->lits[lang] = NULL;
+}
+
 static void free_res(an_re_vec *v) {
     for (size_t i = 0; i < v->len; i++) pcre2_code_free(v->items[i]);
     v->len = 0;
@@ -469,6 +488,7 @@ void an_catalog_free(an_catalog *c) {
         }
         ut_vec_free(&c->anchored[i]);
         if (c->roots[i]) pcre2_code_free(c->roots[i]);
+        free_lits(c, i);
     }
     ut_free(c);
 }
@@ -568,8 +588,10 @@ static void add_alt(strvec *alts, const char *alt, size_t n) {
 }
 
 
-static void compile_each(strvec *alts, an_re_vec *out, const char *what, an_lang lang, ut_buf *err, int *nerr) {
+static void compile_each(strvec *alts, an_re_vec *out, an_lits *lits, an_cover_vec *covs, const char *what,
+                         an_lang lang, ut_buf *err, int *nerr) {
     free_res(out);
+    free_covers(covs);
     /* C and text patterns may anchor at line starts */
     uint32_t fl = PCRE2_UTF | PCRE2_NO_UTF_CHECK | PCRE2_DUPNAMES | (lang == AN_LANG_PYTHON ? 0 : PCRE2_MULTILINE);
     for (size_t i = 0; i < alts->len; i++) {
@@ -585,6 +607,12 @@ static void compile_each(strvec *alts, an_re_vec *out, const char *what, an_lang
         } else {
             pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
             ut_vec_push(out, re);
+            an_cover cv = {{0}, false};
+            cv.always = !an_lits_cover(lits, alts->items[i], &cv.ids);
+            if (getenv("XPUIFY_DEBUG_PREFILTER"))
+                fprintf(stderr, "%s[%s]: %s: %s (%zu literals)\n", what, an_lang_name(lang), alts->items[i],
+                        cv.always ? "no literal cover, always run" : "covered", cv.ids.len);
+            ut_vec_push(covs, cv);
         }
         ut_free(alts->items[i]);
     }
@@ -661,9 +689,10 @@ static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
         }
     }
     /* device-agnostic guards (`if ...xpu...:` beside a CUDA branch) decide what is reported: parse them too */
-    if (lang == AN_LANG_PYTHON && alts.len) add_alt(&alts, "\\bxpu\\b|torch\\.accelerator", 22);
+    static const char guards[] = "\\bxpu\\b|torch\\.accelerator";
+    if (lang == AN_LANG_PYTHON && alts.len) add_alt(&alts, guards, sizeof guards - 1);
     if (c->roots[lang]) pcre2_code_free(c->roots[lang]);
-    compile_each(&alts, &c->locality[lang], "locality", lang, err, &nerr);
+    compile_each(&alts, &c->locality[lang], c->lits[lang], &c->locality_cov[lang], "locality", lang, err, &nerr);
     c->roots[lang] = compile_alts(&roots, "roots", lang, err, &nerr);
     return nerr;
 }
@@ -779,6 +808,8 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
             ut_vec_free(&c->anchored[lang].items[k]);
         }
         c->anchored[lang].len = 0;
+        free_lits(c, lang);
+        c->lits[lang] = an_lits_new();
         for (size_t i = 0; i < c->rules.len; i++) {
             an_rule *r = c->rules.items[i];
             if ((int)r->lang != lang || (r->builtin && !r->triggers.len)) continue;
@@ -787,14 +818,16 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
                 const char *tr = r->triggers.items[t];
                 if (strchr(tr, '\x1f')) { /* a group: every part must match */
                     an_re_vec grp = {0};
+                    an_cover_vec gcov = {0};
                     strvec parts = {0};
                     for (const char *p = tr; p;) {
                         const char *q = strchr(p, '\x1f');
                         ut_vec_push(&parts, ut_strndup(p, q ? (size_t)(q - p) : strlen(p)));
                         p = q ? q + 1 : NULL;
                     }
-                    compile_each(&parts, &grp, "triggers", (an_lang)lang, err, &nerr);
+                    compile_each(&parts, &grp, c->lits[lang], &gcov, "triggers", (an_lang)lang, err, &nerr);
                     ut_vec_push(&c->anchored[lang], grp);
+                    ut_vec_push(&c->anchored_cov[lang], gcov);
                     continue;
                 }
                 /* each pattern compiles on its own, so an error names its rule (and `)` cannot break the others) */
@@ -833,7 +866,8 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
             for (size_t i = 0; i < alts.len; i++) ut_free(alts.items[i]);
             ut_vec_free(&alts);
         } else {
-            compile_each(&alts, &c->prefilter[lang], "triggers", (an_lang)lang, err, &nerr);
+            compile_each(&alts, &c->prefilter[lang], c->lits[lang], &c->prefilter_cov[lang], "triggers", (an_lang)lang,
+                         err, &nerr);
         }
     }
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) nerr += build_locality(c, (an_lang)lang, err);
@@ -844,21 +878,42 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
     return nerr;
 }
 
+/* found: the language's literals seen in the text (NULL: scan none, run every pattern) */
+static bool may_match(const an_cover *cv, const uint8_t *found) {
+    return !found || cv->always || an_lits_any(found, cv->ids.items, cv->ids.len);
+}
+
 bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len) {
     if (c->prefilter_none[lang]) return false;
     if (c->prefilter_all[lang] || (!c->prefilter[lang].len && !c->anchored[lang].len)) return true;
+    size_t nl = an_lits_count(c->lits[lang]);
+    uint8_t stack[512], *found = nl <= sizeof stack ? stack : ut_malloc(nl);
+    an_lits_scan(c->lits[lang], text, len, found);
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
     int rc = -1;
     for (size_t k = 0; rc < 0 && k < c->prefilter[lang].len; k++)
-        rc = pcre2_match(c->prefilter[lang].items[k], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
+        if (may_match(&c->prefilter_cov[lang].items[k], found))
+            rc = pcre2_match(c->prefilter[lang].items[k], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
     for (size_t k = 0; rc < 0 && k < c->anchored[lang].len; k++) {
         const an_re_vec *g = &c->anchored[lang].items[k];
+        const an_cover_vec *gc = &c->anchored_cov[lang].items[k];
         rc = 0;
+        for (size_t p = 0; rc >= 0 && p < g->len; p++) /* every part's literals first: they cost nothing */
+            if (!may_match(&gc->items[p], found)) rc = -1;
         for (size_t p = 0; rc >= 0 && p < g->len; p++)
             rc = pcre2_match(g->items[p], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
     }
     pcre2_match_data_free(md);
+    if (found != stack) ut_free(found);
     return rc >= 0;
+}
+
+void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, bool *live) {
+    size_t nl = an_lits_count(c->lits[lang]);
+    uint8_t stack[512], *found = nl <= sizeof stack ? stack : ut_malloc(nl);
+    an_lits_scan(c->lits[lang], text, len, found);
+    for (size_t k = 0; k < c->locality[lang].len; k++) live[k] = may_match(&c->locality_cov[lang].items[k], found);
+    if (found != stack) ut_free(found);
 }
 
 const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang) { return c->queries[lang]; }

@@ -2,11 +2,19 @@
 #ifndef AN_CATALOG_INT_H
 #define AN_CATALOG_INT_H
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include "an_literal.h"
 #include "an_rule.h"
 #include <pcre2.h>
 
 struct an_query_set;
 typedef UT_VEC(pcre2_code *) an_re_vec;
+/* a pattern's literal cover (an_literal.h): the pattern can only match where one of ids was found; always: no
+ * cover, run it on every file */
+typedef struct {
+    an_u32_vec ids;
+    bool always;
+} an_cover;
+typedef UT_VEC(an_cover) an_cover_vec;
 
 struct an_catalog {
     UT_VEC(an_rule *) rules;
@@ -19,6 +27,12 @@ struct an_catalog {
     an_re_vec locality[AN_LANG__COUNT];
     /* trigger groups: each a list of patterns that must all appear in the file */
     UT_VEC(an_re_vec) anchored[AN_LANG__COUNT];
+    /* the literal covers of the patterns above (parallel vectors) and the language's literal scanner: a pattern is
+     * run on a file only when the one-pass scan found one of its literals */
+    an_lits *lits[AN_LANG__COUNT];
+    an_cover_vec prefilter_cov[AN_LANG__COUNT];
+    an_cover_vec locality_cov[AN_LANG__COUNT];
+    UT_VEC(an_cover_vec) anchored_cov[AN_LANG__COUNT];
     pcre2_code *roots[AN_LANG__COUNT];
     an_entry **c_exact;      /* the same for the C/C++/CUDA tables (identifiers, `a::b` names, headers) */
     size_t c_exact_cap;

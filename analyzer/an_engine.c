@@ -52,7 +52,7 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
     switch (lang) {
     case AN_LANG_PYTHON:
         if (!ws->py) ws->py = an_python_new();
-        an_python_analyze(ws->py, cat, src, en, fix, regions, out);
+        *parsed = an_python_analyze(ws->py, cat, src, en, fix, regions, out);
         break;
     case AN_LANG_C:
         if (!ws->c) ws->c = an_c_new(ws->copt);

@@ -28,8 +28,18 @@ static bool word_is(const char *t, size_t avail, const char *w) {
     return avail >= n && !memcmp(t, w, n) && (avail == n || !(isalnum((unsigned char)t[n]) || t[n] == '_'));
 }
 
-/* Splits the text into logical lines. Returns false when unsure (unterminated string or bracket). */
-static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments) {
+static bool string_prefix(const char *t, uint32_t i, uint32_t n, uint32_t *q) {
+    /* r"", u"", b"", rb"", br"" (not f-strings: they hold code) */
+    uint32_t k = i;
+    while (k < n && k - i < 2 && strchr("rRuUbB", t[k])) k++;
+    if (k == i || k >= n || (t[k] != '"' && t[k] != '\'')) return false;
+    *q = k;
+    return true;
+}
+
+/* Splits the text into logical lines. Returns false when unsure (unterminated string or bracket). inert receives
+ * the text no rule reads: every comment, and every statement that is nothing but string literals (docstrings). */
+static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments, an_span_vec *inert) {
     const char *t = src->text;
     uint32_t n = src->len, i = src->body;
     while (i < n) {
@@ -43,6 +53,10 @@ static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments) {
         if (t[i] == '\n' || t[i] == '\r' || t[i] == '#') { /* blank or comment-only line */
             uint32_t cs = i;
             while (i < n && t[i] != '\n') i++;
+            if (t[cs] == '#') {
+                an_span c = {cs, i};
+                ut_vec_push(inert, c);
+            }
             if (t[cs] == '#' && memmem(t + cs, i - cs, "xpuify:", 7)) {
                 an_span c = {cs, i > cs && t[i - 1] == '\r' ? i - 1 : i};
                 ut_vec_push(comments, c);
@@ -52,12 +66,24 @@ static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments) {
         }
         lline l = {ls, i, 0, col};
         int depth = 0;
+        uint32_t q0;
+        bool strings_only = t[i] == '"' || t[i] == '\'' || string_prefix(t, i, n, &q0);
         for (;;) {
             if (i >= n) { l.end = n; break; }
             char ch = t[i];
+            if (strings_only && !(ch == '"' || ch == '\'' || ch == '#' || ch == ' ' || ch == '\t' || ch == '\f' ||
+                                  ch == '\r' || ch == '\n' || ch == '\\')) {
+                if (string_prefix(t, i, n, &q0)) {
+                    i = q0;
+                    continue;
+                }
+                strings_only = false;
+            }
             if (ch == '#') {
                 uint32_t cs = i;
                 while (i < n && t[i] != '\n') i++;
+                an_span ic = {cs, i};
+                ut_vec_push(inert, ic);
                 if (memmem(t + cs, i - cs, "xpuify:", 7)) {
                     an_span c = {cs, i > cs && t[i - 1] == '\r' ? i - 1 : i};
                     ut_vec_push(comments, c);
@@ -93,6 +119,10 @@ static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments) {
             i++;
         }
         if (depth) return false;
+        if (strings_only) {
+            an_span d = {l.first, l.end};
+            ut_vec_push(inert, d);
+        }
         ut_vec_push(out, l);
         if (i >= n) break;
     }
@@ -200,6 +230,36 @@ static void import_locals(const char *t, uint32_t s, uint32_t e, str_vec *names,
     }
 }
 
+static int cmp_span(const void *a, const void *b) {
+    const an_span *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* sorts and joins overlapping spans (a comment inside a docstring statement) */
+static void merge_spans(an_span_vec *v) {
+    if (v->len < 2) return;
+    qsort(v->items, v->len, sizeof *v->items, cmp_span);
+    size_t w = 0;
+    for (size_t i = 1; i < v->len; i++) {
+        if (v->items[i].start < v->items[w].end) {
+            if (v->items[i].end > v->items[w].end) v->items[w].end = v->items[i].end;
+        } else {
+            v->items[++w] = v->items[i];
+        }
+    }
+    v->len = w + 1;
+}
+
+static bool in_spans(const an_span_vec *v, uint32_t pos) {
+    size_t lo = 0, hi = v->len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v->items[mid].end <= pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < v->len && v->items[lo].start <= pos;
+}
+
 static void add_span(an_pyregions *r, uint32_t s, uint32_t e) {
     if (e <= s) return;
     if (r->spans.len && r->spans.items[r->spans.len - 1].end >= s) {
@@ -220,8 +280,12 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
     UT_VEC(uint32_t) hits = {0};
     str_vec extra = {0};
     pcre2_match_data *md = NULL;
+    bool *live = NULL;
+    an_span_vec inert = {0};
+    size_t code_hits = 0;
     out->whole = true;
-    if (!nloc || !scan(src, &ls, &out->comments) || !ls.len) goto done;
+    if (!nloc || !scan(src, &ls, &out->comments, &inert) || !ls.len) goto done;
+    merge_spans(&inert);
     if (!group(src, &ls, 0, (uint32_t)ls.len, 0, src->len, &top)) goto done;
     top.items[0].start = src->body; /* leading comments belong to the opening */
     /* members of top-level definitions */
@@ -239,12 +303,17 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
     }
     /* hits: locality matches; import lines (top level always, nested ones when they name a relevant root) */
     md = pcre2_match_data_create(1, NULL);
+    live = ut_malloc(nloc);
+    an_catalog_locality_live(cat, AN_LANG_PYTHON, src->text, src->len, live);
     for (size_t k = 0; k < nloc; k++)
-        for (PCRE2_SIZE off = 0; off < src->len;) {
+        for (PCRE2_SIZE off = 0; live[k] && off < src->len;) {
             int rc = pcre2_match(locs[k], (PCRE2_SPTR)src->text, src->len, off, PCRE2_NO_UTF_CHECK, md, NULL);
             if (rc < 0) break;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-            ut_vec_push(&hits, (uint32_t)ov[0]);
+            if (!in_spans(&inert, (uint32_t)ov[0])) { /* a comment or a docstring holds nothing to report */
+                ut_vec_push(&hits, (uint32_t)ov[0]);
+                code_hits++;
+            }
             off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
         }
     for (size_t k = 0; k < ls.len; k++) {
@@ -257,9 +326,10 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
                          pcre2_get_ovector_pointer(md)[0] < l->end);
         bool hit = false;
         for (size_t q = 0; q < nloc && !hit; q++)
-            hit = pcre2_match(locs[q], (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;
+            hit = live[q] && pcre2_match(locs[q], (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;
         if (relevant || hit) ut_vec_push(&hits, l->first);
         if (hit) {
+            code_hits++;
             /* an alias hides the CUDA-ish name: `from torch.cuda import amp as A` makes `A` a hit too */
             bool star = false;
             import_locals(src->text, l->first, l->end, &extra, &star);
@@ -271,7 +341,10 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
         for (const char *p = src->text; (p = memmem(p, src->len - (size_t)(p - src->text), extra.items[e], wl)); p++) {
             bool l = p == src->text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
             bool r = !(isalnum((unsigned char)p[wl]) || p[wl] == '_');
-            if (l && r) ut_vec_push(&hits, (uint32_t)(p - src->text));
+            if (l && r && !in_spans(&inert, (uint32_t)(p - src->text))) {
+                ut_vec_push(&hits, (uint32_t)(p - src->text));
+                code_hits++;
+            }
         }
     }
     /* the file's opening (docstring, __future__, the import block, and the statement that ends it): the fixer's
@@ -307,17 +380,21 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
         }
     }
     for (size_t k = 0; k < out->spans.len; k++) out->selected += out->spans.items[k].end - out->spans.items[k].start;
+    /* no match outside comments and docstrings: no rule can report anything, nothing needs parsing */
+    out->nothing = !code_hits;
     /* not worth it when most of the file is selected */
-    out->whole = out->selected * 4 > (src->len - src->body) * 3;
+    out->whole = !out->nothing && out->selected * 4 > (src->len - src->body) * 3;
 done:
     if (md) pcre2_match_data_free(md);
+    ut_free(live);
+    ut_vec_free(&inert);
     for (size_t e = 0; e < extra.len; e++) ut_free(extra.items[e]);
     ut_vec_free(&extra);
     ut_vec_free(&hits);
     ut_vec_free(&ls);
     ut_vec_free(&top);
     ut_vec_free(&members);
-    if (out->whole) out->spans.len = 0, out->selected = 0;
+    if (out->whole || out->nothing) out->spans.len = 0, out->selected = 0;
 }
 
 void an_pyregions_free(an_pyregions *r) {

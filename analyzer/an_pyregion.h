@@ -15,6 +15,7 @@ typedef UT_VEC(an_span) an_span_vec;
 
 typedef struct {
     bool whole;             /* parse the whole file */
+    bool nothing;           /* every locality match lies in a comment or a docstring: nothing can be reported */
     an_span_vec spans;      /* sorted, disjoint, each starting at a line start */
     an_span_vec comments;   /* comments that contain "xpuify:" (suppression directives), anywhere in the file */
     uint32_t selected;      /* bytes in spans */

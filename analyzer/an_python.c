@@ -668,13 +668,17 @@ bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, 
     return true;
 }
 
-void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
+bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                        const an_fix_options *fix, bool regions, an_diag_list *out) {
     TSTree *tree = NULL;
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
     if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
         an_pyregions reg = {0};
         an_pyregion_select(cat, src, &reg);
+        if (reg.nothing) {
+            an_pyregions_free(&reg);
+            return false;
+        }
         if (!reg.whole) {
             /* only the statements that can hold a finding: byte offsets stay those of the whole file */
             TSRange *rs = ut_malloc(reg.spans.len * sizeof(TSRange));
@@ -694,6 +698,7 @@ void an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL};
     an_python_run(py, cat, src, en, fix, &run, out);
     if (tree) ts_tree_delete(tree);
+    return true;
 }
 
 TSTree *an_python_parse(an_python *py, const an_source *src, const TSTree *old) {

@@ -10,7 +10,7 @@
 
 const TSLanguage *tree_sitter_python(void);
 
-typedef enum { P_EQ, P_MATCH, P_ANY_OF, P_RESOLVES_TO, P_HAS_KEYWORD, P_HAS_POSITIONAL, P_STRING_MATCH, P_USER_ATTR } pred_kind;
+typedef enum { P_EQ, P_MATCH, P_ANY_OF, P_RESOLVES_TO, P_HAS_KEYWORD, P_HAS_POSITIONAL, P_STRING_MATCH, P_USER_ATTR, P_CODE_MATCH } pred_kind;
 
 typedef struct {
     pred_kind kind;
@@ -89,9 +89,10 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
         else if (!strcmp(base, "has-positional?")) p.kind = P_HAS_POSITIONAL;
         else if (!strcmp(base, "string-match?")) p.kind = P_STRING_MATCH;
         else if (!strcmp(base, "user-attribute?")) p.kind = P_USER_ATTR;
+        else if (!strcmp(base, "code-match?")) p.kind = P_CODE_MATCH;
         else {
             ut_buf_printf(err, "%s:%d: rule %s: unknown predicate #%s (known: eq?, match?, any-of?, resolves-to?, "
-                               "has-keyword?, has-positional?, string-match?, user-attribute? and their not- forms)\n",
+                               "has-keyword?, has-positional?, string-match?, user-attribute?, code-match? and their not- forms)\n",
                           r->origin, r->origin_line, r->code, name);
             pred_free(&p);
             return false;
@@ -109,7 +110,7 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
         }
         bool needs_arg = p.kind != P_HAS_POSITIONAL && p.kind != P_USER_ATTR && !(p.kind == P_EQ && p.cap2 != UINT32_MAX);
         if (needs_arg && !p.args.len) goto bad;
-        if (p.kind == P_MATCH || p.kind == P_STRING_MATCH) {
+        if (p.kind == P_MATCH || p.kind == P_STRING_MATCH || p.kind == P_CODE_MATCH) {
             int ec;
             PCRE2_SIZE eo;
             p.re = pcre2_compile((PCRE2_SPTR)p.args.items[0], PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
@@ -135,6 +136,33 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
     return true;
 }
 
+/* Compiles one rule's query on its own, so an error names its rule. */
+static bool check_rule(const TSLanguage *tl, const an_rule *r, ut_buf *err) {
+    uint32_t eo;
+    TSQueryError et;
+    TSQuery *one = ts_query_new(tl, r->query, (uint32_t)strlen(r->query), &eo, &et);
+    if (!one) {
+        const char *at = r->query + eo;
+        size_t atn = strcspn(at, "\r\n"); /* one line of context: messages are one line each */
+        ut_buf_printf(err, "%s:%d: rule %s: query %s at offset %u: %.*s\n", r->origin, r->origin_line, r->code,
+                      error_name(et), eo, (int)(atn < 40 ? atn : 40), at);
+        return false;
+    }
+    ts_query_delete(one);
+    return true;
+}
+
+/* The rule's query names its report capture (`@report` followed by no further name character). */
+static bool has_capture(const char *q, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = strchr(q, '@'); p; p = strchr(p + 1, '@')) {
+        char after = p[1 + n];
+        if (!strncmp(p + 1, name, n) && !(isalnum((unsigned char)after) || after == '_' || after == '-' || after == '.'))
+            return true;
+    }
+    return false;
+}
+
 struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_buf *err, int *nerr) {
     const TSLanguage *tl = an_query_language(lang);
     ut_buf src;
@@ -149,28 +177,10 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
             (*nerr)++;
             continue;
         }
-        /* validate each rule on its own first so an error names its rule */
-        uint32_t eo;
-        TSQueryError et;
-        TSQuery *one = ts_query_new(tl, r->query, (uint32_t)strlen(r->query), &eo, &et);
-        if (!one) {
-            const char *at = r->query + eo;
-            size_t atn = strcspn(at, "\r\n"); /* one line of context: messages are one line each */
-            ut_buf_printf(err, "%s:%d: rule %s: query %s at offset %u: %.*s\n", r->origin, r->origin_line, r->code,
-                          error_name(et), eo, (int)(atn < 40 ? atn : 40), at);
-            (*nerr)++;
-            continue;
-        }
-        bool has_report = false;
-        for (uint32_t k = 0; k < ts_query_capture_count(one); k++) {
-            uint32_t n;
-            const char *nm = ts_query_capture_name_for_id(one, k, &n);
-            if (n == strlen(r->report) && !memcmp(nm, r->report, n)) has_report = true;
-        }
-        ts_query_delete(one);
-        if (!has_report) {
-            ut_buf_printf(err, "%s:%d: rule %s: the query has no @%s capture to report\n", r->origin, r->origin_line,
-                          r->code, r->report);
+        if (!has_capture(r->query, r->report)) {
+            if (check_rule(tl, r, err))
+                ut_buf_printf(err, "%s:%d: rule %s: the query has no @%s capture to report\n", r->origin,
+                              r->origin_line, r->code, r->report);
             (*nerr)++;
             continue;
         }
@@ -188,13 +198,29 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
     struct an_query_set *qs = ut_calloc(1, sizeof *qs);
     uint32_t eo;
     TSQueryError et;
+    /* one compilation of all the rules (compiling each as well would double the start-up time); only when it fails,
+     * or when some rule's text gave no pattern of its own (an unbalanced parenthesis joins it to a neighbour), is
+     * each rule compiled on its own to say which one is wrong */
     qs->query = ts_query_new(tl, src.data, (uint32_t)src.len, &eo, &et);
-    if (!qs->query) {
-        ut_buf_printf(err, "rules: the combined %s query fails: %s at offset %u\n", an_lang_name(lang), error_name(et), eo);
-        (*nerr)++;
+    uint32_t np = qs->query ? ts_query_pattern_count(qs->query) : 0;
+    bool *has = ut_calloc(owners.len, sizeof(bool));
+    for (uint32_t p = 0, k = 0; p < np; p++) {
+        uint32_t sb = ts_query_start_byte_for_pattern(qs->query, p);
+        while (k + 1 < starts.len && starts.items[k + 1] <= sb) k++;
+        has[k] = true;
+    }
+    bool all = qs->query != NULL;
+    for (size_t k = 0; k < owners.len; k++) all &= has[k];
+    ut_free(has);
+    if (!all) {
+        int bad = 0;
+        for (size_t k = 0; k < owners.len; k++) bad += !check_rule(tl, owners.items[k], err);
+        if (!bad)
+            ut_buf_printf(err, "rules: the combined %s query fails: %s at offset %u\n", an_lang_name(lang),
+                          qs->query ? "a rule's query gives no pattern" : error_name(et), eo);
+        *nerr += bad ? bad : 1;
         goto fail;
     }
-    uint32_t np = ts_query_pattern_count(qs->query);
     for (uint32_t p = 0; p < np; p++) {
         uint32_t sb = ts_query_start_byte_for_pattern(qs->query, p);
         size_t k = 0;
@@ -286,6 +312,40 @@ static bool user_attribute(TSNode name, const char *src) {
     return false;
 }
 
+/* A statement that is nothing but string literals (a docstring). */
+static bool string_statement(TSNode n) {
+    if (strcmp(ts_node_type(n), "expression_statement")) return false;
+    uint32_t nc = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < nc; i++) {
+        const char *t = ts_node_type(ts_node_named_child(n, i));
+        if (strcmp(t, "string") && strcmp(t, "concatenated_string")) return false;
+    }
+    return nc > 0;
+}
+
+/* n's text with its comments and docstrings blanked (newlines kept), into out */
+static void code_text(TSNode n, const char *src, ut_buf *out) {
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    ut_buf_clear(out);
+    ut_buf_append(out, src + a, b - a);
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    for (;;) {
+        TSNode c = ts_tree_cursor_current_node(&cur);
+        bool blank = !strcmp(ts_node_type(c), "comment") || string_statement(c);
+        if (blank) {
+            for (uint32_t i = ts_node_start_byte(c); i < ts_node_end_byte(c) && i < b; i++)
+                if (out->data[i - a] != '\n') out->data[i - a] = ' ';
+        } else if (ts_tree_cursor_goto_first_child(&cur)) {
+            continue;
+        }
+        bool up = false;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) { up = true; break; }
+        if (up) break;
+    }
+    ts_tree_cursor_delete(&cur);
+}
+
 static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resolve_fn resolve, void *rctx, ut_buf *tmp) {
     /* a capture absent from the match (optional part) makes positive predicates false */
     TSNode n = {0}, n2 = {0};
@@ -306,6 +366,10 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
         } else r = text_eq(src, n, p->args.items[0]);
         break;
     case P_MATCH: r = re_match(p->re, src + a, b - a); break;
+    case P_CODE_MATCH:
+        code_text(n, src, tmp);
+        r = re_match(p->re, tmp->data, tmp->len);
+        break;
     case P_STRING_MATCH: {
         if (strcmp(ts_node_type(n), "string")) { r = false; break; }
         uint32_t s, e;

@@ -142,8 +142,11 @@ const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang)
  * `roots` matches an import that can bind a name some rule resolves (torch, os, subprocess, ...). */
 struct pcre2_real_code_8;
 size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2_real_code_8 *const **res);
+/* live[k]: the k-th locality pattern can match text (one of its literals occurs in it); others need not run. */
+void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, bool *live);
 const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang);
-/* True when the file may hold a finding of some rule of the language (PCRE2 JIT over the whole text). */
+/* True when the file may hold a finding of some rule of the language: one pass for the literals of every trigger
+ * (an_literal.h), then PCRE2 JIT only for the triggers whose literals occur. */
 bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len);
 
 const char *an_lang_name(an_lang l);

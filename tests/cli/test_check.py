@@ -290,5 +290,24 @@ def test_regions_match_whole_files(d):
             eq(run("check", "--format", "json", p).out, run("check", "--format", "json", "--whole-files", p).out, f)
 
 
+def test_comments_and_docstrings_are_not_parsed(d):
+    """A file whose CUDA words are all in comments and docstrings passes the prefilter but is not parsed; a rule
+    that reads a block's text (XPU703) ignores the comments in it, in both modes."""
+    write("doc.py", '"""Runs on cuda (torch.cuda.is_available())."""\nimport torch\n\n\n'
+                    'def f(x):\n    """Move x with x.cuda() first."""\n    r"torch.cuda.synchronize()"  # cuda\n'
+                    '    return x + 1  # torch.cuda.synchronize()\n')
+    for extra in ([], ["--whole-files"]):
+        r = run("check", "--format", "json", "-v", *extra, "doc.py")
+        eq(r.json(), [], "doc.py " + " ".join(extra))
+    check(" 0 parsed after the prefilter" in run("check", "-v", "doc.py").err, "nothing parsed", run("check", "-v", "doc.py"))
+    probe = ("import torch\n\n\ndef g():\n    try:\n        import os  # torch.cuda.init() would be slower\n"
+             "    except Exception:\n        pass\n\n\ndef h():\n    try:\n        torch.cuda.init()\n"
+             "    except Exception:\n        pass\n")
+    write("probe.py", probe)
+    for extra in ([], ["--whole-files"]):
+        got = [(x["line"], x["code"]) for x in run("check", "--format", "json", *extra, "probe.py").json() if x["code"] == "XPU703"]
+        eq(got, [(14, "XPU703")], "probe.py " + " ".join(extra))
+
+
 if __name__ == "__main__":
     main(globals())

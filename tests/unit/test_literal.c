@@ -1,0 +1,200 @@
+/* Unit tests for an_literal: which literals a trigger pattern's matches must contain (covers), the one-pass
+ * scanner, and the property the prefilter rests on: wherever PCRE2 finds a match, the scan finds a cover literal
+ * (checked for real rule patterns over every fixture file). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "../../analyzer/an_literal.h"
+#include <dirent.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* true when scanning text finds one of re's cover literals */
+static bool covered_in(const char *re, const char *text) {
+    an_lits *l = an_lits_new();
+    an_u32_vec ids = {0};
+    assert_true(an_lits_cover(l, re, &ids));
+    uint8_t found[256];
+    an_lits_scan(l, text, strlen(text), found);
+    bool r = an_lits_any(found, ids.items, ids.len);
+    ut_vec_free(&ids);
+    an_lits_free(l);
+    return r;
+}
+
+static size_t ncover(const char *re) {
+    an_lits *l = an_lits_new();
+    an_u32_vec ids = {0};
+    size_t n = an_lits_cover(l, re, &ids) ? ids.len : 0;
+    ut_vec_free(&ids);
+    an_lits_free(l);
+    return n;
+}
+
+static void covers(void **s) {
+    (void)s;
+    /* a plain word, whole-word anchors, escapes, quantified characters */
+    assert_int_equal(ncover("\\bcuda\\b"), 1);
+    assert_true(covered_in("\\bcuda\\b", "x.cuda()"));
+    assert_false(covered_in("\\bcuda\\b", "x.cpu()"));
+    assert_true(covered_in("\\.cuda\\s*\\(", "x.cuda ()"));
+    assert_false(covered_in("\\.cuda\\s*\\(", "x_cuda ()")); /* the literal is ".cuda", dot included */
+    assert_true(covered_in("\\bp?nccl[A-Z]", "ncclSend"));
+    assert_true(covered_in("colou?r", "color"));            /* the optional u splits the run: col, r */
+    assert_true(covered_in("ab+c", "abbbc"));
+    /* alternations: every branch must give a literal; the cover is their union */
+    assert_int_equal(ncover("torch\\.(?:cuda|xpu)\\.|pynvml"), 2);
+    assert_true(covered_in("torch\\.(?:cuda|xpu)\\.|pynvml", "import pynvml"));
+    assert_true(covered_in("(?:gpu|cuda)_x", "gpu_x"));
+    assert_int_equal(ncover("a|\\s+"), 0);                 /* a branch with no literal: no cover */
+    assert_int_equal(ncover("\\s+"), 0);
+    assert_int_equal(ncover("(?:x)?y"), 1);                /* an optional group proves nothing; y does */
+    /* case-insensitive: leading (?i) and scoped (?i:...) */
+    assert_true(covered_in("(?i)cuda out of memory", "CUDA Out Of Memory"));
+    assert_true(covered_in("(?i:\\bfind_package)\\s*\\(\\s*CUDA", "FIND_PACKAGE(CUDA)"));
+    assert_false(covered_in("cuda", "CUDA"));
+    /* named groups, branch reset, look-arounds (which consume nothing) */
+    assert_true(covered_in("(?<![\\w/-])(?<report>nvidia-smi)(?![\\w-])", "run nvidia-smi -L"));
+    assert_true(covered_in("(?|(?<report>--gpus)(?:[= ]+\\S+)?|\\bruntime\\s*:\\s*[\"']?(?<report>nvidia)\\b)",
+                           "runtime: nvidia"));
+    /* what the parser does not understand has no cover (the pattern then always runs) */
+    assert_int_equal(ncover("\\x41"), 0);
+    assert_int_equal(ncover("(?x) a b"), 0);
+    assert_int_equal(ncover("(a)\\1"), 0);
+    assert_int_equal(ncover("a{2"), 0);
+    assert_int_equal(ncover("(abc"), 0);
+    assert_int_equal(ncover("abc)"), 0);
+}
+
+static void scanner(void **s) {
+    (void)s;
+    an_lits *l = an_lits_new();
+    an_u32_vec a = {0}, b = {0}, c = {0};
+    assert_true(an_lits_cover(l, "device_count", &a));
+    assert_true(an_lits_cover(l, "device_ids", &b));
+    assert_true(an_lits_cover(l, "x", &c)); /* a one-byte literal */
+    assert_int_equal(an_lits_count(l), 3);
+    uint8_t f[3];
+    const char *t = "n = torch.cuda.device_count()";
+    an_lits_scan(l, t, strlen(t), f);
+    assert_true(an_lits_any(f, a.items, a.len));
+    assert_false(an_lits_any(f, b.items, b.len));
+    assert_false(an_lits_any(f, c.items, c.len));
+    an_lits_scan(l, "device_ids=[0]; x", 17, f); /* a literal at the very end, one byte long */
+    assert_false(an_lits_any(f, a.items, a.len));
+    assert_true(an_lits_any(f, b.items, b.len));
+    assert_true(an_lits_any(f, c.items, c.len));
+    an_lits_scan(l, "device_coun", 11, f); /* cut short: no match past the end */
+    assert_false(an_lits_any(f, a.items, a.len));
+    an_lits_scan(l, "", 0, f);
+    assert_false(an_lits_any(f, a.items, a.len));
+    ut_vec_free(&a);
+    ut_vec_free(&b);
+    ut_vec_free(&c);
+    an_lits_free(l);
+}
+
+/* ---- the property, over the fixtures -------------------------------------------------------------------------- */
+
+typedef UT_VEC(char *) paths;
+
+static void walk(const char *dir, paths *out) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st)) continue;
+        if (S_ISDIR(st.st_mode)) walk(p, out);
+        else if (S_ISREG(st.st_mode) && st.st_size < (4 << 20)) ut_vec_push(out, strdup(p));
+    }
+    closedir(d);
+}
+
+static char *slurp(const char *p, size_t *n) {
+    FILE *f = fopen(p, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)sz + 1);
+    *n = fread(b, 1, (size_t)sz, f);
+    b[*n] = 0;
+    fclose(f);
+    return b;
+}
+
+/* patterns of the built-in rules (triggers and localities), the trickier the better */
+static const char *const real[] = {
+    "\\.cuda\\s*\\(", "is_cuda", "\\bcuda\\b", "\\bxpu\\b", "\\bis_available\\b", "ccl", "\\bhip\\b",
+    "(?i)cuda out of memory", "accelerator\\s*=\\s*.(?:gpu|cuda|xpu)\\b", "\\bdouble\\b", "\\bfloat64\\b",
+    "torch\\.(?:cuda|xpu|mps|accelerator|backends)\\.|\\b(?:cuda|xpu)\\.|nvidia-smi|pynvml|intel_extension_for_pytorch|"
+    "get_device_(?:name|properties|capability)",
+    "\\bxpu\\b|torch\\.accelerator", "\\bcuda[A-Z]", "\\bCUDA_(SUCCESS|ERROR_)", "\\bCUSOLVER(DN)?_[A-Z]",
+    "\\b__[a-z0-9]+f\\b", "\\b(u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]\\b",
+    "\\bh2?(exp|log|sqrt|rsqrt|rcp|sin|cos|ceil|floor|trunc|rint)", "<<<", "\\bcg::",
+    "\\b__(?:popc|clz|ffs|brev|byte_perm|funnelshift|u?mul24|u?mulhi|u?mul64hi|u?sad|u?r?hadd|dp[24]a|saturatef)",
+    "(?<![\\w/-])(?<report>nvidia-smi)(?![\\w-])", "\\b(?<report>CUDA_VISIBLE_DEVICES)\\b",
+    "(?i:\\bfind_package)\\s*\\(\\s*(?<report>CUDA|CUDAToolkit|NCCL|CUDNN|cuDNN|TensorRT|CUB|Thrust)\\b",
+    "download\\.pytorch\\.org/whl/(?:(?:nightly|test)/)?(?<report>cu\\d+)\\b",
+    "\\b(?:torch|torchvision|torchaudio|pytorch)\\s*(?:===?|>=|<=|~=|@|\\s)\\s*v?[\\d.]+(?:[a-z]+\\d*)?\\+(?<report>cu\\d+)\\b",
+    NULL};
+
+static void property_on_fixtures(void **s) {
+    (void)s;
+    paths files = {0};
+    walk("fixtures", &files);
+    walk("examples", &files);
+    assert_true(files.len > 50);
+    an_lits *l = an_lits_new();
+    an_u32_vec ids[64] = {{0}};
+    pcre2_code *re[64];
+    size_t n = 0;
+    for (; real[n]; n++) {
+        assert_true(an_lits_cover(l, real[n], &ids[n]));
+        int ec;
+        PCRE2_SIZE eo;
+        re[n] = pcre2_compile((PCRE2_SPTR)real[n], PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MULTILINE, &ec, &eo, NULL);
+        assert_non_null(re[n]);
+    }
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    uint8_t *found = malloc(an_lits_count(l));
+    size_t matched = 0;
+    for (size_t i = 0; i < files.len; i++) {
+        size_t len;
+        char *t = slurp(files.items[i], &len);
+        if (!t) continue;
+        an_lits_scan(l, t, len, found);
+        for (size_t k = 0; k < n; k++) {
+            bool m = pcre2_match(re[k], (PCRE2_SPTR)t, len, 0, 0, md, NULL) >= 0;
+            matched += m;
+            if (m && !an_lits_any(found, ids[k].items, ids[k].len))
+                fail_msg("%s matches `%s` but the scan found none of its literals", files.items[i], real[k]);
+        }
+        free(t);
+        free(files.items[i]);
+    }
+    assert_true(matched > 100); /* the fixtures do exercise these patterns */
+    free(found);
+    pcre2_match_data_free(md);
+    for (size_t k = 0; k < n; k++) {
+        pcre2_code_free(re[k]);
+        ut_vec_free(&ids[k]);
+    }
+    an_lits_free(l);
+    ut_vec_free(&files);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(covers), cmocka_unit_test(scanner),
+                                       cmocka_unit_test(property_on_fixtures)};
+    return cmocka_run_group_tests_name("literal", tests, NULL, NULL);
+}
