@@ -468,7 +468,7 @@ static void full_run(an_incr *inc, const an_catalog *cat, const an_source *src, 
                      const an_fix_options *fix, const char *why) {
     an_diag_list_free(&inc->diags);
     if (inc->have_scope) an_pyscope_free(&inc->scope);
-    an_pyrun run = {inc->tree, 0, UINT32_MAX, 0, 0, NULL, &inc->scope};
+    an_pyrun run = {inc->tree, 0, UINT32_MAX, 0, 0, NULL, &inc->scope, NULL, 0};
     if (inc->tree) {
         if (!inc->scache) inc->scache = an_pyscope_cache_new();
         an_pyscope_collect_cached(&inc->scope, ts_tree_root_node(inc->tree), src->text, inc->scache);
@@ -593,7 +593,7 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
     an_pyscope facts;
     if (!inc->scache) inc->scache = an_pyscope_cache_new();
     an_pyscope_collect_cached(&facts, ts_tree_root_node(tree), src->text, inc->scache);
-    an_pyrun run = {tree, r.start, r.end, outside, 0, &facts, NULL};
+    an_pyrun run = {tree, r.start, r.end, outside, 0, &facts, NULL, NULL, 0};
     an_python_run(inc->py, cat, src, en, fix, &run, &fresh);
     /* findings outside the region read the file-wide facts too: when the edit changed them (a probe variable
      * added, an import bound differently), the kept findings may be wrong */

@@ -21,6 +21,7 @@ struct an_lits {
     UT_VEC(link) chain;
     uint32_t head2[65536]; /* by the first two bytes: 1 + index into chain, 0 when none */
     uint64_t bits2[1024];  /* the same as a bitmap, which stays in the L1 cache */
+    uint64_t next2[1024];  /* bytes 1-2 of every literal of 3 bytes or more (shorter ones: every pair) */
     uint32_t head1[256];   /* one-byte literals */
     bool any1;
 };
@@ -61,6 +62,17 @@ static uint32_t add_lit(an_lits *l, const char *s, size_t n, bool nocase) {
     }
     unsigned char b = (unsigned char)s[1];
     unsigned char vb[2] = {b, nocase ? (unsigned char)(isupper(b) ? tolower(b) : toupper(b)) : b};
+    if (n == 2) {
+        memset(l->next2, 0xff, sizeof l->next2); /* a two-byte literal: the second filter cannot help */
+    } else {
+        unsigned char c = (unsigned char)s[2];
+        unsigned char vc[2] = {c, nocase ? (unsigned char)(isupper(c) ? tolower(c) : toupper(c)) : c};
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++) {
+                uint32_t k = vb[i] | (uint32_t)vc[j] << 8;
+                l->next2[k >> 6] |= 1ull << (k & 63);
+            }
+    }
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++) {
             uint32_t k = va[i] | (uint32_t)vb[j] << 8;
@@ -343,13 +355,27 @@ static bool eq_at(const lit *x, const unsigned char *t, size_t avail) {
     return true;
 }
 
+/* t[0] | t[1] << 8, as the tables are keyed, in one 16-bit load */
+static inline uint16_t pair(const unsigned char *t) {
+    uint16_t k;
+    memcpy(&k, t, 2);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    k = (uint16_t)(k >> 8 | k << 8);
+#endif
+    return k;
+}
+
 void an_lits_scan(const an_lits *l, const char *text, size_t len, uint8_t *found) {
     if (!l) return;
     memset(found, 0, l->lits.len);
     const unsigned char *t = (const unsigned char *)text;
     for (size_t i = 0; i + 1 < len; i++) {
-        uint32_t k = t[i] | (uint32_t)t[i + 1] << 8;
+        uint16_t k = pair(t + i);
         if (!(l->bits2[k >> 6] >> (k & 63) & 1)) continue;
+        if (i + 2 < len) { /* the next pair too: most common pairs ("in", "de") are not followed as a literal is */
+            uint16_t k2 = pair(t + i + 1);
+            if (!(l->next2[k2 >> 6] >> (k2 & 63) & 1)) continue;
+        }
         for (uint32_t c = l->head2[k]; c; c = l->chain.items[c - 1].next) {
             uint32_t id = l->chain.items[c - 1].id;
             if (!found[id] && eq_at(&l->lits.items[id], t + i, len - i)) found[id] = 1;

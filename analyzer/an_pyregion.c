@@ -230,6 +230,11 @@ static void import_locals(const char *t, uint32_t s, uint32_t e, str_vec *names,
     }
 }
 
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int cmp_span(const void *a, const void *b) {
     const an_span *x = a, *y = b;
     return x->start < y->start ? -1 : x->start > y->start;
@@ -312,6 +317,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
             if (!in_spans(&inert, (uint32_t)ov[0])) { /* a comment or a docstring holds nothing to report */
                 ut_vec_push(&hits, (uint32_t)ov[0]);
+                ut_vec_push(&out->hits, (uint32_t)ov[0]);
                 code_hits++;
             }
             off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
@@ -329,6 +335,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
             hit = live[q] && pcre2_match(locs[q], (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;
         if (relevant || hit) ut_vec_push(&hits, l->first);
         if (hit) {
+            ut_vec_push(&out->hits, l->first);
             code_hits++;
             /* an alias hides the CUDA-ish name: `from torch.cuda import amp as A` makes `A` a hit too */
             bool star = false;
@@ -343,6 +350,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
             bool r = !(isalnum((unsigned char)p[wl]) || p[wl] == '_');
             if (l && r && !in_spans(&inert, (uint32_t)(p - src->text))) {
                 ut_vec_push(&hits, (uint32_t)(p - src->text));
+                ut_vec_push(&out->hits, (uint32_t)(p - src->text));
                 code_hits++;
             }
         }
@@ -379,11 +387,12 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
                     add_span(out, members.items[u->mfirst + k].start, members.items[u->mfirst + k].end);
         }
     }
+    out->hits_known = true;
     for (size_t k = 0; k < out->spans.len; k++) out->selected += out->spans.items[k].end - out->spans.items[k].start;
     /* no match outside comments and docstrings: no rule can report anything, nothing needs parsing */
     out->nothing = !code_hits;
     /* not worth it when most of the file is selected */
-    out->whole = !out->nothing && out->selected * 4 > (src->len - src->body) * 3;
+    out->whole = !out->nothing && out->selected * 20 > (src->len - src->body) * 19;
 done:
     if (md) pcre2_match_data_free(md);
     ut_free(live);
@@ -395,9 +404,11 @@ done:
     ut_vec_free(&top);
     ut_vec_free(&members);
     if (out->whole || out->nothing) out->spans.len = 0, out->selected = 0;
+    if (out->hits.len > 1) qsort(out->hits.items, out->hits.len, sizeof(uint32_t), cmp_u32);
 }
 
 void an_pyregions_free(an_pyregions *r) {
     ut_vec_free(&r->spans);
+    ut_vec_free(&r->hits);
     ut_vec_free(&r->comments);
 }

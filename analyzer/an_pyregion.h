@@ -19,6 +19,8 @@ typedef struct {
     an_span_vec spans;      /* sorted, disjoint, each starting at a line start */
     an_span_vec comments;   /* comments that contain "xpuify:" (suppression directives), anywhere in the file */
     uint32_t selected;      /* bytes in spans */
+    UT_VEC(uint32_t) hits;  /* where the locality matches outside comments and docstrings start (sorted) */
+    bool hits_known;        /* hits is complete (the scanner was sure of the file's statements) */
 } an_pyregions;
 
 void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregions *out);

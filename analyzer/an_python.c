@@ -23,6 +23,7 @@ struct an_python {
 };
 
 typedef struct { uint32_t start, end; } range;
+typedef UT_VEC(range) range_vec;
 
 typedef struct {
     an_python *py;
@@ -38,6 +39,8 @@ typedef struct {
     UT_VEC(range) try_bodies;       /* bodies of try statements */
     UT_VEC(range) cuda_branches;    /* bodies of `if x.device.type == "cuda":` that have an else branch */
     uint32_t lo, hi;                /* the region walked and queried (everything: 0, UINT32_MAX) */
+    const range *only;              /* when not NULL: walk and query these statements only (query_ranges) */
+    size_t nonly;
     ut_buf tmp;
     bool compat;       /* fixes target the device helper: messages name the helper's function */
     bool too_deep;     /* the tree is nested deeper than AN_PY_MAX_DEPTH: the file is not analyzed */
@@ -317,6 +320,17 @@ static bool skip_identifier(const an_python *py, TSSymbol parent, TSFieldId fiel
     return false;
 }
 
+/* [a, b) meets one of the sorted, disjoint ranges */
+static bool meets(const range *r, size_t n, uint32_t a, uint32_t b) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r[mid].end <= a) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && r[lo].start < b;
+}
+
 static void walk(ctx *c, TSNode root) {
     an_python *py = c->py;
     TSTreeCursor cur = ts_tree_cursor_new(root);
@@ -327,8 +341,9 @@ static void walk(ctx *c, TSNode root) {
         TSSymbol parent = parents.len ? parents.items[parents.len - 1] : 0;
         TSFieldId field = ts_tree_cursor_current_field_id(&cur);
         bool descend = true;
-        if (ts_node_end_byte(n) <= c->lo || ts_node_start_byte(n) >= c->hi) {
-            descend = false; /* outside the region being re-analyzed */
+        if (ts_node_end_byte(n) <= c->lo || ts_node_start_byte(n) >= c->hi ||
+            (c->only && !meets(c->only, c->nonly, ts_node_start_byte(n), ts_node_end_byte(n)))) {
+            descend = false; /* outside the region being re-analyzed, or the statements that can hold a finding */
         } else if (s == py->s_attribute) {
             if (!(parent == py->s_attribute && field == py->f_object)) check_chain(c, n);
         } else if (s == py->s_identifier) {
@@ -671,12 +686,18 @@ bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, 
 bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                        const an_fix_options *fix, bool regions, an_diag_list *out) {
     TSTree *tree = NULL;
+    UT_VEC(uint32_t) hits = {0};
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
     if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
         an_pyregions reg = {0};
         an_pyregion_select(cat, src, &reg);
+        if (reg.hits_known) { /* kept for the queries */
+            hits.items = reg.hits.items, hits.len = reg.hits.len, hits.cap = reg.hits.cap;
+            memset(&reg.hits, 0, sizeof reg.hits);
+        }
         if (reg.nothing) {
             an_pyregions_free(&reg);
+            ut_vec_free(&hits);
             return false;
         }
         if (!reg.whole) {
@@ -695,8 +716,10 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         }
         an_pyregions_free(&reg);
     }
-    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL};
+    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0};
+    if (hits.len) run.hits = hits.items, run.nhits = hits.len;
     an_python_run(py, cat, src, en, fix, &run, out);
+    ut_vec_free(&hits);
     if (tree) ts_tree_delete(tree);
     return true;
 }
@@ -705,6 +728,85 @@ TSTree *an_python_parse(an_python *py, const an_source *src, const TSTree *old) 
     set_ranges(py, src);
     if (src->body) old = NULL; /* the included range starts after the BOM: always parse from scratch */
     return ts_parser_parse_string(py->parser, (TSTree *)old, src->text, src->len);
+}
+
+/* ---- where the queries run ------------------------------------------------------------------------------------ */
+
+static bool is_type(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
+
+/* the child of n that holds byte pos (NULL node when pos falls between children) */
+static TSNode child_at(TSNode n, uint32_t pos) {
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    TSNode r = {0};
+    if (ts_tree_cursor_goto_first_child_for_byte(&cur, pos) >= 0) {
+        TSNode c = ts_tree_cursor_current_node(&cur);
+        if (ts_node_start_byte(c) <= pos) r = c;
+    }
+    ts_tree_cursor_delete(&cur);
+    return r;
+}
+
+/* the definition inside a statement (itself, or what a decorated_definition decorates), or a NULL node */
+static TSNode def_of(TSNode st) {
+    TSNode d = is_type(st, "decorated_definition") ? ts_node_child_by_field_name(st, "definition", 10) : st;
+    return is_type(d, "function_definition") || is_type(d, "class_definition") ? d : (TSNode){0};
+}
+
+static int cmp_range(const void *a, const void *b) {
+    const range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The statements that can hold a query match: for each locality match, the outermost statement around it inside a
+ * unit's body (a top-level definition, or a member of a top-level class), a top-level statement, or (a match in a
+ * unit's decorators, name or parameters) that unit's header. Found from the root down, a few levels deep (a walk
+ * up with ts_node_parent costs the depth at each step). Every pattern of the query set is rooted at a statement
+ * or below (an_query.c checks), and a match holds a locality match, so the matches found are those of the whole
+ * tree. Sorted and joined. */
+static void query_ranges(TSNode root, const uint32_t *hits, size_t n, range_vec *out) {
+    /* hits ascend: one cursor steps through the top-level statements once */
+    TSTreeCursor top = ts_tree_cursor_new(root);
+    bool more = ts_tree_cursor_goto_first_child(&top);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t h = hits[i];
+        if (out->len && out->items[out->len - 1].start <= h && h < out->items[out->len - 1].end) continue;
+        while (more && ts_node_end_byte(ts_tree_cursor_current_node(&top)) <= h) more = ts_tree_cursor_goto_next_sibling(&top);
+        if (!more) break;
+        TSNode st = ts_tree_cursor_current_node(&top); /* a top-level statement */
+        if (ts_node_start_byte(st) > h) continue;
+        range r = {0, 0};
+        for (int level = 0; level < 2 && !ts_node_is_null(st); level++) {
+            TSNode def = def_of(st), body = ts_node_is_null(def) ? def : ts_node_child_by_field_name(def, "body", 4);
+            r.start = ts_node_start_byte(st), r.end = ts_node_end_byte(st);
+            if (ts_node_is_null(body)) break;          /* not a unit: the statement whole */
+            if (h < ts_node_start_byte(body)) {        /* the unit's header */
+                r.end = ts_node_start_byte(body);
+                break;
+            }
+            TSNode inner = child_at(body, h);
+            if (ts_node_is_null(inner)) break;         /* between the body's statements: the unit whole */
+            /* members of a top-level class are units too; statements of a function are not */
+            bool members_are_units = level == 0 && is_type(def, "class_definition");
+            if (!members_are_units || ts_node_is_null(def_of(inner))) {
+                r.start = ts_node_start_byte(inner), r.end = ts_node_end_byte(inner);
+                break;
+            }
+            st = inner;
+        }
+        if (r.end > r.start) ut_vec_push(out, r);
+    }
+    ts_tree_cursor_delete(&top);
+    if (out->len < 2) return;
+    qsort(out->items, out->len, sizeof *out->items, cmp_range);
+    size_t w = 0;
+    for (size_t i = 1; i < out->len; i++) {
+        if (out->items[i].start <= out->items[w].end) {
+            if (out->items[i].end > out->items[w].end) out->items[w].end = out->items[i].end;
+        } else {
+            out->items[++w] = out->items[i];
+        }
+    }
+    out->len = w + 1;
 }
 
 void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
@@ -722,6 +824,12 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     collect_errors(&c, root);
     if (run->scope) c.scope = *run->scope;
     else an_pyscope_collect(&c.scope, root, src->text);
+    const an_query_set *qs = an_catalog_queries(cat, AN_LANG_PYTHON);
+    range_vec qr = {0};
+    if (run->hits && (!qs || an_query_set_statement_level(qs)) && c.lo == 0 && c.hi == UINT32_MAX) {
+        query_ranges(root, run->hits, run->nhits, &qr);
+        c.only = qr.items, c.nonly = qr.len;
+    }
     walk(&c, root);
     if (c.too_deep) {
         an_diag_list_free(&mine);
@@ -729,8 +837,12 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         run->needs = 0;
         goto finish;
     }
-    an_query_run_range(an_catalog_queries(cat, AN_LANG_PYTHON), root, c.lo, c.hi, src->text, resolve_cb, &c,
-                       on_query_match, &c);
+    if (c.only) {
+        for (size_t i = 0; i < qr.len; i++)
+            an_query_run_range(qs, root, qr.items[i].start, qr.items[i].end, src->text, resolve_cb, &c, on_query_match, &c);
+    } else {
+        an_query_run_range(qs, root, c.lo, c.hi, src->text, resolve_cb, &c, on_query_match, &c);
+    }
     report_syntax_error(&c, root);
     /* a re-analyzed region reports the findings that start inside it */
     if (c.lo > 0 || c.hi < UINT32_MAX) {
@@ -827,6 +939,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         an_suppress_report_unused(&sup, src, cat, unused, en, AN_LANG_PYTHON, &mine);
     an_suppress_free(&sup);
 finish:
+    ut_vec_free(&qr);
     for (size_t i = 0; i < mine.len; i++) {
         an_diag_locate(&mine.items[i], src);
         ut_vec_push(out, mine.items[i]);

@@ -35,6 +35,10 @@ typedef struct {
      * names and qualified names are read from them then). NULL: collected from the tree. */
     const an_pyscope *scope;
     an_pyscope *keep_scope; /* out, when not NULL and scope is NULL: the bindings collected (caller frees) */
+    /* Where the locality matches are (an_pyregions.hits), or NULL: the queries then run over the statements that
+     * hold one only (the outermost statement inside a top-level definition, or a definition's header). */
+    const uint32_t *hits;
+    size_t nhits;
 } an_pyrun;
 void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
                    const an_fix_options *fix, an_pyrun *run, an_diag_list *out);

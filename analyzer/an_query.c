@@ -29,6 +29,7 @@ typedef struct {
 
 struct an_query_set {
     TSQuery *query;
+    bool statement_level;
     UT_VEC(pattern_info) patterns;
 };
 
@@ -136,6 +137,44 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
     return true;
 }
 
+/* Whether every top-level pattern of a query text is rooted at a named node that is no definition, block or module
+ * (strings and comments skipped; a wildcard, an alternation or anything unclear answers no). */
+static bool roots_below_statements(const char *q) {
+    static const char *const bad[] = {"function_definition", "class_definition", "decorated_definition", "block",
+                                      "module", "_", NULL};
+    int depth = 0;
+    for (const char *p = q; *p; p++) {
+        if (*p == '"') {
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1]) p++;
+            if (!*p) return false;
+            continue;
+        }
+        if (*p == ';') {
+            while (*p && *p != '\n') p++;
+            if (!*p) break;
+            continue;
+        }
+        if (*p == '[' && depth == 0) return false;
+        if (*p == '(' || *p == '[') {
+            if (depth++ == 0) {
+                const char *t = p + 1;
+                while (*t == ' ' || *t == '\t' || *t == '\n') t++;
+                size_t n = 0;
+                while (isalnum((unsigned char)t[n]) || t[n] == '_') n++;
+                if (!n) return false;
+                for (int i = 0; bad[i]; i++)
+                    if (strlen(bad[i]) == n && !strncmp(t, bad[i], n)) return false;
+            }
+        } else if (*p == ')' || *p == ']') {
+            depth--;
+        }
+    }
+    return true;
+}
+
+bool an_query_set_statement_level(const an_query_set *qs) { return qs && qs->statement_level; }
+
 /* Compiles one rule's query on its own, so an error names its rule. */
 static bool check_rule(const TSLanguage *tl, const an_rule *r, ut_buf *err) {
     uint32_t eo;
@@ -196,6 +235,7 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
         return NULL;
     }
     struct an_query_set *qs = ut_calloc(1, sizeof *qs);
+    qs->statement_level = roots_below_statements(src.data);
     uint32_t eo;
     TSQueryError et;
     /* one compilation of all the rules (compiling each as well would double the start-up time); only when it fails,

@@ -16,6 +16,9 @@ typedef void (*an_match_fn)(void *ctx, const an_rule *rule, TSNode report);
 void an_query_run(const an_query_set *qs, TSNode root, const char *src, an_resolve_fn resolve, void *rctx,
                   an_match_fn on_match, void *mctx);
 /* The same over the matches that intersect the byte range [lo, hi). */
+/* Every pattern is rooted at a statement or an expression (not at a definition, a block, the module, a wildcard or
+ * an alternation): matches can then be looked for statement by statement (an_python.c). */
+bool an_query_set_statement_level(const an_query_set *qs);
 void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32_t hi, const char *src,
                         an_resolve_fn resolve, void *rctx, an_match_fn on_match, void *mctx);
 /* The language a tree-sitter query set is for (NULL for languages without tree-sitter). */

@@ -9,8 +9,8 @@
 #        SCALE_RUNS=3      timed runs per point of the scaling series
 #        XPUIFY=...        the binary (default build/bench/xpuify, else build/xpuify)
 #        ASTGREP=...       the ast-grep binary (default bench/node_modules/.bin/ast-grep)
-#        XPUIFY_ARGS=...   extra options for the timed xpuify runs, e.g. "--threads 2" (xpuify sizes its thread
-#                          pool from the online CPUs, not from the CPU affinity mask that taskset sets)
+#        XPUIFY_ARGS=...   extra options for the timed xpuify runs, e.g. "--threads 2" (by default xpuify, like
+#                          ripgrep and ast-grep, starts one thread per CPU of its affinity mask, which taskset sets)
 #        SKIP_ASTGREP=1    leave ast-grep out
 #        QUIET_LOAD=0.3    before timing, wait (up to 30 min) until the 1-minute load average is below this
 #                          (other jobs on the machine distort wall times; the report records the load)
@@ -90,6 +90,8 @@ function flush(   j) { if (code != "" && !builtin && !ntrig) for (j = 0; j < nq;
 /^ *builtin:/ { builtin = 1 }
 /^ *triggers: *\[/ {
     s = $0; sub(/^ *triggers: *\[ */, "", s); sub(/ *\] *$/, "", s)
+    # a group `[[X, Y]]` (X and Y both somewhere in the file) becomes the alternatives X and Y, as above
+    if (s ~ /^\[/) { sub(/^\[ */, "", s); sub(/ *\]$/, "", s) }
     m = split(s, t, SQ " *, *" SQ)
     for (i = 1; i <= m; i++) {
         x = t[i]; sub("^" SQ, "", x); sub(SQ "$", "", x); gsub(SQ SQ, SQ, x)   # YAML single-quoted scalar
