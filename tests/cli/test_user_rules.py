@@ -88,5 +88,24 @@ def test_user_rules_from_configuration(d):
     check(r.code == 2 and "defined twice" in r.err, "duplicate code", r)
 
 
+def test_user_query_rooted_at_a_definition(d):
+    """A user rule rooted at a definition (its match spans the header and the body) finds the same with region
+    selection as with whole files: queries then run over whole units, not only the statements with a match."""
+    write("rules/r.yml", """rules:
+  - code: ACME201
+    name: acme-cuda-def
+    language: python
+    message: "a function that calls into torch.cuda"
+    triggers: ['torch\\.cuda']
+    query: |
+      (function_definition name: (identifier) @report body: (block (expression_statement (call) @c))
+        (#match? @c "torch\\.cuda"))
+""")
+    body = "".join(f"def pad{i}(x):\n    return x + {i}\n\n\n" for i in range(40))
+    write("m.py", "import torch\n\n\n" + body + "def sync():\n    x = 1\n    torch.cuda.synchronize()\n")
+    for extra in ([], ["--whole-files"]):
+        r = run("check", "--rules", "rules", "--select", "ACME201", "--format", "json", *extra, "m.py")
+        eq([(x["line"], x["code"]) for x in r.json()], [(164, "ACME201")], " ".join(extra) or "regions")
+
 if __name__ == "__main__":
     main(globals())
