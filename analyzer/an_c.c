@@ -732,12 +732,14 @@ static int pair_cmp(const void *a, const void *b) {
     return strcmp(((const name_pair *)a)->portable, ((const name_pair *)b)->portable);
 }
 
-static bool ident_only(const char *s) {
-    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
-    for (; *s; s++)
-        if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
+bool an_c_identifier(const char *s, size_t n) {
+    if (!s || !n || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+    for (size_t i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_')) return false;
     return true;
 }
+
+static bool ident_only(const char *s) { return s && an_c_identifier(s, strlen(s)); }
 
 /* a name mapped back must be a name: a (broken) row whose portable form is a keyword keeps its breakage visible */
 static bool keyword(const char *s) {

@@ -21,6 +21,13 @@ static size_t skip_ws(const char *t, size_t len, size_t i) {
     return i;
 }
 
+/* The member-access operator ending right before k (t[k-1]): 1 for `.`, 2 for `->`, 0 for none. */
+static size_t member_op(const char *t, size_t k) {
+    if (k >= 1 && t[k - 1] == '.') return 1;
+    if (k >= 2 && t[k - 1] == '>' && t[k - 2] == '-') return 2;
+    return 0;
+}
+
 /* From one past a closing bracket at t[i-1], back to the opening one; SIZE_MAX when unbalanced. */
 static size_t match_back(const char *t, size_t i) {
     char close = t[i - 1], open = close == ')' ? '(' : close == ']' ? '[' : '{';
@@ -66,11 +73,10 @@ static size_t receiver_start(const char *t, size_t dot) {
         }
         if (!any) return start;
         start = es;
-        size_t k = skip_ws_back(t, es);
-        if (k >= 1 && t[k - 1] == '.') i = skip_ws_back(t, k - 1);
-        else if (k >= 2 && t[k - 1] == '>' && t[k - 2] == '-') i = skip_ws_back(t, k - 2);
-        else if (k >= 2 && t[k - 1] == ':' && t[k - 2] == ':') i = skip_ws_back(t, k - 2);
-        else return start;
+        size_t k = skip_ws_back(t, es), op = member_op(t, k);
+        if (!op && k >= 2 && t[k - 1] == ':' && t[k - 2] == ':') op = 2;
+        if (!op) return start;
+        i = skip_ws_back(t, k - op);
     }
 }
 
@@ -95,11 +101,9 @@ static an_fix *fix_is_cuda(const an_source *src, const an_diag *d) {
     if (p >= len || t[p] != '(') return NULL;
     size_t q = skip_ws(t, len, p + 1);
     if (q >= len || t[q] != ')') return NULL;
-    size_t k = skip_ws_back(t, s);
-    size_t dot;
-    if (k >= 1 && t[k - 1] == '.') dot = k - 1;
-    else if (k >= 2 && t[k - 1] == '>' && t[k - 2] == '-') dot = k - 2;
-    else return NULL;
+    size_t k = skip_ws_back(t, s), op = member_op(t, k);
+    if (!op) return NULL;
+    size_t dot = k - op;
     size_t rs = receiver_start(t, dot);
     if (rs == SIZE_MAX || rs >= dot) return NULL;
     size_t b = skip_ws_back(t, rs);
@@ -229,7 +233,7 @@ static an_fix *fix_kcuda(const an_source *src, const an_diag *d) {
     while (mb > 0 && idch(t[mb - 1])) mb--;
     bool method = (me - mb == 6 && !memcmp(t + mb, "device", 6)) || (me - mb == 2 && !memcmp(t + mb, "to", 2));
     size_t k = skip_ws_back(t, mb);
-    if (!method || k == 0 || !(t[k - 1] == '.' || (k >= 2 && t[k - 1] == '>' && t[k - 2] == '-'))) return NULL;
+    if (!method || !member_op(t, k)) return NULL;
     char param[128];
     if (!first_tensor_param(t, s, param, sizeof param)) return NULL;
     char rep[160], title[400];
@@ -254,7 +258,7 @@ static bool cxx_source(const char *path) {
  * `AT_CUDA_CHECK(cudaStreamSynchronize(s));`, `C10_CUDA_KERNEL_LAUNCH_CHECK();`) alone on its line in a C++
  * source: kept for CUDA builds under `#ifndef XPUIFY_NO_CUDA`. Declarations stay findings (their names are used
  * later). Unsafe: a build without CUDA skips the statement. */
-static an_fix *fix_cuda_only_statement(const an_source *src, const an_diag *d, const char *code) {
+static an_fix *fix_cuda_only_statement(const an_source *src, const an_diag *d, const char *code, const bool *lines) {
     const char *t = src->text;
     size_t len = src->len;
     size_t ls = d->start;
@@ -282,10 +286,7 @@ static an_fix *fix_cuda_only_statement(const an_source *src, const an_diag *d, c
     if (le > ls && t[le - 1] == '\\') return NULL; /* a macro body line */
     /* the guard lines go where a line starts in code: not after a `\` that continues the line above (a macro
      * body, a `// comment \`), not inside a block comment that the statement's line opens */
-    bool *lines = an_cfix_code_lines(t, len);
-    bool fits = lines[ls] && lines[le < len ? le + 1 : len];
-    ut_free(lines);
-    if (!fits) return NULL;
+    if (!lines[ls] || !lines[le < len ? le + 1 : len]) return NULL;
     if (d->start < b || d->start >= semi) return NULL;
     /* already guarded: the line before is the guard */
     if (ls > 0) {
@@ -310,6 +311,7 @@ void an_cextfix_generate(const an_fix_options *opt, const an_source *src, an_dia
     if (!opt || opt->target == AN_TARGET_NONE) return;
     bool cxx = cxx_source(src->path);
     uint32_t last_line_start = UINT32_MAX;
+    bool *lines = NULL; /* an_cfix_code_lines, made once for the file when a statement fix needs it */
     for (size_t i = 0; i < diags->len; i++) {
         an_diag *d = &diags->items[i];
         if (d->fix || !d->rule || !d->rule->code || d->end <= d->start || d->end > src->len) continue;
@@ -322,8 +324,10 @@ void an_cextfix_generate(const an_fix_options *opt, const an_source *src, an_dia
             uint32_t ls = d->start;
             while (ls > 0 && src->text[ls - 1] != '\n') ls--;
             if (ls == last_line_start) continue;
-            d->fix = fix_cuda_only_statement(src, d, c);
+            if (!lines) lines = an_cfix_code_lines(src->text, src->len);
+            d->fix = fix_cuda_only_statement(src, d, c, lines);
             if (d->fix) last_line_start = ls;
         }
     }
+    ut_free(lines);
 }

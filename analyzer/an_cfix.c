@@ -2,16 +2,10 @@
  * only ever replaces text spelled in the file: a name inside a macro body is renamed at the macro's definition,
  * and text a macro expansion produces is never touched. */
 #include "an_cfix.h"
+#include "an_c.h"
 #include "an_rule.h"
 #include <ctype.h>
 #include <stdio.h>
-
-static bool is_identifier(const char *s, size_t n) {
-    if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
-    for (size_t i = 1; i < n; i++)
-        if (!(isalnum((unsigned char)s[i]) || s[i] == '_')) return false;
-    return true;
-}
 
 /* the layer a row belongs to: its library's header, the headers it replaces */
 typedef struct {
@@ -210,8 +204,8 @@ void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_l
     for (size_t i = 0; i < diags->len; i++) {
         an_diag *d = &diags->items[i];
         const an_entry *e = d->entry;
-        if (d->fix || !e || !e->replacement || !is_identifier(e->replacement, strlen(e->replacement))) continue;
-        if (d->end <= d->start || d->end > src->len || !is_identifier(src->text + d->start, d->end - d->start)) continue;
+        if (d->fix || !e || !e->replacement || !an_c_identifier(e->replacement, strlen(e->replacement))) continue;
+        if (d->end <= d->start || d->end > src->len || !an_c_identifier(src->text + d->start, d->end - d->start)) continue;
         layer ly;
         if (!layer_of(opt, d, &ly)) continue;
         int k = ly.replaces == gpu_replaces ? 0 : 1;
@@ -226,17 +220,13 @@ void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_l
          * edit, above the use in all but a broken file, comes first; an insertion goes before a replacement at the
          * same point */
         an_edit ed = {d->start, d->end, ut_strdup(e->replacement)};
-        if (inc_state[k] == 1 && inc[k].start <= ed.start) {
+        bool with_include = inc_state[k] == 1, include_first = with_include && inc[k].start <= ed.start;
+        if (!include_first) ut_vec_push(&f->edits, ed);
+        if (with_include) {
             an_edit ie = {inc[k].start, inc[k].end, ut_strdup(inc[k].text)};
             ut_vec_push(&f->edits, ie);
-            ut_vec_push(&f->edits, ed);
-        } else {
-            ut_vec_push(&f->edits, ed);
-            if (inc_state[k] == 1) {
-                an_edit ie = {inc[k].start, inc[k].end, ut_strdup(inc[k].text)};
-                ut_vec_push(&f->edits, ie);
-            }
         }
+        if (include_first) ut_vec_push(&f->edits, ed);
         d->fix = f;
     }
     for (int k = 0; k < 2; k++)
