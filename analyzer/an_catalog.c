@@ -519,11 +519,7 @@ const char *an_lang_name(an_lang l) {
     }
 }
 
-static uint64_t fnv(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
+static uint64_t fnv(const char *s) { return ut_fnv1a(UT_FNV_SEED, s, strlen(s)); }
 
 const an_entry *an_catalog_lookup(const an_catalog *c, const char *q, bool exact_only) {
     if (c->exact_cap) {
@@ -703,11 +699,7 @@ size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2
 }
 const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang) { return c->roots[lang]; }
 
-static uint64_t fnv_n(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
+static uint64_t fnv_n(const char *s, size_t n) { return ut_fnv1a(UT_FNV_SEED, s, n); }
 
 const an_entry *an_catalog_lookup_c(const an_catalog *c, const char *q, size_t ql) {
     if (c->c_exact_cap) {
@@ -760,7 +752,7 @@ static int index_entries(an_catalog *c, bool c_tables, ut_buf *err) {
                 nerr++;
                 continue;
             }
-            size_t k = (c_tables ? fnv_n(e->name, strlen(e->name)) : fnv(e->name)) & (*cap - 1);
+            size_t k = fnv(e->name) & (*cap - 1);
             while ((*tab)[k]) k = (k + 1) & (*cap - 1);
             (*tab)[k] = e;
         }
@@ -883,12 +875,23 @@ static bool may_match(const an_cover *cv, const uint8_t *found) {
     return !found || cv->always || an_lits_any(found, cv->ids.items, cv->ids.len);
 }
 
-bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len) {
+size_t an_catalog_literal_count(const an_catalog *c, an_lang lang) { return an_lits_count(c->lits[lang]); }
+
+/* the language's literal scan of text into out, or into buf (stack, n bytes) or the heap when out is NULL */
+static uint8_t *scan_literals(const an_catalog *c, an_lang lang, const char *text, size_t len, uint8_t *out,
+                              uint8_t *buf, size_t n) {
+    size_t nl = an_lits_count(c->lits[lang]);
+    uint8_t *found = out ? out : nl <= n ? buf : ut_malloc(nl);
+    an_lits_scan(c->lits[lang], text, len, found);
+    return found;
+}
+
+bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len, uint8_t *out) {
+    uint8_t stack[512];
+    if (out) scan_literals(c, lang, text, len, out, NULL, 0);
     if (c->prefilter_none[lang]) return false;
     if (c->prefilter_all[lang] || (!c->prefilter[lang].len && !c->anchored[lang].len)) return true;
-    size_t nl = an_lits_count(c->lits[lang]);
-    uint8_t stack[512], *found = nl <= sizeof stack ? stack : ut_malloc(nl);
-    an_lits_scan(c->lits[lang], text, len, found);
+    uint8_t *found = out ? out : scan_literals(c, lang, text, len, NULL, stack, sizeof stack);
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
     int rc = -1;
     for (size_t k = 0; rc < 0 && k < c->prefilter[lang].len; k++)
@@ -904,16 +907,16 @@ bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, s
             rc = pcre2_match(g->items[p], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
     }
     pcre2_match_data_free(md);
-    if (found != stack) ut_free(found);
+    if (found != stack && found != out) ut_free(found);
     return rc >= 0;
 }
 
-void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, bool *live) {
-    size_t nl = an_lits_count(c->lits[lang]);
-    uint8_t stack[512], *found = nl <= sizeof stack ? stack : ut_malloc(nl);
-    an_lits_scan(c->lits[lang], text, len, found);
+void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, const uint8_t *given,
+                              bool *live) {
+    uint8_t stack[512];
+    const uint8_t *found = given ? given : scan_literals(c, lang, text, len, NULL, stack, sizeof stack);
     for (size_t k = 0; k < c->locality[lang].len; k++) live[k] = may_match(&c->locality_cov[lang].items[k], found);
-    if (found != stack) ut_free(found);
+    if (found != stack && found != given) ut_free((uint8_t *)found);
 }
 
 const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang) { return c->queries[lang]; }

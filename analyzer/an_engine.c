@@ -35,24 +35,29 @@ typedef struct {
     an_python *py;
     an_c *c; /* its CXIndex (and libclang itself) only exist once a C file passes the prefilter */
     const an_c_options *copt;
+    uint8_t *found; /* the Python literal scan of the current file (an_catalog_prefilter) */
 } worker_state;
 
 static void worker_free(worker_state *ws) {
     an_python_free(ws->py);
     an_c_free(ws->c);
+    ut_free(ws->found);
 }
 
 static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
                     const an_fix_options *fix, bool regions, an_diag_list *out, bool *parsed, char **why,
                     const bool *lang_on) {
     *parsed = false;
-    if (!lang_on[lang] || !an_engine_may_report(cat, lang, en, src->text, src->len)) return;
+    /* the prefilter's literal scan is kept for region selection, which would otherwise scan the text again */
+    if (!ws->found) ws->found = ut_malloc(an_catalog_literal_count(cat, AN_LANG_PYTHON) + 1);
+    uint8_t *found = lang == AN_LANG_PYTHON ? ws->found : NULL;
+    if (!lang_on[lang] || !an_engine_may_report(cat, lang, en, src->text, src->len, found)) return;
     *parsed = true;
     size_t before = out->len;
     switch (lang) {
     case AN_LANG_PYTHON:
         if (!ws->py) ws->py = an_python_new();
-        *parsed = an_python_analyze(ws->py, cat, src, en, fix, regions, out);
+        *parsed = an_python_analyze(ws->py, cat, src, en, fix, regions, found, out);
         break;
     case AN_LANG_C:
         if (!ws->c) ws->c = an_c_new(ws->copt);
@@ -68,8 +73,9 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
     for (size_t i = before; i < out->len; i++) out->items[i].severity = out->items[i].rule->severity;
 }
 
-bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *en, const char *text, size_t len) {
-    if (an_catalog_prefilter(cat, lang, text, len)) return true;
+bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *en, const char *text, size_t len,
+                          uint8_t *found) {
+    if (an_catalog_prefilter(cat, lang, text, len, found)) return true;
     /* no rule can match, but a suppression comment may be unused */
     const an_rule *u = an_catalog_builtin(cat, "unused-suppression");
     return u && (!en || en[u->index]) && an_suppress_may_have_directives(text, len);

@@ -48,7 +48,9 @@ void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_sour
 /* Line facts and suppression directives of a file, from its front end; false when the language has none yet. */
 bool an_engine_line_info(an_lang lang, const an_source *src, an_line_info *li, an_suppressions *sup);
 /* The prefilter: false when no enabled rule can report anything in the text (the file need not be parsed). */
-bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *enabled, const char *text, size_t len);
+/* found: NULL, or an_catalog_literal_count entries that receive the prefilter's literal scan */
+bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *enabled, const char *text, size_t len,
+                          uint8_t *found);
 /* true when the text parses without syntax errors (used by the fixer to refuse a fix that breaks a file) */
 bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t len);
 /* C/C++/CUDA: the syntax errors libclang finds in the text (see an_c_parse_errors); -1 without libclang or for

@@ -7,6 +7,7 @@
  * edit stays inside a class body), and falls back to the whole file whenever the edited text reaches the second
  * or third kind. tests/unit/test_incr.c checks the result against fresh analyses over random edit sequences. */
 #include "an_incr.h"
+#include "../util/ut_hash.h"
 #include "an_engine.h"
 #include "an_pyfix.h"
 #include "an_python.h"
@@ -363,23 +364,17 @@ void an_incr_edit(an_incr *inc, const char *old_text, uint32_t old_len, uint32_t
     inc->len = old_len - (old_end - start) + ins_len;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
-    return h;
-}
-
 static uint64_t options_sig(const an_catalog *cat, const bool *en, const an_fix_options *fix, an_lang lang) {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = UT_FNV_SEED;
     size_t n = an_catalog_count(cat);
-    h = fnv(h, &n, sizeof n);
-    h = fnv(h, &lang, sizeof lang);
-    if (en) h = fnv(h, en, n * sizeof(bool));
+    h = ut_fnv1a(h, &n, sizeof n);
+    h = ut_fnv1a(h, &lang, sizeof lang);
+    if (en) h = ut_fnv1a(h, en, n * sizeof(bool));
     if (fix) {
         int v[4] = {(int)fix->target, fix->torch_major, fix->torch_minor, fix->unsafe};
-        h = fnv(h, v, sizeof v);
-        if (fix->helper_module) h = fnv(h, fix->helper_module, strlen(fix->helper_module) + 1);
-        if (fix->helper_import) h = fnv(h, fix->helper_import, strlen(fix->helper_import) + 1);
+        h = ut_fnv1a(h, v, sizeof v);
+        if (fix->helper_module) h = ut_fnv1a(h, fix->helper_module, strlen(fix->helper_module) + 1);
+        if (fix->helper_import) h = ut_fnv1a(h, fix->helper_import, strlen(fix->helper_import) + 1);
     }
     return h;
 }
@@ -464,14 +459,19 @@ static bool same_facts(const an_pyscope *a, const an_pyscope *b) {
            same_strs(a->agnostic_names.items, a->agnostic_names.len, b->agnostic_names.items, b->agnostic_names.len);
 }
 
+/* the file-wide facts of tree, through the buffer's per-statement cache */
+static void collect_facts(an_incr *inc, const TSTree *tree, const an_source *src, an_pyscope *out) {
+    if (!inc->scache) inc->scache = an_pyscope_cache_new();
+    an_pyscope_collect_cached(out, ts_tree_root_node(tree), src->text, inc->scache);
+}
+
 static void full_run(an_incr *inc, const an_catalog *cat, const an_source *src, const bool *en,
                      const an_fix_options *fix, const char *why) {
     an_diag_list_free(&inc->diags);
     if (inc->have_scope) an_pyscope_free(&inc->scope);
     an_pyrun run = {inc->tree, 0, UINT32_MAX, 0, 0, NULL, &inc->scope, NULL, 0};
     if (inc->tree) {
-        if (!inc->scache) inc->scache = an_pyscope_cache_new();
-        an_pyscope_collect_cached(&inc->scope, ts_tree_root_node(inc->tree), src->text, inc->scache);
+        collect_facts(inc, inc->tree, src, &inc->scope);
         run.scope = &inc->scope, run.keep_scope = NULL;
     }
     an_python_run(inc->py, cat, src, en, fix, &run, &inc->diags);
@@ -490,7 +490,7 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
         inc->opt_sig = sig;
     }
     if (inc->valid && inc->len != src->len) drop_state(inc);
-    if (lang != AN_LANG_PYTHON || !an_catalog_prefilter(cat, lang, src->text, src->len)) {
+    if (lang != AN_LANG_PYTHON || !an_catalog_prefilter(cat, lang, src->text, src->len, NULL)) {
         /* no incremental state for other languages; nothing to parse when no rule can match */
         drop_state(inc);
         an_engine_analyze_source(cat, lang, src, en, fix, &inc->diags);
@@ -587,12 +587,11 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
     for (size_t i = 0; i < inc->diags.len; i++)
         if (inc->diags.items[i].fix) outside |= inc->diags.items[i].fix->needs;
     an_diag_list fresh = {0};
-    /* the region holds no import (context_words): the bindings of the last full analysis still hold */
     /* the file-wide facts (bindings, parameter names that shadow them, names holding device probes) are collected
-     * again: an edit inside the region can add a parameter or a probe variable */
+     * again, from the cache for the statements the edits left alone: an edit inside the region can add a
+     * parameter or a probe variable */
     an_pyscope facts;
-    if (!inc->scache) inc->scache = an_pyscope_cache_new();
-    an_pyscope_collect_cached(&facts, ts_tree_root_node(tree), src->text, inc->scache);
+    collect_facts(inc, tree, src, &facts);
     an_pyrun run = {tree, r.start, r.end, outside, 0, &facts, NULL, NULL, 0};
     an_python_run(inc->py, cat, src, en, fix, &run, &fresh);
     /* findings outside the region read the file-wide facts too: when the edit changed them (a probe variable

@@ -6,6 +6,7 @@
  * run-time device type. Query rules name a fix routine (`fixer:`). Every fix that needs `import torch`, the
  * device definition or the helper import carries the same insertion edits, so the fixer applies them once. */
 #include "an_pyfix.h"
+#include "../rewriters/rw_target.h"
 #include "an_query.h"
 #include "an_rule.h"
 #include <ctype.h>
@@ -849,19 +850,7 @@ static an_fix *fix_check_available(fx *f, const an_diag *d, TSNode n, needs *nd)
 
 /* ---- entry fixers ------------------------------------------------------------------------------------------- */
 
-struct xp_embedded { const char *path; const char *text; size_t len; };
-extern const struct xp_embedded xp_templates[];
-extern const size_t xp_templates_count;
-
 #define EXT_HELPER "xpuify_extension"
-
-static const char *ext_helper_text(void) {
-    for (size_t i = 0; i < xp_templates_count; i++) {
-        const char *b = strrchr(xp_templates[i].path, '/');
-        if (!strcmp(b ? b + 1 : xp_templates[i].path, EXT_HELPER ".py")) return xp_templates[i].text;
-    }
-    return NULL;
-}
 
 /* `def xpuify_extension(` at the start of a line */
 static bool has_ext_helper(const fx *f) {
@@ -886,7 +875,7 @@ static an_fix *fix_extension_build(fx *f, const an_diag *d, TSNode n) {
     if (!defined && S(n) < f->after_imports) return NULL;
     /* the name already means something else in this file */
     if (!defined && text_has_word(f->text, EXT_HELPER)) return NULL;
-    const char *helper = ext_helper_text();
+    const char *helper = rw_template_text(EXT_HELPER ".py", NULL);
     if (!defined && !helper) return NULL;
     an_fix *x = fix_new(d, d->entry->fix, "Build CUDAExtension, SyclExtension or CppExtension by what is available");
     edit(x, S(n), E(n), EXT_HELPER);

@@ -37,6 +37,20 @@ static bool string_prefix(const char *t, uint32_t i, uint32_t n, uint32_t *q) {
     return true;
 }
 
+/* The comment at cs (a `#`): recorded as inert text, and among the suppression comments when it holds
+ * "xpuify:". Returns where it ends (its newline, or n). */
+static uint32_t comment(const char *t, uint32_t n, uint32_t cs, an_span_vec *comments, an_span_vec *inert) {
+    uint32_t i = cs;
+    while (i < n && t[i] != '\n') i++;
+    an_span c = {cs, i};
+    ut_vec_push(inert, c);
+    if (memmem(t + cs, i - cs, "xpuify:", 7)) {
+        if (i > cs && t[i - 1] == '\r') c.end = i - 1;
+        ut_vec_push(comments, c);
+    }
+    return i;
+}
+
 /* Splits the text into logical lines. Returns false when unsure (unterminated string or bracket). inert receives
  * the text no rule reads: every comment, and every statement that is nothing but string literals (docstrings). */
 static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments, an_span_vec *inert) {
@@ -51,16 +65,8 @@ static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments, an
         }
         if (i >= n) break;
         if (t[i] == '\n' || t[i] == '\r' || t[i] == '#') { /* blank or comment-only line */
-            uint32_t cs = i;
+            if (t[i] == '#') i = comment(t, n, i, comments, inert);
             while (i < n && t[i] != '\n') i++;
-            if (t[cs] == '#') {
-                an_span c = {cs, i};
-                ut_vec_push(inert, c);
-            }
-            if (t[cs] == '#' && memmem(t + cs, i - cs, "xpuify:", 7)) {
-                an_span c = {cs, i > cs && t[i - 1] == '\r' ? i - 1 : i};
-                ut_vec_push(comments, c);
-            }
             if (i < n) i++;
             continue;
         }
@@ -80,14 +86,7 @@ static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments, an
                 strings_only = false;
             }
             if (ch == '#') {
-                uint32_t cs = i;
-                while (i < n && t[i] != '\n') i++;
-                an_span ic = {cs, i};
-                ut_vec_push(inert, ic);
-                if (memmem(t + cs, i - cs, "xpuify:", 7)) {
-                    an_span c = {cs, i > cs && t[i - 1] == '\r' ? i - 1 : i};
-                    ut_vec_push(comments, c);
-                }
+                i = comment(t, n, i, comments, inert);
                 continue;
             }
             if (ch == '"' || ch == '\'') {
@@ -240,13 +239,12 @@ static int cmp_span(const void *a, const void *b) {
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* sorts and joins overlapping spans (a comment inside a docstring statement) */
-static void merge_spans(an_span_vec *v) {
+void an_spans_merge(an_span_vec *v) {
     if (v->len < 2) return;
     qsort(v->items, v->len, sizeof *v->items, cmp_span);
     size_t w = 0;
     for (size_t i = 1; i < v->len; i++) {
-        if (v->items[i].start < v->items[w].end) {
+        if (v->items[i].start <= v->items[w].end) {
             if (v->items[i].end > v->items[w].end) v->items[w].end = v->items[i].end;
         } else {
             v->items[++w] = v->items[i];
@@ -255,15 +253,17 @@ static void merge_spans(an_span_vec *v) {
     v->len = w + 1;
 }
 
-static bool in_spans(const an_span_vec *v, uint32_t pos) {
+bool an_spans_meet(const an_span_vec *v, uint32_t a, uint32_t b) {
     size_t lo = 0, hi = v->len;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (v->items[mid].end <= pos) lo = mid + 1;
+        if (v->items[mid].end <= a) lo = mid + 1;
         else hi = mid;
     }
-    return lo < v->len && v->items[lo].start <= pos;
+    return lo < v->len && v->items[lo].start < b;
 }
+
+static bool in_spans(const an_span_vec *v, uint32_t pos) { return an_spans_meet(v, pos, pos + 1); }
 
 static void add_span(an_pyregions *r, uint32_t s, uint32_t e) {
     if (e <= s) return;
@@ -275,7 +275,7 @@ static void add_span(an_pyregions *r, uint32_t s, uint32_t e) {
     ut_vec_push(&r->spans, sp);
 }
 
-void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregions *out) {
+void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, an_pyregions *out) {
     memset(out, 0, sizeof *out);
     const struct pcre2_real_code_8 *const *locs;
     size_t nloc = an_catalog_locality(cat, AN_LANG_PYTHON, &locs);
@@ -287,10 +287,9 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
     pcre2_match_data *md = NULL;
     bool *live = NULL;
     an_span_vec inert = {0};
-    size_t code_hits = 0;
     out->whole = true;
     if (!nloc || !scan(src, &ls, &out->comments, &inert) || !ls.len) goto done;
-    merge_spans(&inert);
+    an_spans_merge(&inert);
     if (!group(src, &ls, 0, (uint32_t)ls.len, 0, src->len, &top)) goto done;
     top.items[0].start = src->body; /* leading comments belong to the opening */
     /* members of top-level definitions */
@@ -309,7 +308,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
     /* hits: locality matches; import lines (top level always, nested ones when they name a relevant root) */
     md = pcre2_match_data_create(1, NULL);
     live = ut_malloc(nloc);
-    an_catalog_locality_live(cat, AN_LANG_PYTHON, src->text, src->len, live);
+    an_catalog_locality_live(cat, AN_LANG_PYTHON, src->text, src->len, found, live);
     for (size_t k = 0; k < nloc; k++)
         for (PCRE2_SIZE off = 0; live[k] && off < src->len;) {
             int rc = pcre2_match(locs[k], (PCRE2_SPTR)src->text, src->len, off, PCRE2_NO_UTF_CHECK, md, NULL);
@@ -318,7 +317,6 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
             if (!in_spans(&inert, (uint32_t)ov[0])) { /* a comment or a docstring holds nothing to report */
                 ut_vec_push(&hits, (uint32_t)ov[0]);
                 ut_vec_push(&out->hits, (uint32_t)ov[0]);
-                code_hits++;
             }
             off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
         }
@@ -336,7 +334,6 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
         if (relevant || hit) ut_vec_push(&hits, l->first);
         if (hit) {
             ut_vec_push(&out->hits, l->first);
-            code_hits++;
             /* an alias hides the CUDA-ish name: `from torch.cuda import amp as A` makes `A` a hit too */
             bool star = false;
             import_locals(src->text, l->first, l->end, &extra, &star);
@@ -351,7 +348,6 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
             if (l && r && !in_spans(&inert, (uint32_t)(p - src->text))) {
                 ut_vec_push(&hits, (uint32_t)(p - src->text));
                 ut_vec_push(&out->hits, (uint32_t)(p - src->text));
-                code_hits++;
             }
         }
     }
@@ -390,7 +386,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregion
     out->hits_known = true;
     for (size_t k = 0; k < out->spans.len; k++) out->selected += out->spans.items[k].end - out->spans.items[k].start;
     /* no match outside comments and docstrings: no rule can report anything, nothing needs parsing */
-    out->nothing = !code_hits;
+    out->nothing = !out->hits.len;
     /* not worth it when most of the file is selected */
     out->whole = !out->nothing && out->selected * 20 > (src->len - src->body) * 19;
 done:

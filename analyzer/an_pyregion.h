@@ -13,6 +13,11 @@ typedef struct {
 
 typedef UT_VEC(an_span) an_span_vec;
 
+/* Sorts the spans and joins those that overlap or touch. */
+void an_spans_merge(an_span_vec *v);
+/* [a, b) meets one of the sorted, disjoint spans (a binary search). */
+bool an_spans_meet(const an_span_vec *v, uint32_t a, uint32_t b);
+
 typedef struct {
     bool whole;             /* parse the whole file */
     bool nothing;           /* every locality match lies in a comment or a docstring: nothing can be reported */
@@ -23,6 +28,7 @@ typedef struct {
     bool hits_known;        /* hits is complete (the scanner was sure of the file's statements) */
 } an_pyregions;
 
-void an_pyregion_select(const an_catalog *cat, const an_source *src, an_pyregions *out);
+/* found: the prefilter's literal scan of src (an_catalog_prefilter), or NULL */
+void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, an_pyregions *out);
 void an_pyregions_free(an_pyregions *r);
 #endif

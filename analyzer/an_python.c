@@ -23,7 +23,6 @@ struct an_python {
 };
 
 typedef struct { uint32_t start, end; } range;
-typedef UT_VEC(range) range_vec;
 
 typedef struct {
     an_python *py;
@@ -39,8 +38,7 @@ typedef struct {
     UT_VEC(range) try_bodies;       /* bodies of try statements */
     UT_VEC(range) cuda_branches;    /* bodies of `if x.device.type == "cuda":` that have an else branch */
     uint32_t lo, hi;                /* the region walked and queried (everything: 0, UINT32_MAX) */
-    const range *only;              /* when not NULL: walk and query these statements only (query_ranges) */
-    size_t nonly;
+    const an_span_vec *only;        /* when not NULL: walk and query these statements only (query_ranges) */
     ut_buf tmp;
     bool compat;       /* fixes target the device helper: messages name the helper's function */
     bool too_deep;     /* the tree is nested deeper than AN_PY_MAX_DEPTH: the file is not analyzed */
@@ -228,23 +226,25 @@ static bool mentions_name(const char *s, size_t n, char *const *names, size_t k)
     return false;
 }
 
-/* `x.device.type == "cuda"` or `x.is_cuda`: a branch for CUDA devices (not an availability test) */
-static bool mentions_cuda_device_test(const char *s, size_t n) {
-    static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "\"cuda\" ==", "'cuda' ==", "is_cuda",
-                                       "startswith(\"cuda", "startswith('cuda", NULL};
+/* one of the NULL-ended pats occurs in s[0..n) */
+static bool contains_any(const char *s, size_t n, const char *const *pats) {
     for (int i = 0; pats[i]; i++)
         if (memmem(s, n, pats[i], strlen(pats[i]))) return true;
     return false;
 }
 
+/* `x.device.type == "cuda"` or `x.is_cuda`: a branch for CUDA devices (not an availability test) */
+static bool mentions_cuda_device_test(const char *s, size_t n) {
+    static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "\"cuda\" ==", "'cuda' ==", "is_cuda",
+                                       "startswith(\"cuda", "startswith('cuda", NULL};
+    return contains_any(s, n, pats);
+}
+
 /* A condition that limits its branch to CUDA: `DEV == "cuda"`, `x.device.type == 'cuda'`, torch.cuda.is_available(),
  * `str(dev).startswith("cuda")` */
 static bool mentions_cuda_guard(const char *s, size_t n) {
-    static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "==\"cuda\"", "=='cuda'", "\"cuda\" ==", "'cuda' ==",
-                                       "cuda.is_available()", "is_cuda", "startswith(\"cuda", "startswith('cuda", NULL};
-    for (int i = 0; pats[i]; i++)
-        if (memmem(s, n, pats[i], strlen(pats[i]))) return true;
-    return false;
+    static const char *const more[] = {"==\"cuda\"", "=='cuda'", "cuda.is_available()", NULL};
+    return mentions_cuda_device_test(s, n) || contains_any(s, n, more);
 }
 
 /* An if-chain or conditional expression whose conditions already consider XPU or torch.accelerator is
@@ -320,17 +320,6 @@ static bool skip_identifier(const an_python *py, TSSymbol parent, TSFieldId fiel
     return false;
 }
 
-/* [a, b) meets one of the sorted, disjoint ranges */
-static bool meets(const range *r, size_t n, uint32_t a, uint32_t b) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (r[mid].end <= a) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && r[lo].start < b;
-}
-
 static void walk(ctx *c, TSNode root) {
     an_python *py = c->py;
     TSTreeCursor cur = ts_tree_cursor_new(root);
@@ -342,7 +331,7 @@ static void walk(ctx *c, TSNode root) {
         TSFieldId field = ts_tree_cursor_current_field_id(&cur);
         bool descend = true;
         if (ts_node_end_byte(n) <= c->lo || ts_node_start_byte(n) >= c->hi ||
-            (c->only && !meets(c->only, c->nonly, ts_node_start_byte(n), ts_node_end_byte(n)))) {
+            (c->only && !an_spans_meet(c->only, ts_node_start_byte(n), ts_node_end_byte(n)))) {
             descend = false; /* outside the region being re-analyzed, or the statements that can hold a finding */
         } else if (s == py->s_attribute) {
             if (!(parent == py->s_attribute && field == py->f_object)) check_chain(c, n);
@@ -684,20 +673,14 @@ bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, 
 }
 
 bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
-                       const an_fix_options *fix, bool regions, an_diag_list *out) {
+                       const an_fix_options *fix, bool regions, const uint8_t *found, an_diag_list *out) {
     TSTree *tree = NULL;
-    UT_VEC(uint32_t) hits = {0};
+    an_pyregions reg = {0};
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
     if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
-        an_pyregions reg = {0};
-        an_pyregion_select(cat, src, &reg);
-        if (reg.hits_known) { /* kept for the queries */
-            hits.items = reg.hits.items, hits.len = reg.hits.len, hits.cap = reg.hits.cap;
-            memset(&reg.hits, 0, sizeof reg.hits);
-        }
+        an_pyregion_select(cat, src, found, &reg);
         if (reg.nothing) {
             an_pyregions_free(&reg);
-            ut_vec_free(&hits);
             return false;
         }
         if (!reg.whole) {
@@ -714,12 +697,11 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
             ut_free(rs);
             tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
         }
-        an_pyregions_free(&reg);
     }
     an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0};
-    if (hits.len) run.hits = hits.items, run.nhits = hits.len;
+    if (reg.hits_known && reg.hits.len) run.hits = reg.hits.items, run.nhits = reg.hits.len;
     an_python_run(py, cat, src, en, fix, &run, out);
-    ut_vec_free(&hits);
+    an_pyregions_free(&reg);
     if (tree) ts_tree_delete(tree);
     return true;
 }
@@ -752,18 +734,13 @@ static TSNode def_of(TSNode st) {
     return is_type(d, "function_definition") || is_type(d, "class_definition") ? d : (TSNode){0};
 }
 
-static int cmp_range(const void *a, const void *b) {
-    const range *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* The statements that can hold a query match: for each locality match, the outermost statement around it inside a
  * unit's body (a top-level definition, or a member of a top-level class), a top-level statement, or (a match in a
  * unit's decorators, name or parameters) that unit's header. Found from the root down, a few levels deep (a walk
  * up with ts_node_parent costs the depth at each step). Every pattern of the query set is rooted at a statement
  * or below (an_query.c checks), and a match holds a locality match, so the matches found are those of the whole
  * tree. Sorted and joined. */
-static void query_ranges(TSNode root, const uint32_t *hits, size_t n, range_vec *out) {
+static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_vec *out) {
     /* hits ascend: one cursor steps through the top-level statements once */
     TSTreeCursor top = ts_tree_cursor_new(root);
     bool more = ts_tree_cursor_goto_first_child(&top);
@@ -774,7 +751,7 @@ static void query_ranges(TSNode root, const uint32_t *hits, size_t n, range_vec 
         if (!more) break;
         TSNode st = ts_tree_cursor_current_node(&top); /* a top-level statement */
         if (ts_node_start_byte(st) > h) continue;
-        range r = {0, 0};
+        an_span r = {0, 0};
         for (int level = 0; level < 2 && !ts_node_is_null(st); level++) {
             TSNode def = def_of(st), body = ts_node_is_null(def) ? def : ts_node_child_by_field_name(def, "body", 4);
             r.start = ts_node_start_byte(st), r.end = ts_node_end_byte(st);
@@ -796,17 +773,7 @@ static void query_ranges(TSNode root, const uint32_t *hits, size_t n, range_vec 
         if (r.end > r.start) ut_vec_push(out, r);
     }
     ts_tree_cursor_delete(&top);
-    if (out->len < 2) return;
-    qsort(out->items, out->len, sizeof *out->items, cmp_range);
-    size_t w = 0;
-    for (size_t i = 1; i < out->len; i++) {
-        if (out->items[i].start <= out->items[w].end) {
-            if (out->items[i].end > out->items[w].end) out->items[w].end = out->items[i].end;
-        } else {
-            out->items[++w] = out->items[i];
-        }
-    }
-    out->len = w + 1;
+    an_spans_merge(out);
 }
 
 void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
@@ -825,10 +792,10 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     if (run->scope) c.scope = *run->scope;
     else an_pyscope_collect(&c.scope, root, src->text);
     const an_query_set *qs = an_catalog_queries(cat, AN_LANG_PYTHON);
-    range_vec qr = {0};
+    an_span_vec qr = {0};
     if (run->hits && (!qs || an_query_set_statement_level(qs)) && c.lo == 0 && c.hi == UINT32_MAX) {
         query_ranges(root, run->hits, run->nhits, &qr);
-        c.only = qr.items, c.nonly = qr.len;
+        c.only = &qr;
     }
     walk(&c, root);
     if (c.too_deep) {

@@ -243,10 +243,13 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
      * each rule compiled on its own to say which one is wrong */
     qs->query = ts_query_new(tl, src.data, (uint32_t)src.len, &eo, &et);
     uint32_t np = qs->query ? ts_query_pattern_count(qs->query) : 0;
+    /* each pattern's rule: the last one whose text starts at or before the pattern (patterns come in text order) */
+    uint32_t *owner = ut_calloc(np ? np : 1, sizeof(uint32_t));
     bool *has = ut_calloc(owners.len, sizeof(bool));
     for (uint32_t p = 0, k = 0; p < np; p++) {
         uint32_t sb = ts_query_start_byte_for_pattern(qs->query, p);
         while (k + 1 < starts.len && starts.items[k + 1] <= sb) k++;
+        owner[p] = k;
         has[k] = true;
     }
     bool all = qs->query != NULL;
@@ -259,14 +262,12 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
             ut_buf_printf(err, "rules: the combined %s query fails: %s at offset %u\n", an_lang_name(lang),
                           qs->query ? "a rule's query gives no pattern" : error_name(et), eo);
         *nerr += bad ? bad : 1;
+        ut_free(owner);
         goto fail;
     }
     for (uint32_t p = 0; p < np; p++) {
-        uint32_t sb = ts_query_start_byte_for_pattern(qs->query, p);
-        size_t k = 0;
-        while (k + 1 < starts.len && starts.items[k + 1] <= sb) k++;
         pattern_info pi = {0};
-        pi.rule = owners.items[k];
+        pi.rule = owners.items[owner[p]];
         pi.report_cap = UINT32_MAX;
         for (uint32_t cid = 0; cid < ts_query_capture_count(qs->query); cid++) {
             uint32_t n;
@@ -276,6 +277,7 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
         if (!parse_preds(qs->query, p, &pi, pi.rule, err)) (*nerr)++;
         ut_vec_push(&qs->patterns, pi);
     }
+    ut_free(owner);
     ut_buf_free(&src);
     ut_vec_free(&owners);
     ut_vec_free(&starts);

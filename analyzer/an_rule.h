@@ -142,12 +142,16 @@ const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang)
  * `roots` matches an import that can bind a name some rule resolves (torch, os, subprocess, ...). */
 struct pcre2_real_code_8;
 size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2_real_code_8 *const **res);
-/* live[k]: the k-th locality pattern can match text (one of its literals occurs in it); others need not run. */
-void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, bool *live);
+/* live[k]: the k-th locality pattern can match text (one of its literals occurs in it); others need not run.
+ * found: the prefilter's literal scan of the same text (an_catalog_prefilter), or NULL to scan here. */
+void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, const uint8_t *found,
+                              bool *live);
 const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang);
 /* True when the file may hold a finding of some rule of the language: one pass for the literals of every trigger
  * (an_literal.h), then PCRE2 JIT only for the triggers whose literals occur. */
-bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len);
+bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len, uint8_t *found);
+/* found, when not NULL, receives the literal scan (an_catalog_literal_count entries) for region selection */
+size_t an_catalog_literal_count(const an_catalog *c, an_lang lang);
 
 const char *an_lang_name(an_lang l);
 #endif

@@ -95,7 +95,7 @@ int cli_fix(int argc, char **argv) {
         r->file = f;
         r->status = an_source_load(&r->src, f->path, o.max_file_size, &r->error);
         if (r->status != AN_LOAD_OK) continue;
-        if (!an_engine_may_report(o.cat, f->lang, o.file_enabled[i], r->src.text, r->src.len)) {
+        if (!an_engine_may_report(o.cat, f->lang, o.file_enabled[i], r->src.text, r->src.len, NULL)) {
             an_source_free(&r->src);
             continue;
         }

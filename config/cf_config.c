@@ -1,6 +1,7 @@
 /* cf_config: loading, inheriting, overriding and applying `.xpuify.yml` files. */
 #include "../util/ut_yaml.h"
 #include "cf_config.h"
+#include "../util/ut_hash.h"
 #include "../analyzer/an_suppress.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -621,11 +622,7 @@ void cf_store_override(cf_store *s, cf_key key, const char *value) {
     ut_vec_push(&s->overrides, o);
 }
 
-static uint64_t fnv(const char *p) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    return h;
-}
+static uint64_t fnv(const char *p) { return ut_fnv1a(UT_FNV_SEED, p, strlen(p)); }
 
 static cf_config *dir_get(cf_store *s, const char *dir) {
     if (!s->dirs_cap) return NULL;

@@ -51,7 +51,7 @@ static bool place_helper(rw_project *p, const char *path, const an_fix_options *
 }
 
 void rw_project_fix_file(rw_project *p, const an_file *f, an_source *src) {
-    if (!an_catalog_prefilter(p->cat, f->lang, src->text, src->len)) return;
+    if (!an_catalog_prefilter(p->cat, f->lang, src->text, src->len, NULL)) return;
     an_fix_options ffo = p->fix;
     char buf[1024];
     if (p->fix_for_file) p->fix_for_file(p->fix_ctx, f->path, &ffo, buf, sizeof buf);

@@ -1,4 +1,5 @@
-/* ut_hash: content hashes (SHA-1, through libgit2: the hash git uses to tell file contents apart). */
+/* ut_hash: content hashes (SHA-1, through libgit2: the hash git uses to tell file contents apart), and FNV-1a
+ * for in-memory hash tables and signatures. */
 #ifndef UT_HASH_H
 #define UT_HASH_H
 #include <stddef.h>
@@ -7,4 +8,12 @@
 #define UT_HASH_LEN 20
 
 void ut_sha1(const void *data, size_t len, uint8_t out[UT_HASH_LEN]);
+
+#define UT_FNV_SEED 1469598103934665603ull
+/* 64-bit FNV-1a of p[0..n), continuing from h (UT_FNV_SEED to start). Not for anything stored on disk. */
+static inline uint64_t ut_fnv1a(uint64_t h, const void *p, size_t n) {
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
 #endif

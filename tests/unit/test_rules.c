@@ -84,8 +84,8 @@ static void prefilter_derives_triggers(void **s) {
     (void)s;
     char *e;
     an_catalog *c = load(TABLE, &e);
-    assert_true(an_catalog_prefilter(c, AN_LANG_PYTHON, "from torch import cuda", 22));
-    assert_false(an_catalog_prefilter(c, AN_LANG_PYTHON, "import torch\nx = 1\n", 19));
+    assert_true(an_catalog_prefilter(c, AN_LANG_PYTHON, "from torch import cuda", 22, NULL));
+    assert_false(an_catalog_prefilter(c, AN_LANG_PYTHON, "import torch\nx = 1\n", 19, NULL));
     an_catalog_free(c);
 }
 
