@@ -35,4 +35,7 @@ bool cli_apply_selectors(const an_catalog *cat, const char *list, bool value, bo
 bool cli_parse_size(const char *s, size_t *out);
 /* For options: matches "--name VALUE" and "--name=VALUE"; advances *i. */
 bool cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+/* Milliseconds since t0 (CLOCK_MONOTONIC), for -v timings. */
+struct timespec;
+double cli_ms_since(const struct timespec *t0);
 #endif

@@ -265,6 +265,7 @@ int cli_check(int argc, char **argv) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     an_engine_run(o.cat, &o.files, &opt, &res);
+    double ms_engine = cli_ms_since(&t0);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     cli_progress_end(&prog);
     if (o.verbose) {
@@ -272,7 +273,7 @@ int cli_check(int argc, char **argv) {
         for (size_t i = 0; i < res.len; i++) parsed += res.items[i].parsed;
         fprintf(stderr, "xpuify: %zu files, %zu parsed after the prefilter, %.1f ms (before it: files and "
                 "configurations %.1f ms, rules %.1f ms)\n", res.len, parsed,
-                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, o.ms_files, o.ms_rules);
+                ms_engine, o.ms_files, o.ms_rules);
     }
     cli_opts_apply_severity(&o, &res);
     cli_cache_save(&o);
@@ -331,12 +332,7 @@ int cli_check(int argc, char **argv) {
     }
     for (size_t i = 0; i < outputs.len; i++)
         ok &= write_output(&outputs.items[i], &rep, statistics && !outputs.items[i].file);
-    if (o.verbose) {
-        struct timespec t2;
-        clock_gettime(CLOCK_MONOTONIC, &t2);
-        fprintf(stderr, "xpuify: report written in %.1f ms\n",
-                (double)(t2.tv_sec - t1.tv_sec) * 1e3 + (double)(t2.tv_nsec - t1.tv_nsec) / 1e6);
-    }
+    if (o.verbose) fprintf(stderr, "xpuify: report written in %.1f ms\n", cli_ms_since(&t1));
     if (!ok) goto done;
     if (input_error) rc = CLI_EXIT_USAGE;
     else if (cli_opts_fails(&o, &res) && !o.exit_zero) rc = CLI_EXIT_FINDINGS;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 
 bool cli_opt(int argc, char **argv, int *i, const char *name, const char **value) {
     size_t n = strlen(name);
@@ -112,4 +113,10 @@ bool cli_apply_selectors(const an_catalog *cat, const char *list, bool value, bo
     }
     ut_free(copy);
     return ok;
+}
+
+double cli_ms_since(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }

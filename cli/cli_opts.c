@@ -274,12 +274,6 @@ bool cli_opts_make_store(cli_opts *o) {
     return true;
 }
 
-static double ms_since(const struct timespec *t0) {
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 bool cli_opts_prepare(cli_opts *o) {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -344,7 +338,7 @@ bool cli_opts_prepare(cli_opts *o) {
         return false;
     }
     ut_buf_free(&sc.errs);
-    o->ms_files = ms_since(&t0);
+    o->ms_files = cli_ms_since(&t0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     /* the catalog: built-in rules plus every configuration's rule directories */
     UT_VEC(const char *) dirs = {0};
@@ -359,7 +353,7 @@ bool cli_opts_prepare(cli_opts *o) {
     o->cat = cli_load_catalog_ex(dirs.items, dirs.len, &o->builtin_rules);
     ut_vec_free(&dirs);
     if (!o->cat) return false;
-    o->ms_rules = ms_since(&t0);
+    o->ms_rules = cli_ms_since(&t0);
     ut_buf err;
     ut_buf_init(&err);
     bool ok = true;

@@ -679,6 +679,16 @@ int lsp_server_free(lsp_server *s, bool eof) {
     return rc;
 }
 
+/* One read(2) from the input, and every message it completes handled: 1 (also when EAGAIN left nothing to read),
+ * 0 at the end of input, -1 on a read error. */
+static int read_input(lsp_server *s) {
+    long n = lsp_reader_fill(&s->rd);
+    if (n < 0 && errno != EAGAIN) return -1;
+    if (n == 0) return 0;
+    pump(s, false);
+    return 1;
+}
+
 /* The stdio loop: read what is there, handle it, and when the input is idle run what is due. */
 int lsp_server_run(const lsp_server_options *opt) {
     signal(SIGPIPE, SIG_IGN);
@@ -689,10 +699,8 @@ int lsp_server_run(const lsp_server_options *opt) {
         struct pollfd p = {opt->in_fd, POLLIN, 0};
         /* input already waiting is read before any analysis: a burst of edits costs one analysis */
         if (poll(&p, 1, 0) > 0) {
-            long n = lsp_reader_fill(&s->rd);
-            if (n < 0 && errno != EAGAIN) break;
-            if (n == 0) { eof = true; break; }
-            pump(s, false);
+            int got = read_input(s);
+            if (got <= 0) { eof = got == 0; break; }
             last_input = now_ms();
             continue;
         }
@@ -703,10 +711,8 @@ int lsp_server_run(const lsp_server_options *opt) {
         int r = poll(&p, 1, timeout);
         if (r < 0 && errno != EINTR) break;
         if (r > 0) {
-            long n = lsp_reader_fill(&s->rd);
-            if (n < 0 && errno != EAGAIN) break;
-            if (n == 0) { eof = true; break; }
-            pump(s, false);
+            int got = read_input(s);
+            if (got <= 0) { eof = got == 0; break; }
             last_input = now_ms();
         } else if (waiting && now_ms() - last_input >= SALVAGE_IDLE_MS) {
             lsp_server_input_idle(s);
