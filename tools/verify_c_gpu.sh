@@ -16,6 +16,27 @@ NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 nvidia-smi -L >/dev/null 2>&1 || { echo "verify_c_gpu: no NVIDIA GPU (nvidia-smi -L failed)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
+# summary_row REPORT NAME BUILD RC: one row of summary.md from an `xpuify verify --format json` report
+summary_row() {
+  python3 - "$@" >>"$out/summary.md" <<'PY'
+import json, sys
+path, name, build, rc = sys.argv[1:]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print(f"| {name} | `{build}` | | no report ({e.__class__.__name__}) | | exit {rc} |")
+    sys.exit(0)
+runs = {(x.get("variant"), x.get("tier")): x for x in r.get("runs", [])}
+def cell(v):
+    x = runs.get((v, "cuda"))
+    if not x:
+        return "not run"
+    return f"exit {x.get('exit')} ({x.get('verdict', '')})"
+fx = r.get("fix") or {}
+fixes = f"{fx.get('fixed')} in {fx.get('files_changed')} files" + (" (errors)" if fx.get("errors") else "")
+print(f"| {name} | `{build}` | {fixes} | {cell('original')} | {cell('patched')} | {'match' if rc == '0' else 'FAIL (exit ' + rc + ')'} |")
+PY
+}
 fail=0
 {
   echo "| program | build | fixes applied | original (CUDA) | patched (CUDA) | verdict |"
@@ -38,24 +59,7 @@ for p in "$here"/fixtures/programs/*.cu "$here"/fixtures/programs/*.c; do  # lau
   rc=$?
   echo "$rc" >"$out/$bin.rc"
   [ "$rc" -eq 0 ] || fail=1
-  python3 - "$out/$bin.json" "$name" "$build" "$rc" >>"$out/summary.md" <<'PY'
-import json, sys
-path, name, build, rc = sys.argv[1:]
-try:
-    r = json.load(open(path))
-except Exception as e:
-    print(f"| {name} | `{build}` | | no report ({e.__class__.__name__}) | | exit {rc} |")
-    sys.exit(0)
-runs = {(x.get("variant"), x.get("tier")): x for x in r.get("runs", [])}
-def cell(v):
-    x = runs.get((v, "cuda"))
-    if not x:
-        return "not run"
-    return f"exit {x.get('exit')} ({x.get('verdict', '')})"
-fx = r.get("fix") or {}
-fixes = f"{fx.get('fixed')} in {fx.get('files_changed')} files" + (" (errors)" if fx.get("errors") else "")
-print(f"| {name} | `{build}` | {fixes} | {cell('original')} | {cell('patched')} | {'match' if rc == '0' else 'FAIL (exit ' + rc + ')'} |")
-PY
+  summary_row "$out/$bin.json" "$name" "$build" "$rc"
 done
 # the PyTorch extension (fixtures/ext_runtime): built by its setup.py with nvcc against the installed torch, run by
 # run.py on the GPU; the patched copy has the device-generic host code (and whatever setup.py fix applies)
@@ -65,20 +69,6 @@ done
 rc=$?
 echo "$rc" >"$out/ext_runtime.rc"
 [ "$rc" -eq 0 ] || fail=1
-python3 - "$out/ext_runtime.json" "add_ext (fixtures/ext_runtime)" "setup.py build_ext --inplace" "$rc" >>"$out/summary.md" <<'PY'
-import json, sys
-path, name, build, rc = sys.argv[1:]
-try:
-    r = json.load(open(path))
-except Exception as e:
-    print(f"| {name} | `{build}` | | no report ({e.__class__.__name__}) | | exit {rc} |")
-    sys.exit(0)
-runs = {(x.get("variant"), x.get("tier")): x for x in r.get("runs", [])}
-def cell(v):
-    x = runs.get((v, "cuda"))
-    return f"exit {x.get('exit')} ({x.get('verdict', '')})" if x else "not run"
-fx = r.get("fix") or {}
-print(f"| {name} | `{build}` | {fx.get('fixed')} in {fx.get('files_changed')} files | {cell('original')} | {cell('patched')} | {'match' if rc == '0' else 'FAIL (exit ' + rc + ')'} |")
-PY
+summary_row "$out/ext_runtime.json" "add_ext (fixtures/ext_runtime)" "setup.py build_ext --inplace" "$rc"
 cat "$out/summary.md"
 exit $fail
