@@ -195,9 +195,9 @@ static bool check_rule(const TSLanguage *tl, const an_rule *r, ut_buf *err) {
 static bool has_capture(const char *q, const char *name) {
     size_t n = strlen(name);
     for (const char *p = strchr(q, '@'); p; p = strchr(p + 1, '@')) {
+        if (strncmp(p + 1, name, n)) continue; /* (p[1 + n] is read only once the n bytes before it matched) */
         char after = p[1 + n];
-        if (!strncmp(p + 1, name, n) && !(isalnum((unsigned char)after) || after == '_' || after == '-' || after == '.'))
-            return true;
+        if (!(isalnum((unsigned char)after) || after == '_' || after == '-' || after == '.')) return true;
     }
     return false;
 }
