@@ -17,9 +17,14 @@ ifeq ($(SAN),1)
   LDFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all
   XCFLAGS += -Wno-format-truncation
   B       := build/san
-  export ASAN_OPTIONS  ?= abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
-  export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
-  export LSAN_OPTIONS  ?= suppressions=$(abspath tests/lsan.supp):print_suppressions=0
+endif
+SAN_ASAN  := abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
+SAN_UBSAN := print_stacktrace=1:halt_on_error=1
+SAN_LSAN  := suppressions=$(abspath tests/lsan.supp):print_suppressions=0
+ifeq ($(SAN),1)
+  export ASAN_OPTIONS  ?= $(SAN_ASAN)
+  export UBSAN_OPTIONS ?= $(SAN_UBSAN)
+  export LSAN_OPTIONS  ?= $(SAN_LSAN)
 endif
 
 # FUZZ=1 (used by `make fuzz` and `make test`, not by hand): clang with libFuzzer coverage, ASan and UBSan into
@@ -47,7 +52,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/te
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all deps test unit demo clean docs check-docs api-coverage fuzz fuzz-build
+.PHONY: all deps test unit demo clean docs check-docs api-coverage fuzz fuzz-build san-build
 all: $(B)/xpuify
 
 $(DEPS_STAMP): tools/deps.sh package-lock.json
@@ -130,8 +135,19 @@ fuzz-build: build/.deps-test
 fuzz: fuzz-build
 	@FUZZ_DIR=$(abspath build/fuzz) fuzz/fz_run.sh run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-test: $(B)/xpuify $(UNIT_BIN) build/.deps-test fuzz-build
-	@XPUIFY=$(abspath $(B)/xpuify) UNIT_DIR=$(abspath $(B)/tests) FUZZ_DIR=$(abspath build/fuzz) tests/run_all.sh
+# Under CI (CI=true) the same suites run a second time against the ASan+UBSan build (`make test SAN=1`'s binaries,
+# suite names prefixed "san:"), and the one summary line counts both passes.
+ifeq ($(CI)$(SAN),true)
+TEST_SAN := san-build
+TEST_SAN_ENV := SAN_XPUIFY=$(abspath build/san/xpuify) SAN_UNIT_DIR=$(abspath build/san/tests) \
+  SAN_ASAN_OPTIONS='$(SAN_ASAN)' SAN_UBSAN_OPTIONS='$(SAN_UBSAN)' SAN_LSAN_OPTIONS='$(SAN_LSAN)'
+endif
+
+san-build: build/.deps-test
+	@$(MAKE) --no-print-directory SAN=1 build/san/xpuify unit
+
+test: $(B)/xpuify $(UNIT_BIN) build/.deps-test fuzz-build $(TEST_SAN)
+	@XPUIFY=$(abspath $(B)/xpuify) UNIT_DIR=$(abspath $(B)/tests) FUZZ_DIR=$(abspath build/fuzz) $(TEST_SAN_ENV) tests/run_all.sh
 
 docs: $(B)/xpuify
 	$(B)/xpuify rule --all --format markdown > docs/rules.md

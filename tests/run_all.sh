@@ -2,6 +2,9 @@
 # run_all.sh: runs every test suite (cmocka unit binaries, CLI end-to-end tests, fixture checks) and closes with
 # one line "N passed, N failed". Every suite speaks TAP ("ok N - name" / "not ok N - name").
 # Environment: XPUIFY (binary), UNIT_DIR (unit test binaries). Extra arguments filter suites by name.
+# With SAN_XPUIFY and SAN_UNIT_DIR (set by `make test` under CI=true) every suite runs a second time against the
+# ASan+UBSan build, with SAN_ASAN_OPTIONS/SAN_UBSAN_OPTIONS/SAN_LSAN_OPTIONS, its suites named "san:..."; the
+# summary line counts both passes.
 set -u
 cd "$(dirname "$0")/.."
 : "${XPUIFY:=$PWD/build/xpuify}"
@@ -40,15 +43,26 @@ run_suite() { # name, command...
   fi
 }
 
+run_pass() { # suite-name prefix, unit binary directory
+  local t
+  for t in "$2"/test_*; do
+    [ -x "$t" ] || continue
+    CMOCKA_MESSAGE_OUTPUT=TAP run_suite "$1unit/$(basename "$t")" "$t"
+  done
+  for t in tests/cli/test_*.py tests/lsp/test_*.py tests/fix/test_*.py tests/runtime/test_*.py tests/hardening/test_*.py; do
+    [ -f "$t" ] || continue
+    run_suite "$1${t#tests/}" "$PY" "$t"
+  done
+}
+
 FILTER=${1:-}
-for t in "$UNIT_DIR"/test_*; do
-  [ -x "$t" ] || continue
-  CMOCKA_MESSAGE_OUTPUT=TAP run_suite "unit/$(basename "$t")" "$t"
-done
-for t in tests/cli/test_*.py tests/lsp/test_*.py tests/fix/test_*.py tests/runtime/test_*.py tests/hardening/test_*.py; do
-  [ -f "$t" ] || continue
-  run_suite "${t#tests/}" "$PY" "$t"
-done
+run_pass "" "$UNIT_DIR"
+if [ -n "${SAN_XPUIFY:-}" ]; then
+  echo
+  echo "== the same suites under AddressSanitizer + UndefinedBehaviorSanitizer ($SAN_XPUIFY)"
+  export XPUIFY=$SAN_XPUIFY ASAN_OPTIONS=$SAN_ASAN_OPTIONS UBSAN_OPTIONS=$SAN_UBSAN_OPTIONS LSAN_OPTIONS=$SAN_LSAN_OPTIONS
+  run_pass "san:" "$SAN_UNIT_DIR"
+fi
 echo
 if ((${#suites_failed[@]})); then echo "failing suites: ${suites_failed[*]}"; fi
 if ((skipped)); then
