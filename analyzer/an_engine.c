@@ -45,9 +45,10 @@ static void worker_free(worker_state *ws) {
 }
 
 static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
-                    const an_fix_options *fix, bool regions, an_diag_list *out, bool *parsed, char **why,
-                    const bool *lang_on) {
+                    const an_fix_options *fix, bool regions, an_diag_list *out, bool *parsed, uint32_t *bytes,
+                    char **why, const bool *lang_on) {
     *parsed = false;
+    *bytes = 0;
     /* the prefilter's literal scan is kept for region selection, which would otherwise scan the text again */
     if (!ws->found) ws->found = ut_malloc(an_catalog_literal_count(cat, AN_LANG_PYTHON) + 1);
     uint8_t *found = lang == AN_LANG_PYTHON ? ws->found : NULL;
@@ -57,11 +58,12 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
     switch (lang) {
     case AN_LANG_PYTHON:
         if (!ws->py) ws->py = an_python_new();
-        *parsed = an_python_analyze(ws->py, cat, src, en, fix, regions, found, out);
+        *parsed = an_python_analyze(ws->py, cat, src, en, fix, regions, found, out, bytes);
         break;
     case AN_LANG_C:
         if (!ws->c) ws->c = an_c_new(ws->copt);
-        if (!an_c_analyze(ws->c, cat, src, en, out, why)) *parsed = false;
+        *bytes = src->len;
+        if (!an_c_analyze(ws->c, cat, src, en, out, why)) *parsed = false, *bytes = 0;
         else if (fix) an_cfix_generate(fix, src, out), an_cextfix_generate(fix, src, out);
         break;
     case AN_LANG_TEXT:
@@ -110,8 +112,8 @@ static void *work(void *arg) {
         if (cache && an_cache_get(cache, j->cat, run, f->path, &fo, r->src.text, r->src.len, &r->diags, &r->parsed)) {
             for (size_t k = 0; k < r->diags.len; k++) r->diags.items[k].severity = r->diags.items[k].rule->severity;
         } else {
-            analyze(&ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed, &why,
-                    j->lang_on);
+            analyze(&ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed, &r->parsed_bytes,
+                    &why, j->lang_on);
             if (cache && !why)
                 an_cache_put(cache, j->cat, run, f->path, &fo, r->src.text, r->src.len, &r->diags, r->parsed);
         }
@@ -177,8 +179,9 @@ void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_sour
                               const an_fix_options *fix, an_diag_list *out) {
     worker_state ws = {0};
     bool parsed, on[AN_LANG__COUNT];
+    uint32_t bytes;
     languages_enabled(cat, en, on);
-    analyze(&ws, cat, lang, src, en, fix, false, out, &parsed, NULL, on);
+    analyze(&ws, cat, lang, src, en, fix, false, out, &parsed, &bytes, NULL, on);
     worker_free(&ws);
 }
 

@@ -31,6 +31,7 @@ typedef struct {
     an_load_status status;
     char *error;          /* why the file was skipped (NULL when read) */
     bool parsed;          /* passed the prefilter and went through a front end */
+    uint32_t parsed_bytes; /* how much of it the front end parsed (Python: the selected regions); 0 from the cache */
     an_source src;        /* kept when the file has findings or keep_sources */
     an_diag_list diags;
 } an_file_result;

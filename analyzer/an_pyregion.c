@@ -16,7 +16,8 @@ typedef struct {
     uint32_t start, end;  /* bytes; end = start of the next unit (or of the parent's end) */
     int header;           /* lline index of the def/class line, -1 when not a definition */
     bool whole, any_member;
-    uint32_t mfirst, mcount; /* members in the member array */
+    int8_t grouped;          /* members found: 0 not yet, 1 yes, -1 unsure (then the unit is taken whole) */
+    uint32_t mfirst, mcount; /* members in the unit array */
 } unit;
 
 typedef UT_VEC(lline) lline_vec;
@@ -163,7 +164,7 @@ static bool group(const an_source *src, const lline_vec *ls, uint32_t from, uint
         }
         if (starts || !out->len) {
             if (!starts && !out->len) return false;
-            unit u = {k, k, l->start, 0, -1, false, false, 0, 0};
+            unit u = {k, k, l->start, 0, -1, false, false, 0, 0, 0};
             ut_vec_push(out, u);
         } else {
             out->items[out->len - 1].last = k;
@@ -275,13 +276,78 @@ static void add_span(an_pyregions *r, uint32_t s, uint32_t e) {
     ut_vec_push(&r->spans, sp);
 }
 
+/* Finds the members of definition u (the statements of its body), appended to units; false when unsure. */
+static bool open_definition(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u) {
+    unit d = units->items[u];
+    if (d.header < 0 || (uint32_t)d.header >= d.last) return false; /* not a definition, or a one-line one */
+    uint32_t level = ls->items[d.header + 1].indent;
+    if (level <= ls->items[d.header].indent) return false;
+    unit_vec ms = {0};
+    bool ok = group(src, ls, (uint32_t)d.header + 1, d.last + 1, level, d.end, &ms) && ms.len;
+    if (ok) {
+        units->items[u].mfirst = (uint32_t)units->len;
+        units->items[u].mcount = (uint32_t)ms.len;
+        for (size_t k = 0; k < ms.len; k++) ut_vec_push(units, ms.items[k]);
+    }
+    ut_vec_free(&ms);
+    return ok;
+}
+
+/* Marks what a hit at pos needs: from unit u down through nested definitions (class -> method -> statement), the
+ * innermost statement holding pos, whole; the headers on the way are kept. Below MAX_DEPTH definitions a unit is
+ * taken whole (emit recurses that deep). */
+#define MAX_DEPTH 16
+static void place(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u, uint32_t pos) {
+    for (int depth = 0;; depth++) {
+        unit *d = &units->items[u];
+        if (d->whole) return;
+        if (d->header < 0 || pos < ls->items[d->header].end || depth == MAX_DEPTH) { d->whole = true; return; }
+        if (!d->grouped) {
+            int8_t g = open_definition(src, ls, units, u) ? 1 : -1;
+            d = &units->items[u]; /* units may have moved */
+            d->grouped = g;
+        }
+        if (d->grouped < 0) { d->whole = true; return; }
+        uint32_t m = d->mfirst + (uint32_t)find_unit(units->items + d->mfirst, d->mcount, pos);
+        if (pos < units->items[m].start) { d->whole = true; return; }
+        d->any_member = true;
+        u = m;
+    }
+}
+
+/* Definition u must be parsed (it ends the file's opening, which the fixer's header analysis reads) but holds no
+ * hit: its header and its smallest member, so that it parses as a definition without a syntax error. */
+static void keep_smallest_member(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u) {
+    if (!units->items[u].grouped) {
+        int8_t g = open_definition(src, ls, units, u) ? 1 : -1;
+        units->items[u].grouped = g;
+    }
+    unit *d = &units->items[u];
+    if (d->grouped < 0) { d->whole = true; return; }
+    uint32_t best = d->mfirst;
+    for (uint32_t k = d->mfirst; k < d->mfirst + d->mcount; k++)
+        if (units->items[k].end - units->items[k].start < units->items[best].end - units->items[best].start) best = k;
+    units->items[best].whole = true;
+    d->any_member = true;
+}
+
+static void emit(const lline_vec *ls, const unit_vec *units, uint32_t u, an_pyregions *out) {
+    const unit *d = &units->items[u];
+    if (d->whole) add_span(out, d->start, d->end);
+    else if (d->any_member) {
+        add_span(out, d->start, ls->items[d->header].end);
+        for (uint32_t k = 0; k < d->mcount; k++) emit(ls, units, d->mfirst + k, out);
+    }
+}
+
 void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, an_pyregions *out) {
     memset(out, 0, sizeof *out);
     const struct pcre2_real_code_8 *const *locs;
     size_t nloc = an_catalog_locality(cat, AN_LANG_PYTHON, &locs);
     const pcre2_code *roots = (const pcre2_code *)an_catalog_roots(cat, AN_LANG_PYTHON);
     lline_vec ls = {0};
-    unit_vec top = {0}, members = {0};
+    unit_vec units = {0}; /* the top-level units first, then members as definitions are opened */
+    uint32_t ntop = 0;
     UT_VEC(uint32_t) hits = {0};
     str_vec extra = {0};
     pcre2_match_data *md = NULL;
@@ -290,21 +356,9 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
     out->whole = true;
     if (!nloc || !scan(src, &ls, &out->comments, &inert) || !ls.len) goto done;
     an_spans_merge(&inert);
-    if (!group(src, &ls, 0, (uint32_t)ls.len, 0, src->len, &top)) goto done;
-    top.items[0].start = src->body; /* leading comments belong to the opening */
-    /* members of top-level definitions */
-    for (size_t j = 0; j < top.len; j++) {
-        unit *u = &top.items[j];
-        if (u->header < 0 || (uint32_t)u->header >= u->last) continue;
-        uint32_t level = ls.items[u->header + 1].indent;
-        if (level == 0) goto done;
-        unit_vec ms = {0};
-        if (!group(src, &ls, (uint32_t)u->header + 1, u->last + 1, level, u->end, &ms)) { ut_vec_free(&ms); goto done; }
-        u->mfirst = (uint32_t)members.len;
-        u->mcount = (uint32_t)ms.len;
-        for (size_t k = 0; k < ms.len; k++) ut_vec_push(&members, ms.items[k]);
-        ut_vec_free(&ms);
-    }
+    if (!group(src, &ls, 0, (uint32_t)ls.len, 0, src->len, &units)) goto done;
+    units.items[0].start = src->body; /* leading comments belong to the opening */
+    ntop = (uint32_t)units.len;
     /* hits: locality matches; import lines (top level always, nested ones when they name a relevant root) */
     md = pcre2_match_data_create(1, NULL);
     live = ut_malloc(nloc);
@@ -353,36 +407,28 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
     }
     /* the file's opening (docstring, __future__, the import block, and the statement that ends it): the fixer's
      * header analysis reads it to place new imports */
-    for (size_t j = 0; j < top.len; j++) {
-        const lline *l = &ls.items[top.items[j].first];
+    int opening_end = -1; /* a definition that ends the opening: parsed as its header and one member at least */
+    for (size_t j = 0; j < ntop; j++) {
+        const lline *l = &ls.items[units.items[j].first];
         const char *p = src->text + l->first;
         uint32_t a = avail_of(src, l);
-        top.items[j].whole = true;
+        if (units.items[j].header >= 0) {
+            opening_end = (int)j;
+            break;
+        }
+        units.items[j].whole = true;
         if (!(*p == '"' || *p == '\'' || word_is(p, a, "import") || word_is(p, a, "from") || word_is(p, a, "try") ||
               word_is(p, a, "if") || isalpha((unsigned char)*p) == 0))
             break;
     }
     for (size_t h = 0; h < hits.len; h++) {
         uint32_t pos = hits.items[h];
-        if (pos < top.items[0].start) continue;
-        unit *u = &top.items[find_unit(top.items, top.len, pos)];
-        if (u->whole) continue;
-        if (u->header < 0 || !u->mcount || pos < ls.items[u->header].end) { u->whole = true; continue; }
-        unit *m = &members.items[u->mfirst + find_unit(members.items + u->mfirst, u->mcount, pos)];
-        if (pos < m->start) { u->whole = true; continue; }
-        m->whole = true;
-        u->any_member = true;
+        if (pos < units.items[0].start) continue;
+        place(src, &ls, &units, (uint32_t)find_unit(units.items, ntop, pos), pos);
     }
-    for (size_t j = 0; j < top.len; j++) {
-        unit *u = &top.items[j];
-        if (u->whole) add_span(out, u->start, u->end);
-        else if (u->any_member) {
-            add_span(out, u->start, ls.items[u->header].end);
-            for (uint32_t k = 0; k < u->mcount; k++)
-                if (members.items[u->mfirst + k].whole)
-                    add_span(out, members.items[u->mfirst + k].start, members.items[u->mfirst + k].end);
-        }
-    }
+    if (opening_end >= 0 && !units.items[opening_end].whole && !units.items[opening_end].any_member)
+        keep_smallest_member(src, &ls, &units, (uint32_t)opening_end);
+    for (uint32_t j = 0; j < ntop; j++) emit(&ls, &units, j, out);
     out->hits_known = true;
     for (size_t k = 0; k < out->spans.len; k++) out->selected += out->spans.items[k].end - out->spans.items[k].start;
     /* no match outside comments and docstrings: no rule can report anything, nothing needs parsing */
@@ -397,8 +443,7 @@ done:
     ut_vec_free(&extra);
     ut_vec_free(&hits);
     ut_vec_free(&ls);
-    ut_vec_free(&top);
-    ut_vec_free(&members);
+    ut_vec_free(&units);
     if (out->whole || out->nothing) out->spans.len = 0, out->selected = 0;
     if (out->hits.len > 1) qsort(out->hits.items, out->hits.len, sizeof(uint32_t), cmp_u32);
 }

@@ -1,7 +1,8 @@
 /* an_pyregion: picks the parts of a Python file that can hold a finding, so the front end parses only those
  * (tree-sitter included ranges): every top-level statement holding a locality match or an import, and inside a
- * top-level def/class only its header plus the members that do. A light line scanner (strings, brackets,
- * continuations, comments) finds statement boundaries; anything it is unsure of means "parse the whole file". */
+ * def/class only its header plus the members that do, down through nested definitions (class -> method ->
+ * statement). A light line scanner (strings, brackets, continuations, comments) finds statement boundaries;
+ * anything it is unsure of means "parse the whole file" (or, inside one definition, "take it whole"). */
 #ifndef AN_PYREGION_H
 #define AN_PYREGION_H
 #include "an_rule.h"

@@ -673,14 +673,17 @@ bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, 
 }
 
 bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
-                       const an_fix_options *fix, bool regions, const uint8_t *found, an_diag_list *out) {
+                       const an_fix_options *fix, bool regions, const uint8_t *found, an_diag_list *out,
+                       uint32_t *bytes) {
     TSTree *tree = NULL;
+    *bytes = src->len - src->body;
     an_pyregions reg = {0};
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
     if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
         an_pyregion_select(cat, src, found, &reg);
         if (reg.nothing) {
             an_pyregions_free(&reg);
+            *bytes = 0;
             return false;
         }
         if (!reg.whole) {
@@ -695,6 +698,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
             }
             ts_parser_set_included_ranges(py->parser, rs, (uint32_t)reg.spans.len);
             ut_free(rs);
+            *bytes = reg.selected;
             tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
         }
     }

@@ -16,9 +16,10 @@ void an_python_free(an_python *py);
 /* enabled: indexed by rule->index, NULL = all. fix: NULL or target NONE = no fixes. regions: parse only the
  * statements that can hold a finding (an_pyregion.c); findings are the same, syntax errors are reported only for
  * what was parsed. False when nothing was parsed: every locality match lies in a comment or a docstring (regions).
- * found: the prefilter's literal scan of src (an_catalog_prefilter), or NULL. */
+ * found: the prefilter's literal scan of src (an_catalog_prefilter), or NULL. bytes: how many bytes were parsed. */
 bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
-                       const an_fix_options *fix, bool regions, const uint8_t *found, an_diag_list *out);
+                       const an_fix_options *fix, bool regions, const uint8_t *found, an_diag_list *out,
+                       uint32_t *bytes);
 /* Line facts (logical lines, where comments may go) and, when sup is not NULL, the suppression directives. */
 bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, an_suppressions *sup);
 /* The tree of src: incrementally from old when given (old edited with ts_tree_edit to match src). NULL when

@@ -10,6 +10,7 @@
 #include "cli_opts.h"
 #include "cli_progress.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <time.h>
 #include <sys/stat.h>
@@ -270,9 +271,10 @@ int cli_check(int argc, char **argv) {
     cli_progress_end(&prog);
     if (o.verbose) {
         size_t parsed = 0;
-        for (size_t i = 0; i < res.len; i++) parsed += res.items[i].parsed;
-        fprintf(stderr, "xpuify: %zu files, %zu parsed after the prefilter, %.1f ms (before it: files and "
-                "configurations %.1f ms, rules %.1f ms)\n", res.len, parsed,
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < res.len; i++) parsed += res.items[i].parsed, bytes += res.items[i].parsed_bytes;
+        fprintf(stderr, "xpuify: %zu files, %zu parsed after the prefilter (%" PRIu64 " bytes parsed), %.1f ms (before "
+                "it: files and configurations %.1f ms, rules %.1f ms)\n", res.len, parsed, bytes,
                 ms_engine, o.ms_files, o.ms_rules);
     }
     cli_opts_apply_severity(&o, &res);

@@ -309,5 +309,37 @@ def test_comments_and_docstrings_are_not_parsed(d):
         eq(got, [(14, "XPU703")], "probe.py " + " ".join(extra))
 
 
+def _bytes_parsed(r):
+    m = re.search(r"\((\d+) bytes parsed\)", r.err)
+    check(m, "check -v says how many bytes were parsed", r)
+    return int(m.group(1))
+
+
+def test_a_hit_in_a_method_parses_only_its_statement(d):
+    """Region selection goes down through nested definitions: a hit in one statement of a method parses the file's
+    opening, the class header, the method header and that statement, not the class (nor the method) whole; a
+    definition that ends the opening without a hit is parsed as its header and its smallest member."""
+    opening, cls, meth, stmt = "import torch\n\n\n", "class Trainer:\n", "    def step(self, batch):\n", "        x = batch.cuda()\n"
+    init = "    def __init__(self, model):\n" + "".join(f"        self.a{i} = model\n" for i in range(20)) + "\n"
+    body = "".join(f"        batch = batch + {i}\n" for i in range(20))
+    write("nest.py", opening + cls + init + meth + body + stmt + "        return x\n")
+    r = run("check", "--format", "json", "-v", "nest.py")
+    eq([(x["line"], x["code"]) for x in r.json()], [(48, "XPU101")])
+    eq(r.json(), run("check", "--format", "json", "--whole-files", "nest.py").json(), "same as a whole-file parse")
+    eq(_bytes_parsed(r), len(opening + cls + meth + stmt), "parsed: opening, class header, method header, statement")
+    # a class right after the imports with no hit of its own, then a function with one
+    small = "    def m(self):\n        return 1\n"
+    tail = "\n\ndef f(x):\n    return x.cuda()\n"
+    write("open.py", opening + cls + init + small + tail)
+    r = run("check", "--format", "json", "-v", "open.py")
+    eq([x["code"] for x in r.json()], ["XPU101"])
+    eq(r.json(), run("check", "--format", "json", "--whole-files", "open.py").json(), "same as a whole-file parse")
+    eq(_bytes_parsed(r), len(opening + cls + small + "\n\ndef f(x):\n    return x.cuda()\n"),
+       "the class that ends the opening: its header and its smallest member")
+    r = run("fix", "--diff", "--unsafe-fixes", "open.py")
+    check("+from xpuify_device import DEV" in r.out or "+import xpuify_device" in r.out, "the fix adds its import", r)
+    eq(r.out, run("fix", "--diff", "--unsafe-fixes", "--whole-files", "open.py").out, "the fix places its imports the same way")
+
+
 if __name__ == "__main__":
     main(globals())
