@@ -52,6 +52,10 @@ static uint32_t comment(const char *t, uint32_t n, uint32_t cs, an_span_vec *com
     return i;
 }
 
+/* the bytes scan() acts on inside a logical line's code: comments, strings, brackets, continuations, newlines */
+static const bool special[256] = {['#'] = 1, ['"'] = 1, ['\''] = 1, ['('] = 1, ['['] = 1, ['{'] = 1, [')'] = 1,
+                                  [']'] = 1, ['}'] = 1, ['\\'] = 1, ['\n'] = 1};
+
 /* Splits the text into logical lines. Returns false when unsure (unterminated string or bracket). inert receives
  * the text no rule reads: every comment, and every statement that is nothing but string literals (docstrings). */
 static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments, an_span_vec *inert) {
@@ -76,6 +80,8 @@ static bool scan(const an_source *src, lline_vec *out, an_span_vec *comments, an
         uint32_t q0;
         bool strings_only = t[i] == '"' || t[i] == '\'' || string_prefix(t, i, n, &q0);
         for (;;) {
+            if (!strings_only)
+                while (i < n && !special[(unsigned char)t[i]]) i++; /* nothing but code: skip to what matters */
             if (i >= n) { l.end = n; break; }
             char ch = t[i];
             if (strings_only && !(ch == '"' || ch == '\'' || ch == '#' || ch == ' ' || ch == '\t' || ch == '\f' ||

@@ -8,12 +8,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* bytes [i, n) from i on: where the first one >= 0x80 is (n when none), eight at a time */
+static size_t ascii_run(const unsigned char *s, size_t i, size_t n) {
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ull) break;
+    }
+    while (i < n && s[i] < 0x80) i++;
+    return i;
+}
+
 long an_utf8_invalid_at(const char *str, size_t n) {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
     while (i < n) {
         unsigned char c = s[i];
-        if (c < 0x80) { i++; continue; }
+        if (c < 0x80) { i = ascii_run(s, i, n); continue; }
         size_t need;
         uint32_t cp;
         if (c >= 0xC2 && c <= 0xDF) need = 1, cp = c & 0x1F;
@@ -33,20 +44,27 @@ long an_utf8_invalid_at(const char *str, size_t n) {
     return -1;
 }
 
+/* Line starts: after each "\n", "\r\n" or lone "\r". Text without a "\r" (nearly all) is split with memchr. */
 static void index_lines(an_source *src) {
     uint32_t cap = 64, n = 0;
     src->line_starts = ut_malloc(cap * sizeof(uint32_t));
     src->line_starts[n++] = 0;
-    unsigned char high = 0;
-    for (uint32_t i = 0; i < src->len; i++) {
-        high |= (unsigned char)src->text[i];
-        if (src->text[i] == '\n' || (src->text[i] == '\r' && !(i + 1 < src->len && src->text[i + 1] == '\n'))) {
+    const char *t = src->text;
+    if (!memchr(t, '\r', src->len)) {
+        for (const char *p = t, *e = t + src->len; (p = memchr(p, '\n', (size_t)(e - p))); p++) {
             if (n == cap) cap *= 2, src->line_starts = ut_realloc(src->line_starts, cap * sizeof(uint32_t));
-            src->line_starts[n++] = i + 1;
+            src->line_starts[n++] = (uint32_t)(p - t) + 1;
+        }
+    } else {
+        for (uint32_t i = 0; i < src->len; i++) {
+            if (t[i] == '\n' || (t[i] == '\r' && !(i + 1 < src->len && t[i + 1] == '\n'))) {
+                if (n == cap) cap *= 2, src->line_starts = ut_realloc(src->line_starts, cap * sizeof(uint32_t));
+                src->line_starts[n++] = i + 1;
+            }
         }
     }
     src->nlines = n;
-    src->ascii = !(high & 0x80);
+    src->ascii = ascii_run((const unsigned char *)t, 0, src->len) == src->len;
     src->body = (src->len >= 3 && (unsigned char)src->text[0] == 0xEF && (unsigned char)src->text[1] == 0xBB &&
                  (unsigned char)src->text[2] == 0xBF)
                     ? 3
@@ -102,6 +120,7 @@ an_load_status an_source_load(an_source *src, const char *path, size_t max_size,
         }
         if (r == 0) break;
         n += (size_t)r;
+        if (n == (size_t)st.st_size && n) break; /* all fstat announced: spare the read that would return 0 */
     }
     close(fd);
     buf[n] = 0;

@@ -135,8 +135,11 @@ void rw_helper_place_for(const char *file, const char *module, const char *force
             strcpy(parent, ".");
         } else if (s == parent) break;
         else *s = 0;
-        char absp[PATH_MAX], abst[PATH_MAX];
-        if (!realpath(parent, absp) || !realpath(top, abst) || !strcmp(absp, abst) || !has_init(parent)) break;
+        /* (the same directory: `.` at the root, `..` chains) -- stat, not realpath: this runs for every directory
+         * a check walks, and realpath costs a readlink per path component */
+        struct stat sp, st;
+        if (!has_init(parent) || stat(parent, &sp) || stat(top, &st) || (sp.st_dev == st.st_dev && sp.st_ino == st.st_ino))
+            break;
         snprintf(top, sizeof top, "%s", parent);
     }
     char abstop[PATH_MAX];
