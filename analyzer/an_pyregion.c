@@ -385,8 +385,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
         const char *p = src->text + l->first;
         uint32_t a = avail_of(src, l);
         if (!word_is(p, a, "import") && !word_is(p, a, "from")) continue;
-        bool relevant = l->indent == 0 ||
-                        (roots && pcre2_match(roots, (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0 &&
+        bool relevant = (roots && pcre2_match(roots, (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0 &&
                          pcre2_get_ovector_pointer(md)[0] < l->end);
         bool hit = false;
         for (size_t q = 0; q < nloc && !hit; q++)
@@ -414,18 +413,27 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
     /* the file's opening (docstring, __future__, the import block, and the statement that ends it): the fixer's
      * header analysis reads it to place new imports */
     int opening_end = -1; /* a definition that ends the opening: parsed as its header and one member at least */
+    bool prev_plain = false;  /* the unit before was an import that need not be parsed */
     for (size_t j = 0; j < ntop; j++) {
         const lline *l = &ls.items[units.items[j].first];
         const char *p = src->text + l->first;
         uint32_t a = avail_of(src, l);
+        /* imports are parsed when they bind a name a rule resolves (below); in the opening, also the last one of
+         * each run of imports (the fixer's header analysis finds where the import block ends) and the first unit
+         * (its leading comments), and every __future__ import */
+        bool plain_import = (word_is(p, a, "import") || word_is(p, a, "from")) && j > 0 &&
+                            !memmem(p, ls.items[units.items[j].last].end - l->first, "__future__", 10);
+        if (prev_plain && !plain_import) units.items[j - 1].whole = true;
+        prev_plain = plain_import;
         if (units.items[j].header >= 0) {
             opening_end = (int)j;
             break;
         }
-        units.items[j].whole = true;
+        if (!plain_import) units.items[j].whole = true;
         if (!(*p == '"' || *p == '\'' || word_is(p, a, "import") || word_is(p, a, "from") || word_is(p, a, "try") ||
               word_is(p, a, "if") || isalpha((unsigned char)*p) == 0))
             break;
+        if (prev_plain && j + 1 == ntop) units.items[j].whole = true;
     }
     for (size_t h = 0; h < hits.len; h++) {
         uint32_t pos = hits.items[h];

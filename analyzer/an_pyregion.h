@@ -1,5 +1,6 @@
 /* an_pyregion: picks the parts of a Python file that can hold a finding, so the front end parses only those
- * (tree-sitter included ranges): every top-level statement holding a locality match or an import, and inside a
+ * (tree-sitter included ranges): every top-level statement holding a locality match or an import that binds a name
+ * some rule resolves (plus the file's opening, as far as the fixer's header analysis reads it), and inside a
  * def/class only its header plus the members that do, down through nested definitions (class -> method ->
  * statement). A light line scanner (strings, brackets, continuations, comments) finds statement boundaries;
  * anything it is unsure of means "parse the whole file" (or, inside one definition, "take it whole"). */

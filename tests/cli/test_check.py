@@ -341,5 +341,22 @@ def test_a_hit_in_a_method_parses_only_its_statement(d):
     eq(r.out, run("fix", "--diff", "--unsafe-fixes", "--whole-files", "open.py").out, "the fix places its imports the same way")
 
 
+def test_imports_that_bind_no_rule_name_are_not_parsed(d):
+    """In the opening only the imports that bind a name some rule resolves (torch here, not math, sys or json), the first statement (its
+    leading comments), __future__ imports and the last import of a run are parsed; the fix still lands after the
+    whole import block."""
+    head = "# license\nfrom __future__ import annotations\n"
+    imports = "import math\nimport sys\nimport torch\nimport json\nimport re\n\n\n"
+    body = "def f(x):\n    return x.cuda()\n"
+    write("imp.py", head + imports + body)
+    r = run("check", "--format", "json", "-v", "imp.py")
+    eq([x["code"] for x in r.json()], ["XPU101"])
+    eq(r.json(), run("check", "--format", "json", "--whole-files", "imp.py").json(), "same as a whole-file parse")
+    eq(_bytes_parsed(r), len(head + "import torch\n" + "import re\n\n\n" + body), "math, sys and json are not parsed")
+    r = run("fix", "--diff", "--unsafe-fixes", "imp.py")
+    check("+import xpuify_device" in r.out, "the fix adds its import", r)
+    eq(r.out, run("fix", "--diff", "--unsafe-fixes", "--whole-files", "imp.py").out, "at the same place")
+
+
 if __name__ == "__main__":
     main(globals())
