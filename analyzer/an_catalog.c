@@ -3,6 +3,7 @@
 #include "../util/ut_yaml.h"
 #include "an_catalog_int.h"
 #include "../util/ut_hash.h"
+#include "an_suppress.h"
 #include <pcre2.h>
 #include <stdio.h>
 #include <yaml.h>
@@ -428,6 +429,7 @@ static void free_lits(an_catalog *c, int lang) {
         ut_vec_free(&c->anchored_cov[lang].items[k]);
     }
     ut_vec_free(&c->anchored_cov[lang]);
+    ut_vec_free(&c->directives[lang].ids);
     an_lits_free(c->lits[lang]);
     c->lits[lang] = NULL;
 }
@@ -802,6 +804,7 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
         c->anchored[lang].len = 0;
         free_lits(c, lang);
         c->lits[lang] = an_lits_new();
+        c->directives[lang].always = !an_lits_cover(c->lits[lang], "xpuify:|NOLINT", &c->directives[lang].ids);
         for (size_t i = 0; i < c->rules.len; i++) {
             an_rule *r = c->rules.items[i];
             if ((int)r->lang != lang || (r->builtin && !r->triggers.len)) continue;
@@ -909,6 +912,12 @@ bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, s
     pcre2_match_data_free(md);
     if (found != stack && found != out) ut_free(found);
     return rc >= 0;
+}
+
+bool an_catalog_may_have_directives(const an_catalog *c, an_lang lang, const char *text, size_t len,
+                                    const uint8_t *found) {
+    if (!found || !c->lits[lang]) return an_suppress_may_have_directives(text, len);
+    return may_match(&c->directives[lang], found);
 }
 
 void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, const uint8_t *given,

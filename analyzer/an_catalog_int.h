@@ -33,6 +33,7 @@ struct an_catalog {
     an_cover_vec prefilter_cov[AN_LANG__COUNT];
     an_cover_vec locality_cov[AN_LANG__COUNT];
     UT_VEC(an_cover_vec) anchored_cov[AN_LANG__COUNT];
+    an_cover directives[AN_LANG__COUNT]; /* "xpuify:" and "NOLINT" (suppression comments), in the same scan */
     pcre2_code *roots[AN_LANG__COUNT];
     an_entry **c_exact;      /* the same for the C/C++/CUDA tables (identifiers, `a::b` names, headers) */
     size_t c_exact_cap;

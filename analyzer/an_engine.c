@@ -80,7 +80,7 @@ bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *en, c
     if (an_catalog_prefilter(cat, lang, text, len, found)) return true;
     /* no rule can match, but a suppression comment may be unused */
     const an_rule *u = an_catalog_builtin(cat, "unused-suppression");
-    return u && (!en || en[u->index]) && an_suppress_may_have_directives(text, len);
+    return u && (!en || en[u->index]) && an_catalog_may_have_directives(cat, lang, text, len, found);
 }
 
 static void *work(void *arg) {

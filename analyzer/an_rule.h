@@ -151,6 +151,9 @@ const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang la
  * (an_literal.h), then PCRE2 JIT only for the triggers whose literals occur. */
 bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len, uint8_t *found);
 /* found, when not NULL, receives the literal scan (an_catalog_literal_count entries) for region selection */
+/* an_suppress_may_have_directives, read from the prefilter's literal scan when found is not NULL */
+bool an_catalog_may_have_directives(const an_catalog *c, an_lang lang, const char *text, size_t len,
+                                    const uint8_t *found);
 size_t an_catalog_literal_count(const an_catalog *c, an_lang lang);
 
 const char *an_lang_name(an_lang l);

@@ -86,6 +86,18 @@ static void prefilter_derives_triggers(void **s) {
     an_catalog *c = load(TABLE, &e);
     assert_true(an_catalog_prefilter(c, AN_LANG_PYTHON, "from torch import cuda", 22, NULL));
     assert_false(an_catalog_prefilter(c, AN_LANG_PYTHON, "import torch\nx = 1\n", 19, NULL));
+    /* suppression directives are read from the same literal scan; without a scan, from the text */
+    static const char *texts[] = {"x = 1  # xpuify: ignore[XPU101]\n", "int x; // NOLINT\n", "x = 1  # xpuify ignore\n",
+                                  "nolint = 1\n", "y = 2\n"};
+    uint8_t found[256];
+    assert_true(an_catalog_literal_count(c, AN_LANG_PYTHON) <= sizeof found);
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        size_t n = strlen(texts[i]);
+        an_catalog_prefilter(c, AN_LANG_PYTHON, texts[i], n, found);
+        bool want = i < 2;
+        assert_int_equal(an_catalog_may_have_directives(c, AN_LANG_PYTHON, texts[i], n, found), want);
+        assert_int_equal(an_catalog_may_have_directives(c, AN_LANG_PYTHON, texts[i], n, NULL), want);
+    }
     an_catalog_free(c);
 }
 
