@@ -379,11 +379,12 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
 
 /* ---- lookups ----------------------------------------------------------------------------------------------------- */
 
+void an_cache_content(const char *text, size_t len, uint8_t out[20]) { ut_sha1(text, len, out); }
+
 bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
-                  const an_fix_options *fix, const char *text, size_t len, an_diag_list *out, bool *parsed) {
-    uint8_t key[20], content[20];
+                  const an_fix_options *fix, const uint8_t content[20], size_t len, an_diag_list *out, bool *parsed) {
+    uint8_t key[20];
     an_cache_key(run, path, fix, key);
-    ut_sha1(text, len, content);
     pthread_mutex_lock(&c->mu);
     entry *e = &c->tab[slot(c, key)];
     bool hit = e->blob && !memcmp(e->content, content, 20) && decode(c, cat, e->blob, e->len, len, out, parsed);
@@ -394,11 +395,10 @@ bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
 }
 
 void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
-                  const an_fix_options *fix, const char *text, size_t len, const an_diag_list *diags, bool parsed) {
+                  const an_fix_options *fix, const uint8_t content[20], const an_diag_list *diags, bool parsed) {
     (void)cat;
-    uint8_t key[20], content[20];
+    uint8_t key[20];
     an_cache_key(run, path, fix, key);
-    ut_sha1(text, len, content);
     ut_buf b;
     ut_buf_init(&b);
     encode(diags, parsed, &b);

@@ -28,11 +28,14 @@ void an_cache_free(an_cache *c);
  * regions (not --whole-files) */
 void an_cache_run_key(const an_cache *c, const an_catalog *cat, const bool *enabled, const an_fix_options *fix,
                       bool regions, an_cache_run *out);
-/* The findings of a file: true on a hit (out filled, *parsed set). fix: this file's own fix options. */
+/* The hash of a file's content that get and put compare (computed once per file by the caller). */
+void an_cache_content(const char *text, size_t len, uint8_t out[20]);
+/* The findings of a file: true on a hit (out filled, *parsed set). fix: this file's own fix options; content:
+ * an_cache_content of its text, len its length. */
 bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
-                  const an_fix_options *fix, const char *text, size_t len, an_diag_list *out, bool *parsed);
+                  const an_fix_options *fix, const uint8_t content[20], size_t len, an_diag_list *out, bool *parsed);
 void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
-                  const an_fix_options *fix, const char *text, size_t len, const an_diag_list *diags, bool parsed);
+                  const an_fix_options *fix, const uint8_t content[20], const an_diag_list *diags, bool parsed);
 /* Writes the cache file when something changed. 0, or -1 with *why (heap). */
 int an_cache_save(an_cache *c, char **why);
 /* The key of one file's entry, and the cache file's path (for tests and the fz_cache fuzzer, which write cache

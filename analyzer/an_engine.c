@@ -44,16 +44,22 @@ static void worker_free(worker_state *ws) {
     ut_free(ws->found);
 }
 
-static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
-                    const an_fix_options *fix, bool regions, an_diag_list *out, bool *parsed, uint32_t *bytes,
-                    char **why, const bool *lang_on) {
-    *parsed = false;
-    *bytes = 0;
-    /* the prefilter's literal scan is kept for region selection, which would otherwise scan the text again */
+/* The prefilter: false when the file need not be analyzed. Its literal scan (Python) stays in ws->found for region
+ * selection, which would otherwise scan the text again. */
+static bool prefilter(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
+                      const bool *lang_on) {
     if (!ws->found) ws->found = ut_malloc(an_catalog_literal_count(cat, AN_LANG_PYTHON) + 1);
     uint8_t *found = lang == AN_LANG_PYTHON ? ws->found : NULL;
-    if (!lang_on[lang] || !an_engine_may_report(cat, lang, en, src->text, src->len, found)) return;
+    return lang_on[lang] && an_engine_may_report(cat, lang, en, src->text, src->len, found);
+}
+
+/* A file that passed the prefilter. */
+static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
+                    const an_fix_options *fix, bool regions, an_diag_list *out, bool *parsed, uint32_t *bytes,
+                    char **why) {
     *parsed = true;
+    *bytes = 0;
+    const uint8_t *found = lang == AN_LANG_PYTHON ? ws->found : NULL;
     size_t before = out->len;
     switch (lang) {
     case AN_LANG_PYTHON:
@@ -83,6 +89,12 @@ bool an_engine_may_report(const an_catalog *cat, an_lang lang, const bool *en, c
     return u && (!en || en[u->index]) && an_catalog_may_have_directives(cat, lang, text, len, found);
 }
 
+/* progress, and the text dropped unless something will print it */
+static void finish(job *j, an_file_result *r) {
+    if (j->opt->progress) j->opt->progress(j->opt->progress_ctx, atomic_fetch_add(&j->done, 1) + 1, j->files->len);
+    if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
+}
+
 static void *work(void *arg) {
     job *j = arg;
     worker_state ws = {0};
@@ -95,10 +107,15 @@ static void *work(void *arg) {
         r->file = f;
         r->status = an_source_load(&r->src, f->path, j->opt->max_file_size, &r->error);
         if (r->status != AN_LOAD_OK) continue;
+        const bool *en = j->opt->file_enabled ? j->opt->file_enabled[i] : j->opt->enabled;
+        /* most files stop here: no helper import to place, no content hash, no cache entry */
+        if (!prefilter(&ws, j->cat, f->lang, &r->src, en, j->lang_on)) {
+            finish(j, r);
+            continue;
+        }
         an_fix_options fo = j->opt->fix;
         char buf[1024];
         if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
-        const bool *en = j->opt->file_enabled ? j->opt->file_enabled[i] : j->opt->enabled;
         char *why = NULL;
         /* the cache holds what depends on the file's own text only: Python and text files. C files are not cached
          * (their findings depend on headers, the compile database and the toolkit). */
@@ -109,20 +126,20 @@ static void *work(void *arg) {
             an_cache_run_key(cache, j->cat, en, &j->opt->fix, !j->opt->whole_files, &frun);
             run = &frun;
         }
-        if (cache && an_cache_get(cache, j->cat, run, f->path, &fo, r->src.text, r->src.len, &r->diags, &r->parsed)) {
+        uint8_t content[20];
+        if (cache) an_cache_content(r->src.text, r->src.len, content);
+        if (cache && an_cache_get(cache, j->cat, run, f->path, &fo, content, r->src.len, &r->diags, &r->parsed)) {
             for (size_t k = 0; k < r->diags.len; k++) r->diags.items[k].severity = r->diags.items[k].rule->severity;
         } else {
             analyze(&ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed, &r->parsed_bytes,
-                    &why, j->lang_on);
-            if (cache && !why)
-                an_cache_put(cache, j->cat, run, f->path, &fo, r->src.text, r->src.len, &r->diags, r->parsed);
+                    &why);
+            if (cache && !why) an_cache_put(cache, j->cat, run, f->path, &fo, content, &r->diags, r->parsed);
         }
         if (why) {
             r->status = AN_LOAD_NOT_ANALYZED;
             r->error = why;
         }
-        if (j->opt->progress) j->opt->progress(j->opt->progress_ctx, atomic_fetch_add(&j->done, 1) + 1, j->files->len);
-        if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
+        finish(j, r);
     }
     worker_free(&ws);
     return NULL;
@@ -181,7 +198,7 @@ void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_sour
     bool parsed, on[AN_LANG__COUNT];
     uint32_t bytes;
     languages_enabled(cat, en, on);
-    analyze(&ws, cat, lang, src, en, fix, false, out, &parsed, &bytes, NULL, on);
+    if (prefilter(&ws, cat, lang, src, en, on)) analyze(&ws, cat, lang, src, en, fix, false, out, &parsed, &bytes, NULL);
     worker_free(&ws);
 }
 

@@ -1,5 +1,5 @@
 """The results cache (.xpuify_cache/): a second run serves every unchanged file from the cache with the same
-report; anything that could change a file's findings (its content, the rules, the selection, the fix target and
+report (files the prefilter rejects are neither looked up nor stored); anything that could change a file's findings (its content, the rules, the selection, the fix target and
 options, the per-file helper import, the xpuify build) misses; --no-cache / --cache-dir / XPUIFY_CACHE_DIR; a
 damaged cache file is ignored and rewritten; concurrent runs never break it. Speed is measured by
 bench/cache_bench.sh, not here. XPUIFY_CACHE_STATS=1 makes xpuify print "cache: N hits, M misses"."""
@@ -56,9 +56,25 @@ def test_an_edited_file_misses_and_reports_its_new_findings(d):
     r = run("check", "--format", "json", ".", env=STATS)
     eq(stats(r), (1, 1))
     eq(sorted((f["path"], f["code"]) for f in r.json()), [("a.py", "XPU202"), ("b.py", "XPU201")])
-    write("a.py", "import torch\n")  # same length, new content: a content hash, not a size or a time
+    write("a.py", "import torch\ntorch.cuda.empty_cache()\n")  # same length, new content: a content hash, not a size
     r = run("check", "--format", "json", ".", env=STATS)
+    eq(stats(r), (1, 1))
+    eq(sorted((f["path"], f["code"]) for f in r.json()), [("a.py", "XPU203"), ("b.py", "XPU201")])
+    write("a.py", "import torch\n")  # the prefilter rejects it: neither looked up nor stored
+    r = run("check", "--format", "json", ".", env=STATS)
+    eq(stats(r), (1, 0))
     eq(sorted((f["path"], f["code"]) for f in r.json()), [("b.py", "XPU201")])
+
+
+def test_files_the_prefilter_rejects_are_not_cached(d):
+    """A file with no trigger word costs a literal scan, less than hashing it: it is neither looked up nor stored."""
+    for i in range(5):
+        write(f"clean{i}.py", f"import torch\nx = torch.zeros({i})\n")
+    write("cuda.py", "import torch\ntorch.cuda.synchronize()\n")
+    eq(stats(run("check", "--format", "json", ".", env=STATS)), (0, 1))
+    r = run("check", "--format", "json", ".", env=STATS)
+    eq(stats(r), (1, 0))
+    eq([(f["path"], f["code"]) for f in r.json()], [("cuda.py", "XPU202")])
 
 
 def test_configuration_is_part_of_the_key(d):
