@@ -346,7 +346,19 @@ static void emit(const lline_vec *ls, const unit_vec *units, uint32_t u, an_pyre
     }
 }
 
-void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, an_pyregions *out) {
+/* [s, e) holds w as a whole word */
+static bool has_word(const char *t, uint32_t s, uint32_t e, const char *w) {
+    size_t n = strlen(w);
+    for (const char *p = t + s; n && (p = memmem(p, (size_t)(t + e - p), w, n)); p++) {
+        bool l = p == t + s || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool r = p + n >= t + e || !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        if (l && r) return true;
+    }
+    return false;
+}
+
+void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, const char *helper,
+                        an_pyregions *out) {
     memset(out, 0, sizeof *out);
     const struct pcre2_real_code_8 *const *locs;
     size_t nloc = an_catalog_locality(cat, AN_LANG_PYTHON, &locs);
@@ -386,7 +398,8 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
         uint32_t a = avail_of(src, l);
         if (!word_is(p, a, "import") && !word_is(p, a, "from")) continue;
         bool relevant = (roots && pcre2_match(roots, (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0 &&
-                         pcre2_get_ovector_pointer(md)[0] < l->end);
+                         pcre2_get_ovector_pointer(md)[0] < l->end) ||
+                        (helper && has_word(src->text, l->first, l->end, helper));
         bool hit = false;
         for (size_t q = 0; q < nloc && !hit; q++)
             hit = live[q] && pcre2_match(locs[q], (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;

@@ -30,7 +30,9 @@ typedef struct {
     bool hits_known;        /* hits is complete (the scanner was sure of the file's statements) */
 } an_pyregions;
 
-/* found: the prefilter's literal scan of src (an_catalog_prefilter), or NULL */
-void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, an_pyregions *out);
+/* found: the prefilter's literal scan of src (an_catalog_prefilter), or NULL. helper: the compat device helper's
+ * module name, or NULL: an import naming it is parsed (the fixer must see that the file already imports it). */
+void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, const char *helper,
+                        an_pyregions *out);
 void an_pyregions_free(an_pyregions *r);
 #endif

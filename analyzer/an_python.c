@@ -680,7 +680,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     an_pyregions reg = {0};
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
     if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
-        an_pyregion_select(cat, src, found, &reg);
+        an_pyregion_select(cat, src, found, fix && fix->target == AN_TARGET_COMPAT ? fix->helper_module : NULL, &reg);
         if (reg.nothing) {
             an_pyregions_free(&reg);
             *bytes = 0;

@@ -356,6 +356,13 @@ def test_imports_that_bind_no_rule_name_are_not_parsed(d):
     r = run("fix", "--diff", "--unsafe-fixes", "imp.py")
     check("+import xpuify_device" in r.out, "the fix adds its import", r)
     eq(r.out, run("fix", "--diff", "--unsafe-fixes", "--whole-files", "imp.py").out, "at the same place")
+    # an import of the device helper is parsed wherever it sits, whatever the helper's name: the fix must see it
+    write("helped.py", "import math\nimport mydev\nimport sys\n\n\ndef f(x):\n    return x.cuda()\n")
+    for helper in ([], ["--helper-path", "mydev.py"]):
+        a = run("check", "--format", "json", *helper, "helped.py").json()
+        eq(a, run("check", "--format", "json", "--whole-files", *helper, "helped.py").json(), f"helper {helper}")
+    edits = [e["content"] for e in a[0]["fix"]["edits"]]
+    check("import mydev\n" not in edits, "no second import of the helper", edits)
 
 
 if __name__ == "__main__":
