@@ -599,8 +599,17 @@ static void compile_each(strvec *alts, an_re_vec *out, an_lits *lits, an_cover_v
         if (!re) {
             PCRE2_UCHAR msg[256];
             pcre2_get_error_message(ec, msg, sizeof msg);
-            ut_buf_printf(err, "rules: the %s pattern `%s` of the %s rules does not compile: %s\n", what, alts->items[i],
-                          an_lang_name(lang), (char *)msg);
+            /* one line per error: a pattern that holds a line break (a YAML block scalar) is shown escaped */
+            ut_buf shown;
+            ut_buf_init(&shown);
+            for (const char *q = alts->items[i]; *q; q++) {
+                if (*q == '\n') ut_buf_puts(&shown, "\\n");
+                else if (*q == '\r') ut_buf_puts(&shown, "\\r");
+                else ut_buf_putc(&shown, *q);
+            }
+            ut_buf_printf(err, "rules: the %s pattern `%s` of the %s rules does not compile: %s\n", what,
+                          shown.data ? shown.data : "", an_lang_name(lang), (char *)msg);
+            ut_buf_free(&shown);
             (*nerr)++;
         } else {
             pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
