@@ -299,6 +299,15 @@ static bool open_definition(const an_source *src, const lline_vec *ls, unit_vec 
     return ok;
 }
 
+/* Definition u's members, found on first use (units may move): false when it has none or they are unsure. */
+static bool opened(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u) {
+    if (!units->items[u].grouped) {
+        int8_t g = open_definition(src, ls, units, u) ? 1 : -1;
+        units->items[u].grouped = g;
+    }
+    return units->items[u].grouped > 0;
+}
+
 /* Marks what a hit at pos needs: from unit u down through nested definitions (class -> method -> statement), the
  * innermost statement holding pos, whole; the headers on the way are kept. Below MAX_DEPTH definitions a unit is
  * taken whole (emit recurses that deep). */
@@ -308,12 +317,8 @@ static void place(const an_source *src, const lline_vec *ls, unit_vec *units, ui
         unit *d = &units->items[u];
         if (d->whole) return;
         if (d->header < 0 || pos < ls->items[d->header].end || depth == MAX_DEPTH) { d->whole = true; return; }
-        if (!d->grouped) {
-            int8_t g = open_definition(src, ls, units, u) ? 1 : -1;
-            d = &units->items[u]; /* units may have moved */
-            d->grouped = g;
-        }
-        if (d->grouped < 0) { d->whole = true; return; }
+        if (!opened(src, ls, units, u)) { units->items[u].whole = true; return; }
+        d = &units->items[u]; /* units may have moved */
         uint32_t m = d->mfirst + (uint32_t)find_unit(units->items + d->mfirst, d->mcount, pos);
         if (pos < units->items[m].start) { d->whole = true; return; }
         d->any_member = true;
@@ -324,12 +329,8 @@ static void place(const an_source *src, const lline_vec *ls, unit_vec *units, ui
 /* Definition u must be parsed (it ends the file's opening, which the fixer's header analysis reads) but holds no
  * hit: its header and its smallest member, so that it parses as a definition without a syntax error. */
 static void keep_smallest_member(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u) {
-    if (!units->items[u].grouped) {
-        int8_t g = open_definition(src, ls, units, u) ? 1 : -1;
-        units->items[u].grouped = g;
-    }
+    if (!opened(src, ls, units, u)) { units->items[u].whole = true; return; }
     unit *d = &units->items[u];
-    if (d->grouped < 0) { d->whole = true; return; }
     uint32_t best = d->mfirst;
     for (uint32_t k = d->mfirst; k < d->mfirst + d->mcount; k++)
         if (units->items[k].end - units->items[k].start < units->items[best].end - units->items[best].start) best = k;
@@ -346,15 +347,15 @@ static void emit(const lline_vec *ls, const unit_vec *units, uint32_t u, an_pyre
     }
 }
 
-/* [s, e) holds w as a whole word */
-static bool has_word(const char *t, uint32_t s, uint32_t e, const char *w) {
-    size_t n = strlen(w);
-    for (const char *p = t + s; n && (p = memmem(p, (size_t)(t + e - p), w, n)); p++) {
-        bool l = p == t + s || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-        bool r = p + n >= t + e || !(isalnum((unsigned char)p[n]) || p[n] == '_');
-        if (l && r) return true;
+/* The first occurrence of w (n bytes) in [p, e) of text t that is a whole word (not part of an identifier), or
+ * NULL. */
+static const char *next_word(const char *t, const char *p, const char *e, const char *w, size_t n) {
+    for (; n && (p = memmem(p, (size_t)(e - p), w, n)); p++) {
+        bool l = p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool r = p + n >= e || !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        if (l && r) return p;
     }
-    return false;
+    return NULL;
 }
 
 void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, const char *helper,
@@ -399,7 +400,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
         if (!word_is(p, a, "import") && !word_is(p, a, "from")) continue;
         bool relevant = (roots && pcre2_match(roots, (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0 &&
                          pcre2_get_ovector_pointer(md)[0] < l->end) ||
-                        (helper && has_word(src->text, l->first, l->end, helper));
+                        (helper && next_word(src->text, src->text + l->first, src->text + l->end, helper, strlen(helper)));
         bool hit = false;
         for (size_t q = 0; q < nloc && !hit; q++)
             hit = live[q] && pcre2_match(locs[q], (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;
@@ -414,10 +415,8 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
     }
     for (size_t e = 0; e < extra.len; e++) {
         size_t wl = strlen(extra.items[e]);
-        for (const char *p = src->text; (p = memmem(p, src->len - (size_t)(p - src->text), extra.items[e], wl)); p++) {
-            bool l = p == src->text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-            bool r = !(isalnum((unsigned char)p[wl]) || p[wl] == '_');
-            if (l && r && !in_spans(&inert, (uint32_t)(p - src->text))) {
+        for (const char *p = src->text; (p = next_word(src->text, p, src->text + src->len, extra.items[e], wl)); p++) {
+            if (!in_spans(&inert, (uint32_t)(p - src->text))) {
                 ut_vec_push(&hits, (uint32_t)(p - src->text));
                 ut_vec_push(&out->hits, (uint32_t)(p - src->text));
             }
