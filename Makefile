@@ -107,7 +107,7 @@ $(B)/tools/capi: tools/capi.c $(B)/libxpuify.a $(filter-out %/cli_main.o,$(CLI_O
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-$(B)/tests/%: tests/unit/%.c $(B)/libxpuify.a
+$(B)/tests/%: tests/unit/%.c tests/unit/unit_files.h $(B)/libxpuify.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(XCFLAGS) $(PKG_CFLAGS) $< $(B)/libxpuify.a $(LDFLAGS) $(PKG_LIBS) -lcmocka -lm -o $@
 

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include "unit_files.h"
 #include "../../analyzer/an_engine.h"
 #include "../../analyzer/an_incr.h"
 #include "../../analyzer/an_python.h"
@@ -23,19 +24,6 @@ static uint64_t rng = 88172645463325252ull;
 static uint32_t rnd(uint32_t n) {
     rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
     return n ? (uint32_t)(rng % n) : 0;
-}
-
-static char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)sz + 1);
-    *n = fread(b, 1, (size_t)sz, f);
-    b[*n] = 0;
-    fclose(f);
-    return b;
 }
 
 /* Every field a consumer sees. */

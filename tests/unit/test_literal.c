@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include "unit_files.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "../../analyzer/an_literal.h"
 #include <dirent.h>
@@ -117,19 +118,6 @@ static void walk(const char *dir, paths *out) {
         else if (S_ISREG(st.st_mode) && st.st_size < (4 << 20)) ut_vec_push(out, strdup(p));
     }
     closedir(d);
-}
-
-static char *slurp(const char *p, size_t *n) {
-    FILE *f = fopen(p, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)sz + 1);
-    *n = fread(b, 1, (size_t)sz, f);
-    b[*n] = 0;
-    fclose(f);
-    return b;
 }
 
 /* patterns of the built-in rules (triggers and localities), the trickier the better */
