@@ -7,6 +7,8 @@
  *         u32 start end line col end_line end_col | str message | u8 has fix
  *         [fix: str title | u8 applicability | str min_torch | u32 edits | edits: u32 start end | str text]
  *   str: u32 length (~0: NULL) | bytes
+ * Stamp entries share the table: key SHA-1("stamp" | run | path), content: the hash of the content read (zero
+ *   when the prefilter rejected it), blob: u64 dev ino size | i64 mtime ctime (ns) | u8 passed.
  * Rule and entry indexes are valid because the catalog fingerprint is part of every key. */
 #include "an_cache.h"
 #include "../util/ut_buf.h"
@@ -23,6 +25,10 @@
 #define NONE UINT32_MAX
 /* entries not used by this run beyond this many are dropped at save (paths that no longer exist, other configs) */
 #define MAX_STALE 200000
+#define STAMP_LEN (5 * 8 + 1)
+/* a file changed less than this before the run began keeps no stamp: clock ticks of file systems' timestamps go up
+ * to 2 s (FAT) */
+#define RACY_NS (3LL * 1000000000)
 
 typedef struct {
     uint8_t key[20], content[20];
@@ -38,7 +44,8 @@ struct an_cache {
     entry *tab;           /* open addressing by key */
     size_t cap, n;
     bool dirty;
-    size_t hits, misses;
+    size_t hits, misses, stamp_hits;
+    int64_t trust_before; /* stamps of files changed at or after this are not stored */
     pthread_mutex_t mu;
     UT_VEC(char *) strings; /* interned min_torch strings handed out in fixes */
 };
@@ -178,6 +185,7 @@ an_cache *an_cache_open(const char *dir, const char *version, const an_catalog *
     ut_buf_init(&p);
     ut_buf_printf(&p, "%s/v1/%s.bin", dir, h);
     c->path = ut_buf_take(&p);
+    c->trust_before = INT64_MIN;
     grow(c);
     load(c);
     return c;
@@ -412,6 +420,66 @@ void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
     c->dirty = true;
     pthread_mutex_unlock(&c->mu);
 }
+
+/* ---- stamps ------------------------------------------------------------------------------------------------------ */
+
+void an_cache_trust_stamps(an_cache *c, int64_t began_ns) { c->trust_before = began_ns - RACY_NS; }
+
+static void stamp_key(const an_cache_run *run, const char *path, uint8_t out[20]) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_puts(&b, "stamp");
+    ut_buf_append(&b, (const char *)run->h, 20);
+    put_str(&b, path);
+    ut_sha1(b.data, b.len, out);
+    ut_buf_free(&b);
+}
+
+static void stamp_encode(const an_stamp *st, bool passed, uint8_t out[STAMP_LEN]) {
+    uint64_t v[5] = {st->dev, st->ino, st->size, (uint64_t)st->mtime_ns, (uint64_t)st->ctime_ns};
+    memcpy(out, v, sizeof v);
+    out[40] = passed;
+}
+
+an_cache_stamp_state an_cache_stamp_get(an_cache *c, const an_cache_run *run, const char *path, const an_stamp *st,
+                                        uint8_t content[20]) {
+    if (!st->valid) return AN_CACHE_STAMP_UNKNOWN;
+    uint8_t key[20], want[STAMP_LEN];
+    stamp_key(run, path, key);
+    stamp_encode(st, false, want);
+    an_cache_stamp_state r = AN_CACHE_STAMP_UNKNOWN;
+    pthread_mutex_lock(&c->mu);
+    entry *e = &c->tab[slot(c, key)];
+    if (e->blob && e->len == STAMP_LEN && !memcmp(e->blob, want, 40) && e->blob[40] <= 1) {
+        r = e->blob[40] ? AN_CACHE_STAMP_PASSED : AN_CACHE_STAMP_REJECTED;
+        memcpy(content, e->content, 20);
+        e->used = true;
+        c->stamp_hits++;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+void an_cache_stamp_put(an_cache *c, const an_cache_run *run, const char *path, const an_stamp *st,
+                        const uint8_t *content) {
+    if (!st->valid || st->mtime_ns >= c->trust_before || st->ctime_ns >= c->trust_before) return;
+    uint8_t key[20];
+    stamp_key(run, path, key);
+    uint8_t *blob = ut_malloc(STAMP_LEN);
+    stamp_encode(st, content != NULL, blob);
+    pthread_mutex_lock(&c->mu);
+    entry *e = insert(c, key);
+    if (content) memcpy(e->content, content, 20);
+    else memset(e->content, 0, 20);
+    e->len = STAMP_LEN;
+    e->blob = blob;
+    e->owned = true;
+    e->used = true;
+    c->dirty = true;
+    pthread_mutex_unlock(&c->mu);
+}
+
+size_t an_cache_stamp_hits(const an_cache *c) { return c->stamp_hits; }
 
 const char *an_cache_file(const an_cache *c) { return c->path; }
 

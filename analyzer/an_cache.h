@@ -6,6 +6,11 @@
  * One cache file per build under DIR/v1/, read once at start, written at the end (temporary file + rename: a
  * concurrent run sees the old or the new file, never a torn one; the last writer wins, an entry lost that way is
  * only recomputed). A cache file that does not check out (header, checksum) is ignored and rewritten.
+ * Beside the findings, the cache keeps each file's stamp (an_stamp: device, inode, size, modification and change
+ * times) with the outcome of the last run that read it (rejected by the prefilter, or passed with this content
+ * hash), so that a run over an unchanged tree trusts stat instead of reading and hashing every file, as git's index
+ * and ruff's cache do. A stamp is only stored when the file had not changed for a while before the run began
+ * (git's "racy" entries: a write in the same clock tick as the stat would leave the times as they were).
  * Lookups and stores are thread-safe. Diagnostics handed out keep pointers into the catalog and the cache's own
  * strings: free the results before the cache. */
 #ifndef AN_CACHE_H
@@ -36,6 +41,19 @@ bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
                   const an_fix_options *fix, const uint8_t content[20], size_t len, an_diag_list *out, bool *parsed);
 void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
                   const an_fix_options *fix, const uint8_t content[20], const an_diag_list *diags, bool parsed);
+/* Stamps. Nothing is stored until the run says when it began: files changed less than a few seconds before
+ * began_ns (CLOCK_REALTIME) are not trusted. */
+void an_cache_trust_stamps(an_cache *c, int64_t began_ns);
+typedef enum {
+    AN_CACHE_STAMP_UNKNOWN = 0, /* no stamp, or the file's differs: read it */
+    AN_CACHE_STAMP_REJECTED,    /* unchanged, and the prefilter rejected it */
+    AN_CACHE_STAMP_PASSED,      /* unchanged, passed the prefilter; content receives its hash */
+} an_cache_stamp_state;
+an_cache_stamp_state an_cache_stamp_get(an_cache *c, const an_cache_run *run, const char *path, const an_stamp *st,
+                                        uint8_t content[20]);
+/* content: NULL when the prefilter rejected the file. Ignored for a stamp that is not valid or too recent. */
+void an_cache_stamp_put(an_cache *c, const an_cache_run *run, const char *path, const an_stamp *st,
+                        const uint8_t *content);
 /* Writes the cache file when something changed. 0, or -1 with *why (heap). */
 int an_cache_save(an_cache *c, char **why);
 /* The key of one file's entry, and the cache file's path (for tests and the fz_cache fuzzer, which write cache
@@ -44,4 +62,6 @@ void an_cache_key(const an_cache_run *run, const char *path, const an_fix_option
 const char *an_cache_file(const an_cache *c);
 /* Lookups that hit and missed so far (for tests and benchmarks: XPUIFY_CACHE_STATS=1 prints them). */
 void an_cache_stats(const an_cache *c, size_t *hits, size_t *misses);
+/* Files found unchanged by their stamp so far (not read, or read without hashing). */
+size_t an_cache_stamp_hits(const an_cache *c);
 #endif

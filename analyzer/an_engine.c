@@ -36,6 +36,9 @@ typedef struct {
     an_c *c; /* its CXIndex (and libclang itself) only exist once a C file passes the prefilter */
     const an_c_options *copt;
     uint8_t *found; /* the Python literal scan of the current file (an_catalog_prefilter) */
+    const bool *run_en; /* the selection `run` was computed for (run_for) */
+    bool run_en_set;
+    an_cache_run run;
 } worker_state;
 
 static void worker_free(worker_state *ws) {
@@ -95,6 +98,101 @@ static void finish(job *j, an_file_result *r) {
     if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
 }
 
+/* The cache key's run-wide part for a file's rule selection: the run's, or (per-directory configurations) one
+ * computed for its own selection, remembered per worker for the last selection seen. */
+static const an_cache_run *run_for(job *j, worker_state *ws, const bool *en) {
+    if (en == j->opt->enabled) return &j->run;
+    if (!ws->run_en_set || ws->run_en != en) {
+        an_cache_run_key(j->opt->cache, j->cat, en, &j->opt->fix, !j->opt->whole_files, &ws->run);
+        ws->run_en = en;
+        ws->run_en_set = true;
+    }
+    return &ws->run;
+}
+
+/* A file whose stamp says it is unchanged since a run that read it: rejected by the prefilter then, or passed with
+ * this content hash. Its findings come from the cache without reading it unless they are to be printed with their
+ * source lines. Returns true when r is complete; false with r->diags filled (*cached) when the text is still to be
+ * read, or false with nothing done. */
+static bool unread(job *j, an_cache *cache, const an_cache_run *run, const an_file *f, an_cache_stamp_state k,
+                   const uint8_t content[20], const an_fix_options *fo, an_file_result *r, bool *cached) {
+    *cached = false;
+    if (f->stamp.size > j->opt->max_file_size || f->stamp.size >= UINT32_MAX) return false;
+    if (k == AN_CACHE_STAMP_PASSED) {
+        if (!an_cache_get(cache, j->cat, run, f->path, fo, content, (size_t)f->stamp.size, &r->diags, &r->parsed))
+            return false;
+        *cached = true;
+    }
+    if (j->opt->keep_sources || r->diags.len) return false;
+    r->status = AN_LOAD_OK;
+    return true;
+}
+
+static void work_file(job *j, worker_state *ws, size_t i) {
+    const an_file *f = &j->files->items[i];
+    an_file_result *r = &j->out->items[i];
+    r->file = f;
+    const bool *en = j->opt->file_enabled ? j->opt->file_enabled[i] : j->opt->enabled;
+    /* the cache holds what depends on the file's own text only: Python and text files. C files are not cached
+     * (their findings depend on headers, the compile database and the toolkit). */
+    an_cache *cache = f->lang == AN_LANG_C ? NULL : j->opt->cache;
+    const an_cache_run *run = cache ? run_for(j, ws, en) : NULL;
+    uint8_t content[20];
+    an_cache_stamp_state k = cache ? an_cache_stamp_get(cache, run, f->path, &f->stamp, content) : AN_CACHE_STAMP_UNKNOWN;
+    an_fix_options fo = j->opt->fix;
+    char buf[1024];
+    bool fo_set = false, cached = false;
+    if (k == AN_CACHE_STAMP_PASSED && j->opt->fix_for_file && fo.target != AN_TARGET_NONE)
+        j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf), fo_set = true;
+    if (k != AN_CACHE_STAMP_UNKNOWN && unread(j, cache, run, f, k, content, &fo, r, &cached)) {
+        finish(j, r);
+        return;
+    }
+    an_stamp seen;
+    r->status = an_source_load_stamped(&r->src, f->path, j->opt->max_file_size, &r->error, &seen);
+    bool same = k != AN_CACHE_STAMP_UNKNOWN && an_stamp_eq(&seen, &f->stamp);
+    if (cached && (!same || r->status != AN_LOAD_OK)) { /* changed since the walk: read afresh below */
+        an_diag_list_free(&r->diags);
+        r->parsed = false;
+        cached = same = false;
+    }
+    if (r->status != AN_LOAD_OK) return;
+    if (cached || (same && k == AN_CACHE_STAMP_REJECTED)) {
+        for (size_t d = 0; d < r->diags.len; d++) r->diags.items[d].severity = r->diags.items[d].rule->severity;
+        finish(j, r);
+        return;
+    }
+    /* most files stop here: no helper import to place, no content hash, no cache entry but their stamp */
+    if (!(same && k == AN_CACHE_STAMP_PASSED) && !prefilter(ws, j->cat, f->lang, &r->src, en, j->lang_on)) {
+        if (cache && an_stamp_eq(&seen, &f->stamp)) an_cache_stamp_put(cache, run, f->path, &seen, NULL);
+        finish(j, r);
+        return;
+    }
+    if (!fo_set && j->opt->fix_for_file && fo.target != AN_TARGET_NONE)
+        j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
+    char *why = NULL;
+    bool hashed = false;
+    if (cache && !same) an_cache_content(r->src.text, r->src.len, content), hashed = true;
+    if (cache && an_cache_get(cache, j->cat, run, f->path, &fo, content, r->src.len, &r->diags, &r->parsed)) {
+        for (size_t d = 0; d < r->diags.len; d++) r->diags.items[d].severity = r->diags.items[d].rule->severity;
+    } else {
+        /* unchanged by its stamp, but no findings cached for these options: the literal scan is still to do */
+        if (same && !prefilter(ws, j->cat, f->lang, &r->src, en, j->lang_on)) {
+            finish(j, r);
+            return;
+        }
+        analyze(ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed, &r->parsed_bytes,
+                &why);
+        if (cache && !why) an_cache_put(cache, j->cat, run, f->path, &fo, content, &r->diags, r->parsed);
+    }
+    if (cache && !why && hashed && an_stamp_eq(&seen, &f->stamp)) an_cache_stamp_put(cache, run, f->path, &seen, content);
+    if (why) {
+        r->status = AN_LOAD_NOT_ANALYZED;
+        r->error = why;
+    }
+    finish(j, r);
+}
+
 static void *work(void *arg) {
     job *j = arg;
     worker_state ws = {0};
@@ -102,44 +200,7 @@ static void *work(void *arg) {
     for (;;) {
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->files->len) break;
-        const an_file *f = &j->files->items[i];
-        an_file_result *r = &j->out->items[i];
-        r->file = f;
-        r->status = an_source_load(&r->src, f->path, j->opt->max_file_size, &r->error);
-        if (r->status != AN_LOAD_OK) continue;
-        const bool *en = j->opt->file_enabled ? j->opt->file_enabled[i] : j->opt->enabled;
-        /* most files stop here: no helper import to place, no content hash, no cache entry */
-        if (!prefilter(&ws, j->cat, f->lang, &r->src, en, j->lang_on)) {
-            finish(j, r);
-            continue;
-        }
-        an_fix_options fo = j->opt->fix;
-        char buf[1024];
-        if (j->opt->fix_for_file && fo.target != AN_TARGET_NONE) j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
-        char *why = NULL;
-        /* the cache holds what depends on the file's own text only: Python and text files. C files are not cached
-         * (their findings depend on headers, the compile database and the toolkit). */
-        an_cache *cache = f->lang == AN_LANG_C ? NULL : j->opt->cache;
-        an_cache_run frun;
-        const an_cache_run *run = &j->run;
-        if (cache && en != j->opt->enabled) {
-            an_cache_run_key(cache, j->cat, en, &j->opt->fix, !j->opt->whole_files, &frun);
-            run = &frun;
-        }
-        uint8_t content[20];
-        if (cache) an_cache_content(r->src.text, r->src.len, content);
-        if (cache && an_cache_get(cache, j->cat, run, f->path, &fo, content, r->src.len, &r->diags, &r->parsed)) {
-            for (size_t k = 0; k < r->diags.len; k++) r->diags.items[k].severity = r->diags.items[k].rule->severity;
-        } else {
-            analyze(&ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed, &r->parsed_bytes,
-                    &why);
-            if (cache && !why) an_cache_put(cache, j->cat, run, f->path, &fo, content, &r->diags, r->parsed);
-        }
-        if (why) {
-            r->status = AN_LOAD_NOT_ANALYZED;
-            r->error = why;
-        }
-        finish(j, r);
+        work_file(j, &ws, i);
     }
     worker_free(&ws);
     return NULL;

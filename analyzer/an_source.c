@@ -90,9 +90,29 @@ static char *fmt(const char *f, ...) {
     return ut_buf_take(&b);
 }
 
+void an_stamp_of(const struct stat *st, an_stamp *out) {
+    out->dev = (uint64_t)st->st_dev;
+    out->ino = (uint64_t)st->st_ino;
+    out->size = (uint64_t)st->st_size;
+    out->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    out->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+    out->valid = true;
+}
+
+bool an_stamp_eq(const an_stamp *a, const an_stamp *b) {
+    return a->valid && b->valid && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+}
+
 an_load_status an_source_load(an_source *src, const char *path, size_t max_size, char **why) {
+    an_stamp seen;
+    return an_source_load_stamped(src, path, max_size, why, &seen);
+}
+
+an_load_status an_source_load_stamped(an_source *src, const char *path, size_t max_size, char **why, an_stamp *seen) {
     memset(src, 0, sizeof *src);
     *why = NULL;
+    seen->valid = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) { *why = fmt("cannot open: %s", strerror(errno)); return AN_LOAD_UNREADABLE; }
     struct stat st;
@@ -124,6 +144,7 @@ an_load_status an_source_load(an_source *src, const char *path, size_t max_size,
     }
     close(fd);
     buf[n] = 0;
+    if (n == (size_t)st.st_size) an_stamp_of(&st, seen);
     if (memchr(buf, 0, n)) {
         *why = fmt("binary file (contains NUL bytes)");
         free(buf);

@@ -15,6 +15,18 @@ typedef struct {
     bool ascii;           /* no byte >= 0x80: a column is a byte offset (no counting along long lines) */
 } an_source;
 
+/* What stat says of a file, enough to tell that it has not changed since (as git's index does): a write changes
+ * the size or the modification time, and every change, a timestamp set back by hand included, the change time. */
+typedef struct {
+    uint64_t dev, ino, size;
+    int64_t mtime_ns, ctime_ns;
+    bool valid; /* false: unknown (not stat-ed, or the file changed while read) */
+} an_stamp;
+
+struct stat;
+void an_stamp_of(const struct stat *st, an_stamp *out);
+bool an_stamp_eq(const an_stamp *a, const an_stamp *b); /* both valid and equal */
+
 typedef enum {
     AN_LOAD_OK = 0,
     AN_LOAD_UNREADABLE, /* open/read failed: errno in the message */
@@ -27,6 +39,8 @@ typedef enum {
 
 /* Reads and validates a file. On failure *why receives a heap message (without the path). */
 an_load_status an_source_load(an_source *src, const char *path, size_t max_size, char **why);
+/* The same, with the stamp of the bytes read into *seen (not valid when the file changed size while read). */
+an_load_status an_source_load_stamped(an_source *src, const char *path, size_t max_size, char **why, an_stamp *seen);
 /* Takes a copy of text that is already in memory (editor buffers, tests). No validation. */
 void an_source_init_mem(an_source *src, const char *path, const char *text, size_t len);
 void an_source_free(an_source *src);

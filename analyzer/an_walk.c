@@ -87,8 +87,9 @@ static bool git_ignored(walker *w, const char *path, bool dir) {
     return ignored != 0;
 }
 
-static void add(walker *w, const char *path, an_lang lang, bool named) {
-    an_file f = {ut_strdup(path), lang, named};
+static void add(walker *w, const char *path, an_lang lang, bool named, const struct stat *st) {
+    an_file f = {ut_strdup(path), lang, named, {0}};
+    an_stamp_of(st, &f.stamp);
     ut_vec_push(w->out, f);
 }
 
@@ -129,7 +130,7 @@ static void walk_dir(walker *w, const char *dir, int depth) {
             if (excluded(w->opt, p.data, false)) continue;
             if (w->opt->skip && w->opt->skip(w->opt->skip_ctx, p.data, false)) continue;
             if (!w->opt->no_ignore && git_ignored(w, p.data, false)) continue;
-            add(w, p.data, lang, false);
+            add(w, p.data, lang, false, &st);
         }
     }
     ut_buf_free(&p);
@@ -192,7 +193,7 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
         } else {
             an_lang lang;
             if (!an_lang_for_path(path, &lang)) lang = AN_LANG_PYTHON; /* a named file is read as Python */
-            add(&w, path, lang, true);
+            add(&w, path, lang, true, &st);
         }
         if (w.repo) git_repository_free(w.repo);
         ut_free(w.workdir);

@@ -9,6 +9,7 @@ typedef struct {
     char *path;
     an_lang lang;
     bool named; /* given on the command line (not found by walking) */
+    an_stamp stamp; /* what stat said during the walk (for the results cache) */
 } an_file;
 
 typedef UT_VEC(an_file) an_file_list;

@@ -16,7 +16,7 @@ static void choose(void *vctx, const char *path, const char *target, const char 
     cli_target_mode mode = CLI_TARGET_AUTO;
     cli_target_parse(target, &mode);
     an_file_list files = {0};
-    an_file f = {(char *)path, AN_LANG_PYTHON, true};
+    an_file f = {(char *)path, AN_LANG_PYTHON, true, {0}};
     an_lang_for_path(path, &f.lang);
     ut_vec_push(&files, f);
     const char *paths[1] = {path};

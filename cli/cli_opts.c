@@ -308,8 +308,10 @@ bool cli_opts_prepare(cli_opts *o) {
 }
 
 static bool prepare(cli_opts *o, builtin_job *bj) {
-    struct timespec t0;
+    struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_REALTIME, &now); /* before any file is stat-ed: the results cache's stamps */
+    o->began_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
     if (!cli_opts_make_store(o)) return false;
     bool no_paths = !o->paths.len;
     if (no_paths) ut_vec_push(&o->paths, ".");
@@ -484,6 +486,7 @@ struct an_cache *cli_cache_open(cli_opts *o) {
     if (!dir || !*dir) dir = ".xpuify_cache";
     an_cache_free(o->cache);
     o->cache = an_cache_open(dir, XPUIFY_VERSION, o->cat);
+    if (o->began_ns) an_cache_trust_stamps(o->cache, o->began_ns);
     return o->cache;
 }
 
@@ -498,7 +501,8 @@ void cli_cache_save(cli_opts *o) {
     if (stats && *stats && strcmp(stats, "0")) {
         size_t hits, misses;
         an_cache_stats(o->cache, &hits, &misses);
-        fprintf(stderr, "xpuify: cache: %zu hits, %zu misses\n", hits, misses);
+        fprintf(stderr, "xpuify: cache: %zu hits, %zu misses, %zu files unchanged by size and times\n", hits, misses,
+                an_cache_stamp_hits(o->cache));
     }
 }
 

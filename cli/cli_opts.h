@@ -49,6 +49,7 @@ typedef struct {
     bool no_cache;
     const char *cache_dir;
     struct an_cache *cache; /* outlives the results: freed by cli_opts_free */
+    int64_t began_ns;       /* CLOCK_REALTIME before the walk (files changed since keep no stamp in the cache) */
 } cli_opts;
 
 void cli_opts_init(cli_opts *o);

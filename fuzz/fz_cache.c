@@ -41,7 +41,7 @@ static void write_file(const char *path, const uint8_t *payload, size_t n, uint3
 }
 
 static void render_all(const an_catalog *cat, const an_source *src, const an_diag_list *l) {
-    an_file file = {src->path, AN_LANG_PYTHON, true};
+    an_file file = {src->path, AN_LANG_PYTHON, true, {0}};
     an_file_result fr = {0};
     fr.file = &file;
     fr.src = *src;

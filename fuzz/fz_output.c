@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t len = (size_t)(end - text);
     if (!fz_loadable(text, len)) { ut_free(path); return 0; }
 
-    an_file file = {path, AN_LANG_PYTHON, true};
+    an_file file = {path, AN_LANG_PYTHON, true, {0}};
     an_file_result fr = {0};
     fr.file = &file;
     an_source_init_mem(&fr.src, path, (const char *)text, len);

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from harness import ROOT, XPUIFY, check, eq, main, read, run, write  # noqa: E402
@@ -21,6 +22,12 @@ def stats(r):
     m = re.search(r"cache: (\d+) hits, (\d+) misses", r.err)
     check(m, "no cache statistics line", r)
     return int(m.group(1)), int(m.group(2))
+
+
+def stamped(r):
+    m = re.search(r"cache: \d+ hits, \d+ misses, (\d+) files unchanged by size and times", r.err)
+    check(m, "no cache statistics line", r)
+    return int(m.group(1))
 
 
 def tree(d):
@@ -75,6 +82,52 @@ def test_files_the_prefilter_rejects_are_not_cached(d):
     r = run("check", "--format", "json", ".", env=STATS)
     eq(stats(r), (1, 0))
     eq([(f["path"], f["code"]) for f in r.json()], [("cuda.py", "XPU202")])
+
+
+def test_files_unchanged_by_their_stamp_are_trusted_and_any_change_is_seen(d):
+    """The stamp (device, inode, size, mtime, ctime) spares reading and hashing files that have not changed; any
+    change to a file changes its ctime, even when its size and mtime are put back, and is read afresh."""
+    write("hit.py", "import torch\ntorch.cuda.synchronize()\n")
+    write("clean.py", "import torch\nx = torch.zeros(3)\n")
+    write("nofind.py", "import torch\n# a comment on cuda\nuse_cuda = True\n")
+    time.sleep(3.2)  # files changed less than 3 s before a run keep no stamp (a write in the same clock tick)
+    write("fresh.py", "import torch\ntorch.cuda.empty_cache()\n")
+    uncached = {f: run("check", "--format", f, "--exit-zero", "--no-cache", ".").out for f in ("json", "text")}
+    first = run("check", "--format", "json", "--exit-zero", ".", env=STATS)
+    eq((stats(first), stamped(first)), ((0, 3), 0), "the first run reads everything")
+    for f in ("json", "text"):  # text prints the source lines: hit.py is read, its findings still come from the cache
+        r = run("check", "--format", f, "--exit-zero", ".", env=STATS)
+        eq(r.out, uncached[f], f"{f}: the report of a run trusting the stamps")
+        eq((stats(r), stamped(r)), ((3, 0), 3), f"{f}: hit.py, clean.py, nofind.py by their stamps (the two that "
+           "passed the prefilter then are cache hits without a hash), fresh.py by its content")
+
+    # same size, same mtime, other content: the change time tells
+    st = os.stat("clean.py")
+    write("clean.py", "import torch\ntorch.cuda.init() \n")
+    os.utime("clean.py", ns=(st.st_atime_ns, st.st_mtime_ns))
+    new = os.stat("clean.py")
+    eq((new.st_size, new.st_mtime_ns), (st.st_size, st.st_mtime_ns), "the test keeps size and mtime")
+    r = run("check", "--format", "json", "--exit-zero", ".", env=STATS)
+    check("clean.py" in {f["path"] for f in r.json()}, "the edited file's new finding is reported", r)
+    eq(r.out, run("check", "--format", "json", "--exit-zero", "--no-cache", ".").out)
+    eq(stamped(r), 2, "hit.py and nofind.py by their stamps")
+
+    # a touch: new times, same content -> a hit by content hash, not a miss
+    os.utime("hit.py")
+    r = run("check", "--format", "json", "--exit-zero", ".", env=STATS)
+    eq((stats(r), stamped(r)), ((4, 0), 1), "hit.py, clean.py, fresh.py by content, nofind.py by its stamp (then "
+       "its cached findings: none)")
+    # a lower --max-file-size applies to files trusted by their stamp too
+    r = run("check", "--format", "json", "--exit-zero", "--max-file-size", "10", ".", env=STATS)
+    eq(r.json(), [], r)
+    check("nofind.py: file is" in r.err and "over the 10-byte limit" in r.err, "each file is reported too large", r)
+    # a file replaced by another with the same content, size and times (new inode) is read again
+    st = os.stat("nofind.py")
+    shutil.copy("nofind.py", "tmp.txt")
+    os.replace("tmp.txt", "nofind.py")
+    os.utime("nofind.py", ns=(st.st_atime_ns, st.st_mtime_ns))
+    r = run("check", "--format", "json", "--exit-zero", ".", env=STATS)
+    eq(r.out, run("check", "--format", "json", "--exit-zero", "--no-cache", ".").out)
 
 
 def test_configuration_is_part_of_the_key(d):
