@@ -489,7 +489,8 @@ void an_catalog_free(an_catalog *c) {
             ut_vec_free(&c->anchored[i].items[k]);
         }
         ut_vec_free(&c->anchored[i]);
-        if (c->roots[i]) pcre2_code_free(c->roots[i]);
+        for (size_t k = 0; k < c->qnames[i].len; k++) ut_free(c->qnames[i].items[k].name);
+        ut_vec_free(&c->qnames[i]);
         free_lits(c, i);
     }
     ut_free(c);
@@ -626,46 +627,68 @@ static void compile_each(strvec *alts, an_re_vec *out, an_lits *lits, an_cover_v
     ut_vec_free(alts);
 }
 
-static pcre2_code *compile_alts(strvec *alts, const char *what, an_lang lang, ut_buf *err, int *nerr) {
-    ut_buf b;
-    ut_buf_init(&b);
-    for (size_t i = 0; i < alts->len; i++) {
-        ut_buf_printf(&b, "%s(?:%s)", i ? "|" : "", alts->items[i]);
-        ut_free(alts->items[i]);
-    }
-    ut_vec_free(alts);
-    pcre2_code *re = NULL;
-    if (b.len) {
-        int ec;
-        PCRE2_SIZE eo;
-        re = pcre2_compile((PCRE2_SPTR)b.data, b.len, PCRE2_UTF | PCRE2_NO_UTF_CHECK, &ec, &eo, NULL);
-        if (!re) {
-            PCRE2_UCHAR msg[256];
-            pcre2_get_error_message(ec, msg, sizeof msg);
-            ut_buf_printf(err, "rules: a `%s` pattern of the %s rules does not compile: %s\n", what, an_lang_name(lang), (char *)msg);
-            (*nerr)++;
-        } else {
-            pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-        }
-    }
-    ut_buf_free(&b);
-    return re;
-}
-
-static void add_root(strvec *roots, const char *name) {
-    size_t n = strcspn(name, ".");
+/* name and each of its dotted prefixes; a trailing `.*` (a namespace entry) names the namespace */
+static void add_qname(an_catalog *c, an_lang lang, const char *name, size_t n) {
+    if (n >= 2 && name[n - 1] == '*' && name[n - 2] == '.') n -= 2;
     if (!n) return;
-    char buf[128];
-    snprintf(buf, sizeof buf, "\\b%.*s\\b", (int)(n < 100 ? n : 100), name);
-    add_alt(roots, buf, strlen(buf));
+    for (size_t k = 1; k <= n; k++) {
+        if (k < n && name[k] != '.') continue;
+        an_qname q = {ut_strndup(name, k), k == n};
+        ut_vec_push(&c->qnames[lang], q);
+    }
 }
 
-/* Locality: each rule's `locality`, else its triggers, else its table's literals. Roots: the first component of
- * every name a rule resolves (table entries, #resolves-to? arguments). */
+static int cmp_qname(const void *a, const void *b) {
+    const an_qname *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+    return r ? r : (int)y->full - (int)x->full; /* a full one first among equals */
+}
+
+static void sort_qnames(an_catalog *c, an_lang lang) {
+    __typeof__(c->qnames[lang]) *v = &c->qnames[lang];
+    if (v->len > 1) qsort(v->items, v->len, sizeof *v->items, cmp_qname);
+    size_t w = 0;
+    for (size_t i = 0; i < v->len; i++) {
+        if (w && !strcmp(v->items[w - 1].name, v->items[i].name)) { ut_free(v->items[i].name); continue; }
+        v->items[w++] = v->items[i];
+    }
+    v->len = w;
+}
+
+/* the entry named q[0, n), or NULL */
+static const an_qname *find_qname(const an_catalog *c, an_lang lang, const char *q, size_t n) {
+    size_t lo = 0, hi = c->qnames[lang].len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const char *s = c->qnames[lang].items[mid].name;
+        int r = strncmp(s, q, n);
+        if (!r) r = s[n] ? 1 : 0;
+        if (!r) return &c->qnames[lang].items[mid];
+        if (r < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
+bool an_catalog_resolves_under(const an_catalog *c, an_lang lang, const char *q, size_t n) {
+    if (find_qname(c, lang, q, n)) return true; /* q is a rule's name or a prefix of one */
+    for (size_t k = 1; k < n; k++) {            /* a rule's name is a prefix of q */
+        if (q[k] != '.') continue;
+        const an_qname *e = find_qname(c, lang, q, k);
+        if (!e) return false; /* no longer prefix can be one either */
+        if (e->full) return true;
+    }
+    return false;
+}
+
+/* Locality: each rule's `locality`, else its triggers, else its table's literals. Qualified names: every name a
+ * rule resolves (table entries, #resolves-to? arguments) and its prefixes. */
 static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
     int nerr = 0;
     if (lang != AN_LANG_PYTHON) return 0; /* region selection is for Python files */
-    strvec alts = {0}, roots = {0};
+    strvec alts = {0};
+    for (size_t k = 0; k < c->qnames[lang].len; k++) ut_free(c->qnames[lang].items[k].name);
+    c->qnames[lang].len = 0;
     for (size_t i = 0; i < c->rules.len; i++) {
         an_rule *r = c->rules.items[i];
         if (r->lang != lang || r->builtin) continue;
@@ -681,16 +704,14 @@ static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
                 if (lit.len) add_alt(&alts, lit.data, lit.len);
                 ut_buf_free(&lit);
             }
-            add_root(&roots, r->entries.items[j]->name);
+            add_qname(c, lang, r->entries.items[j]->name, strlen(r->entries.items[j]->name));
         }
         for (const char *q = r->query ? strstr(r->query, "resolves-to?") : NULL; q; q = strstr(q + 1, "resolves-to?")) {
             const char *end = strchr(q, ')');
             for (const char *s = strchr(q, '"'); s && (!end || s < end); s = strchr(s + 1, '"')) {
                 const char *e = strchr(s + 1, '"');
                 if (!e) break;
-                char name[128];
-                snprintf(name, sizeof name, "%.*s", (int)(e - s - 1 < 120 ? e - s - 1 : 120), s + 1);
-                add_root(&roots, name);
+                add_qname(c, lang, s + 1, (size_t)(e - s - 1));
                 s = e;
             }
         }
@@ -698,9 +719,8 @@ static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
     /* device-agnostic guards (`if ...xpu...:` beside a CUDA branch) decide what is reported: parse them too */
     static const char guards[] = "\\bxpu\\b|torch\\.accelerator";
     if (lang == AN_LANG_PYTHON && alts.len) add_alt(&alts, guards, sizeof guards - 1);
-    if (c->roots[lang]) pcre2_code_free(c->roots[lang]);
+    sort_qnames(c, lang);
     compile_each(&alts, &c->locality[lang], c->lits[lang], &c->locality_cov[lang], "locality", lang, err, &nerr);
-    c->roots[lang] = compile_alts(&roots, "roots", lang, err, &nerr);
     return nerr;
 }
 
@@ -708,7 +728,6 @@ size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2
     *res = (const struct pcre2_real_code_8 *const *)c->locality[lang].items;
     return c->locality[lang].len;
 }
-const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang) { return c->roots[lang]; }
 
 static uint64_t fnv_n(const char *s, size_t n) { return ut_fnv1a(UT_FNV_SEED, s, n); }
 

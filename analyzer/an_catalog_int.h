@@ -15,6 +15,10 @@ typedef struct {
     bool always;
 } an_cover;
 typedef UT_VEC(an_cover) an_cover_vec;
+typedef struct {
+    char *name;
+    bool full; /* a name a rule resolves, not only a prefix of one */
+} an_qname;
 
 struct an_catalog {
     UT_VEC(an_rule *) rules;
@@ -34,7 +38,8 @@ struct an_catalog {
     an_cover_vec locality_cov[AN_LANG__COUNT];
     UT_VEC(an_cover_vec) anchored_cov[AN_LANG__COUNT];
     an_cover directives[AN_LANG__COUNT]; /* "xpuify:" and "NOLINT" (suppression comments), in the same scan */
-    pcre2_code *roots[AN_LANG__COUNT];
+    /* every name a rule resolves and each of its dotted prefixes, sorted; `full` marks the names themselves */
+    UT_VEC(an_qname) qnames[AN_LANG__COUNT];
     an_entry **c_exact;      /* the same for the C/C++/CUDA tables (identifiers, `a::b` names, headers) */
     size_t c_exact_cap;
     UT_VEC(an_entry *) c_wild;

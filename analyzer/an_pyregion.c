@@ -14,7 +14,10 @@ typedef struct {
 typedef struct {
     uint32_t first, last; /* lline indices */
     uint32_t start, end;  /* bytes; end = start of the next unit (or of the parent's end) */
-    int header;           /* lline index of the def/class line, -1 when not a definition */
+    int header;           /* lline index of the def/class line or of a compound statement's first line, else -1 */
+    bool compound;        /* header is a compound statement's (if, for, while, with, try): its clauses' headers
+                           * are kept, each clause keeps a member */
+    uint16_t clause;      /* a member of a compound statement: which clause it is in */
     bool whole, any_member;
     int8_t grouped;          /* members found: 0 not yet, 1 yes, -1 unsure (then the unit is taken whole) */
     uint32_t mfirst, mcount; /* members in the unit array */
@@ -143,6 +146,18 @@ static bool continues(const char *t, const lline *l, uint32_t avail) {
 
 static uint32_t avail_of(const an_source *src, const lline *l) { return src->len - l->first; }
 
+/* a statement whose block the selection may go into: its other clauses are kept (headers, a member each) */
+static bool is_compound(const an_source *src, const lline *l) {
+    const char *p = src->text + l->first;
+    uint32_t a = avail_of(src, l);
+    if (word_is(p, a, "async")) {
+        p += 5, a -= 5;
+        while (a && (*p == ' ' || *p == '\t')) p++, a--;
+    }
+    return word_is(p, a, "if") || word_is(p, a, "for") || word_is(p, a, "while") || word_is(p, a, "with") ||
+           word_is(p, a, "try");
+}
+
 static bool is_def(const an_source *src, const lline *l) {
     const char *p = src->text + l->first;
     uint32_t a = avail_of(src, l);
@@ -170,7 +185,7 @@ static bool group(const an_source *src, const lline_vec *ls, uint32_t from, uint
         }
         if (starts || !out->len) {
             if (!starts && !out->len) return false;
-            unit u = {k, k, l->start, 0, -1, false, false, 0, 0, 0};
+            unit u = {k, k, l->start, 0, -1, false, 0, false, false, 0, 0, 0};
             ut_vec_push(out, u);
         } else {
             out->items[out->len - 1].last = k;
@@ -182,6 +197,7 @@ static bool group(const an_source *src, const lline_vec *ls, uint32_t from, uint
         for (uint32_t k = u->first; k <= u->last; k++) {
             if (src->text[ls->items[k].first] == '@') continue;
             if (ls->items[k].indent == level && is_def(src, &ls->items[k])) u->header = (int)k;
+            else if (k == u->first && k < u->last && is_compound(src, &ls->items[k])) u->header = (int)k, u->compound = true;
             break;
         }
     }
@@ -236,6 +252,69 @@ static void import_locals(const char *t, uint32_t s, uint32_t e, str_vec *names,
     }
 }
 
+static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+static const char *next_word(const char *t, const char *p, const char *e, const char *w, size_t n);
+
+/* Whether the import logical line [s, e) binds a name some rule resolves, or one that shadows the first part of
+ * such a name (an_catalog_resolves_under): `import a.b` binds a (a.b asked too), `import a.b as x` binds a.b,
+ * `from m import a as b` binds m.a; of a relative import only the local names count. Star imports and lines it
+ * cannot read count as binding one. */
+static bool import_relevant(const an_catalog *cat, const char *t, uint32_t s, uint32_t e) {
+    const char *p = t + s, *end = t + e;
+    char q[256];
+    size_t mlen = 0;
+    bool from = word_is(p, (size_t)(end - p), "from"), relative = false;
+    if (from) {
+        p += 4;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\\' || *p == '\r' || *p == '\n')) p++;
+        const char *m = p;
+        while (p < end && (ident_char(*p) || *p == '.')) p++;
+        mlen = (size_t)(p - m);
+        if (!mlen || mlen + 2 >= sizeof q) return true;
+        relative = *m == '.'; /* a module of this project: only the local names can matter */
+        memcpy(q, m, mlen);
+        q[mlen++] = '.';
+        const char *imp = next_word(t, p, end, "import", 6);
+        if (!imp) return true;
+        p = imp + 6;
+    } else {
+        p += 6;
+    }
+    bool any = false;
+    while (p < end) {
+        while (p < end && !(ident_char(*p) || *p == '*' || *p == '#')) p++;
+        if (p >= end) break;
+        if (*p == '*') return true;
+        if (*p == '#') { /* a comment inside parentheses */
+            while (p < end && *p != '\n') p++;
+            continue;
+        }
+        const char *a = p;
+        while (p < end && (ident_char(*p) || *p == '.')) p++;
+        size_t an = (size_t)(p - a);
+        if (mlen + an >= sizeof q) return true;
+        memcpy(q + mlen, a, an);
+        any = true;
+        if (!relative && an_catalog_resolves_under(cat, AN_LANG_PYTHON, q, mlen + an)) return true;
+        const char *w = p;
+        while (w < end && (*w == ' ' || *w == '\t' || *w == '\\' || *w == '\r' || *w == '\n')) w++;
+        if (word_is(w, (size_t)(end - w), "as")) {
+            w += 2;
+            while (w < end && !ident_char(*w)) w++;
+            const char *l = w;
+            while (w < end && ident_char(*w)) w++;
+            if (an_catalog_resolves_under(cat, AN_LANG_PYTHON, l, (size_t)(w - l))) return true;
+            p = w;
+        } else {
+            /* the local name: `a` of `import a.b`, the name itself after `from m import` */
+            const char *dot = from ? NULL : memchr(a, '.', an);
+            if (an_catalog_resolves_under(cat, AN_LANG_PYTHON, a, dot ? (size_t)(dot - a) : an)) return true;
+        }
+        while (p < end && *p != ',' && *p != '#') p++;
+    }
+    return !any;
+}
+
 static int cmp_u32(const void *a, const void *b) {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return x < y ? -1 : x > y;
@@ -282,10 +361,41 @@ static void add_span(an_pyregions *r, uint32_t s, uint32_t e) {
     ut_vec_push(&r->spans, sp);
 }
 
+/* Finds the members of compound statement u: the statements of each clause's block (a one-line clause has none). */
+static bool open_compound(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u) {
+    unit d = units->items[u];
+    uint32_t level = ls->items[d.header].indent;
+    unit_vec ms = {0};
+    bool ok = true;
+    uint16_t clause = 0;
+    for (uint32_t h = (uint32_t)d.header; ok && h <= d.last; clause++) {
+        uint32_t next = h + 1;
+        while (next <= d.last && ls->items[next].indent > level) next++;
+        if (next <= d.last && ls->items[next].indent < level) ok = false;
+        if (clause == UINT16_MAX) ok = false;
+        if (ok && next > h + 1) {
+            size_t before = ms.len;
+            uint32_t end = next <= d.last ? ls->items[next].start : d.end;
+            ok = group(src, ls, h + 1, next, ls->items[h + 1].indent, end, &ms) && ms.len > before;
+            for (size_t k = before; k < ms.len; k++) ms.items[k].clause = clause;
+        }
+        h = next;
+    }
+    ok = ok && ms.len;
+    if (ok) {
+        units->items[u].mfirst = (uint32_t)units->len;
+        units->items[u].mcount = (uint32_t)ms.len;
+        for (size_t k = 0; k < ms.len; k++) ut_vec_push(units, ms.items[k]);
+    }
+    ut_vec_free(&ms);
+    return ok;
+}
+
 /* Finds the members of definition u (the statements of its body), appended to units; false when unsure. */
 static bool open_definition(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u) {
     unit d = units->items[u];
     if (d.header < 0 || (uint32_t)d.header >= d.last) return false; /* not a definition, or a one-line one */
+    if (d.compound) return open_compound(src, ls, units, u);
     uint32_t level = ls->items[d.header + 1].indent;
     if (level <= ls->items[d.header].indent) return false;
     unit_vec ms = {0};
@@ -308,42 +418,80 @@ static bool opened(const an_source *src, const lline_vec *ls, unit_vec *units, u
     return units->items[u].grouped > 0;
 }
 
-/* Marks what a hit at pos needs: from unit u down through nested definitions (class -> method -> statement), the
- * innermost statement holding pos, whole; the headers on the way are kept. Below MAX_DEPTH definitions a unit is
- * taken whole (emit recurses that deep). */
+/* Definition u is parsed as its header (decorators and signature) and the members that hold a hit, or its smallest
+ * member when none does (emit picks it): it still parses as a definition. */
+static void keep_header(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u) {
+    if (!opened(src, ls, units, u)) units->items[u].whole = true;
+    else units->items[u].any_member = true;
+}
+
+/* Marks what a hit at pos needs: from unit u down through nested definitions and compound statements (class ->
+ * method -> for -> statement), the innermost statement holding pos, whole; the headers on the way are kept. A hit
+ * in a definition's header keeps the header; one in a compound statement's header (a condition, a with item, an
+ * except clause) takes the statement whole. Below MAX_DEPTH levels a unit is taken whole (emit recurses that deep). */
 #define MAX_DEPTH 16
 static void place(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u, uint32_t pos) {
     for (int depth = 0;; depth++) {
         unit *d = &units->items[u];
         if (d->whole) return;
-        if (d->header < 0 || pos < ls->items[d->header].end || depth == MAX_DEPTH) { d->whole = true; return; }
+        if (d->header < 0 || depth == MAX_DEPTH || (d->compound && pos < ls->items[d->header].end)) {
+            d->whole = true;
+            return;
+        }
+        if (pos < ls->items[d->header].end) { keep_header(src, ls, units, u); return; }
         if (!opened(src, ls, units, u)) { units->items[u].whole = true; return; }
         d = &units->items[u]; /* units may have moved */
         uint32_t m = d->mfirst + (uint32_t)find_unit(units->items + d->mfirst, d->mcount, pos);
-        if (pos < units->items[m].start) { d->whole = true; return; }
+        /* before the first member or after its clause's last: in a header (a compound statement's other clause) */
+        if (pos < units->items[m].start || pos >= units->items[m].end) { d->whole = true; return; }
         d->any_member = true;
         u = m;
     }
 }
 
-/* Definition u must be parsed (it ends the file's opening, which the fixer's header analysis reads) but holds no
- * hit: its header and its smallest member, so that it parses as a definition without a syntax error. */
-static void keep_smallest_member(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u) {
-    if (!opened(src, ls, units, u)) { units->items[u].whole = true; return; }
-    unit *d = &units->items[u];
-    uint32_t best = d->mfirst;
-    for (uint32_t k = d->mfirst; k < d->mfirst + d->mcount; k++)
-        if (units->items[k].end - units->items[k].start < units->items[best].end - units->items[best].start) best = k;
-    units->items[best].whole = true;
-    d->any_member = true;
+/* Members [first, end) of a block: when none holds a hit, the smallest is kept whole (a block needs a statement). */
+static void keep_one(unit_vec *units, uint32_t first, uint32_t end) {
+    uint32_t best = first;
+    for (uint32_t k = first; k < end; k++) {
+        const unit *x = &units->items[k];
+        if (x->whole || x->any_member) return;
+        if (x->end - x->start < units->items[best].end - units->items[best].start) best = k;
+    }
+    if (end > first) units->items[best].whole = true;
 }
 
-static void emit(const lline_vec *ls, const unit_vec *units, uint32_t u, an_pyregions *out) {
-    const unit *d = &units->items[u];
+/* Compound statement u, some of whose members hold a hit: each clause's header line, and its members that hold a
+ * hit or, in a clause with none, its smallest member (a block needs one statement). A try statement's other
+ * clauses (its handlers) are kept whole: rules read what a handler does around the try body. */
+static void emit_compound(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u, an_pyregions *out);
+
+static void emit(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u, an_pyregions *out) {
+    unit *d = &units->items[u];
     if (d->whole) add_span(out, d->start, d->end);
+    else if (d->any_member && d->compound) emit_compound(src, ls, units, u, out);
     else if (d->any_member) {
         add_span(out, d->start, ls->items[d->header].end);
-        for (uint32_t k = 0; k < d->mcount; k++) emit(ls, units, d->mfirst + k, out);
+        uint32_t first = d->mfirst, end = d->mfirst + d->mcount;
+        keep_one(units, first, end);
+        for (uint32_t k = first; k < end; k++) emit(src, ls, units, k, out);
+    }
+}
+
+static void emit_compound(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u, an_pyregions *out) {
+    const unit d = units->items[u];
+    uint32_t level = ls->items[d.header].indent;
+    bool is_try = word_is(src->text + ls->items[d.header].first, avail_of(src, &ls->items[d.header]), "try");
+    uint32_t m = d.mfirst, mend = d.mfirst + d.mcount;
+    uint16_t clause = 0;
+    for (uint32_t h = (uint32_t)d.header; h <= d.last; h++) {
+        if (ls->items[h].indent != level) continue;
+        add_span(out, h == (uint32_t)d.header ? d.start : ls->items[h].start, ls->items[h].end);
+        uint32_t first = m;
+        for (; m < mend && units->items[m].clause == clause; m++)
+            if (is_try && clause > 0) units->items[m].whole = true;
+        keep_one(units, first, m);
+        for (uint32_t k = first; k < m; k++) emit(src, ls, units, k, out);
+        clause++;
     }
 }
 
@@ -363,7 +511,6 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
     memset(out, 0, sizeof *out);
     const struct pcre2_real_code_8 *const *locs;
     size_t nloc = an_catalog_locality(cat, AN_LANG_PYTHON, &locs);
-    const pcre2_code *roots = (const pcre2_code *)an_catalog_roots(cat, AN_LANG_PYTHON);
     lline_vec ls = {0};
     unit_vec units = {0}; /* the top-level units first, then members as definitions are opened */
     uint32_t ntop = 0;
@@ -398,8 +545,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
         const char *p = src->text + l->first;
         uint32_t a = avail_of(src, l);
         if (!word_is(p, a, "import") && !word_is(p, a, "from")) continue;
-        bool relevant = (roots && pcre2_match(roots, (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0 &&
-                         pcre2_get_ovector_pointer(md)[0] < l->end) ||
+        bool relevant = import_relevant(cat, src->text, l->first, l->end) ||
                         (helper && next_word(src->text, src->text + l->first, src->text + l->end, helper, strlen(helper)));
         bool hit = false;
         for (size_t q = 0; q < nloc && !hit; q++)
@@ -437,7 +583,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
                             !memmem(p, ls.items[units.items[j].last].end - l->first, "__future__", 10);
         if (prev_plain && !plain_import) units.items[j - 1].whole = true;
         prev_plain = plain_import;
-        if (units.items[j].header >= 0) {
+        if (units.items[j].header >= 0 && !units.items[j].compound) {
             opening_end = (int)j;
             break;
         }
@@ -453,8 +599,8 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
         place(src, &ls, &units, (uint32_t)find_unit(units.items, ntop, pos), pos);
     }
     if (opening_end >= 0 && !units.items[opening_end].whole && !units.items[opening_end].any_member)
-        keep_smallest_member(src, &ls, &units, (uint32_t)opening_end);
-    for (uint32_t j = 0; j < ntop; j++) emit(&ls, &units, j, out);
+        keep_header(src, &ls, &units, (uint32_t)opening_end);
+    for (uint32_t j = 0; j < ntop; j++) emit(src, &ls, &units, j, out);
     out->hits_known = true;
     for (size_t k = 0; k < out->spans.len; k++) out->selected += out->spans.items[k].end - out->spans.items[k].start;
     /* no match outside comments and docstrings: no rule can report anything, nothing needs parsing */

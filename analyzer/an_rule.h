@@ -138,15 +138,18 @@ const char *an_kind_name(an_api_kind k);
 /* Compiled per-language query and predicate data, used by the front ends (an_query.c). */
 struct an_query_set;
 const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang);
-/* Region selection (an_pyregion.c): matches of `locality` lie inside the statements that can hold a finding;
- * `roots` matches an import that can bind a name some rule resolves (torch, os, subprocess, ...). */
+/* Region selection (an_pyregion.c): matches of `locality` lie inside the statements that can hold a finding. */
 struct pcre2_real_code_8;
 size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2_real_code_8 *const **res);
 /* live[k]: the k-th locality pattern can match text (one of its literals occurs in it); others need not run.
  * found: the prefilter's literal scan of the same text (an_catalog_prefilter), or NULL to scan here. */
 void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, const uint8_t *found,
                               bool *live);
-const struct pcre2_real_code_8 *an_catalog_roots(const an_catalog *c, an_lang lang);
+/* Whether an import binding qualified name q[0, n) matters to a rule: some name a rule resolves (a table entry, a
+ * #resolves-to? argument) equals q, starts with it (`torch` for `torch.cuda.synchronize`), or q starts with it
+ * (`torch.xpu.foo` for `torch.xpu.*`). A name with no dot is also asked for as the first part of a rule's name
+ * (`torch`). */
+bool an_catalog_resolves_under(const an_catalog *c, an_lang lang, const char *q, size_t n);
 /* True when the file may hold a finding of some rule of the language: one pass for the literals of every trigger
  * (an_literal.h), then PCRE2 JIT only for the triggers whose literals occur. */
 bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len, uint8_t *found);

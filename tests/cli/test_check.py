@@ -268,6 +268,16 @@ def _region_corpus():
     parts.append("    # xpuify: ignore[XPU202]\n    def later(self):\n        t.cuda.synchronize()\n\n")
     parts.append("if t.cuda.is_available():\n    t.cuda.synchronize()\nelif t.xpu.is_available():\n    t.xpu.synchronize()\n")
     parts.append("def tail(x):\n    if x:\n        return os.environ['CUDA_VISIBLE_DEVICES']\n    else:\n        return 1\n")
+    # hits deep inside compound statements: loops, with, if/elif/else ladders, try bodies with silent handlers
+    parts.append("def loops(xs):\n    for x in xs:\n        if x:\n            y = 1\n        elif x is None:\n"
+                 "            with open('f') as f:\n                t.cuda.synchronize()\n                z = 2\n"
+                 "        else:\n            while x:\n                x -= 1\n    else:\n        pass\n"
+                 "    if t.xpu.is_available():\n        t.xpu.synchronize()\n    else:\n        q = 3\n"
+                 "        t.cuda.empty_cache()\n    for i in range(3):\n        try:\n            w = 1\n"
+                 "            t.cuda.get_device_name()\n        except Exception:\n            pass\n"
+                 "        finally:\n            w = 2\n    async_ok = 1\n\n")
+    parts.append("async def agen(xs):\n    async for x in xs:\n        x = x.cuda()\n    async with xs:\n"
+                 "        pass\n        y = 'cuda'\n\n")
     return "".join(parts)
 
 
@@ -341,18 +351,60 @@ def test_a_hit_in_a_method_parses_only_its_statement(d):
     eq(r.out, run("fix", "--diff", "--unsafe-fixes", "--whole-files", "open.py").out, "the fix places its imports the same way")
 
 
+def test_a_hit_in_a_block_parses_its_clause_headers_and_a_member_of_each(d):
+    """Region selection goes down into if/for/while/with/try blocks: a hit in one statement of a loop parses the
+    loop's header and that statement; each other clause (elif, else) keeps its header and its smallest statement;
+    a try's handlers are kept whole (rules read what a handler does around its try body). A hit in a clause header
+    takes the statement whole; one in a definition's decorator or signature keeps the header and its smallest
+    statement."""
+    opening = "import torch\n\n\n"
+    fill = "".join(f"        a{i} = {i}\n" for i in range(20))
+    head, stmt = "def f(xs):\n    for x in xs:\n", "        x = x.cuda()\n"
+    els, small = "    else:\n", "        b = 1\n"
+    write("loop.py", opening + head + fill + stmt + fill + els + fill + small)
+    r = run("check", "--format", "json", "-v", "loop.py")
+    eq([(x["line"], x["code"]) for x in r.json()], [(26, "XPU101")])
+    eq(r.json(), run("check", "--format", "json", "--whole-files", "loop.py").json(), "same as a whole-file parse")
+    eq(_bytes_parsed(r), len(opening + head + stmt + els + small), "headers, the statement, else's smallest member")
+    eq(run("fix", "--diff", "--unsafe-fixes", "loop.py").out,
+       run("fix", "--diff", "--unsafe-fixes", "--whole-files", "loop.py").out, "the same fix")
+    # a try: the body goes down to the statement, the handlers are whole
+    tryh, probe = "def g():\n    try:\n", "        torch.cuda.init()\n"
+    handler = "    except Exception:\n        pass\n        c = 1\n"
+    write("try.py", opening + tryh + fill + probe + handler)
+    r = run("check", "--format", "json", "-v", "try.py")
+    eq(r.json(), run("check", "--format", "json", "--whole-files", "try.py").json(), "same as a whole-file parse")
+    eq(_bytes_parsed(r), len(opening + tryh + probe + handler), "try header, the probe, the handler whole")
+    # a hit in a decorator or a signature: the definition's header and its smallest statement, not its body
+    deco = "@torch.cuda.amp.custom_fwd\ndef k(x, device='cuda'):\n"
+    write("deco.py", opening + deco + "".join(f"    a{i} = {i}\n" for i in range(20)) + "    return x\n")
+    r = run("check", "--format", "json", "-v", "deco.py")
+    eq([(x["line"], x["code"]) for x in r.json()], [(4, "XPU304"), (5, "XPU103")], r.json())
+    eq(r.json(), run("check", "--format", "json", "--whole-files", "deco.py").json(), "same as a whole-file parse")
+    eq(_bytes_parsed(r), len(opening + deco + "    a0 = 0\n"), "the header and the smallest statement")
+    eq(run("fix", "--diff", "--unsafe-fixes", "deco.py").out,
+       run("fix", "--diff", "--unsafe-fixes", "--whole-files", "deco.py").out, "the same fix")
+    # a hit in the condition: the whole if statement
+    cond = "def h(x):\n    if torch.cuda.is_available():\n" + fill + "    else:\n" + fill
+    write("cond.py", opening + cond)
+    r = run("check", "--format", "json", "-v", "cond.py")
+    eq(r.json(), run("check", "--format", "json", "--whole-files", "cond.py").json(), "same as a whole-file parse")
+    eq(_bytes_parsed(r), len(opening + cond), "the whole statement")
+
+
 def test_imports_that_bind_no_rule_name_are_not_parsed(d):
-    """In the opening only the imports that bind a name some rule resolves (torch here, not math, sys or json), the first statement (its
-    leading comments), __future__ imports and the last import of a run are parsed; the fix still lands after the
-    whole import block."""
+    """In the opening only the imports that bind a name some rule resolves (torch here, not math, sys, json, a
+    sibling module or typing's names), the first statement (its leading comments), __future__ imports and the last
+    import of a run are parsed; the fix still lands after the whole import block."""
     head = "# license\nfrom __future__ import annotations\n"
-    imports = "import math\nimport sys\nimport torch\nimport json\nimport re\n\n\n"
+    imports = ("import math\nimport sys\nfrom .sibling import thing\nfrom typing import (Optional,  # torch\n  List)\n"
+               "import torch\nimport json\nimport re\n\n\n")
     body = "def f(x):\n    return x.cuda()\n"
     write("imp.py", head + imports + body)
     r = run("check", "--format", "json", "-v", "imp.py")
     eq([x["code"] for x in r.json()], ["XPU101"])
     eq(r.json(), run("check", "--format", "json", "--whole-files", "imp.py").json(), "same as a whole-file parse")
-    eq(_bytes_parsed(r), len(head + "import torch\n" + "import re\n\n\n" + body), "math, sys and json are not parsed")
+    eq(_bytes_parsed(r), len(head + "import torch\n" + "import re\n\n\n" + body), "math, sys, json, ... are not parsed")
     r = run("fix", "--diff", "--unsafe-fixes", "imp.py")
     check("+import xpuify_device" in r.out, "the fix adds its import", r)
     eq(r.out, run("fix", "--diff", "--unsafe-fixes", "--whole-files", "imp.py").out, "at the same place")

@@ -244,6 +244,33 @@ static void syntax_errors_keep_other_findings(void **s) {
     an_catalog_free(c);
 }
 
+/* The names region selection asks about for imports: rule names, their dotted prefixes, names under a rule's
+ * name, and nothing that merely starts with the same letters. */
+static void resolves_under(void **s) {
+    (void)s;
+    char *e;
+    an_catalog *c = load(TABLE, &e);
+    assert_null(e);
+    const char *yes[] = {"torch", "torch.cuda", "torch.cuda.synchronize", "torch.cuda.amp", "torch.cuda.amp.autocast",
+                         "torch.cuda.anything.below"};
+    const char *no[] = {"torchvision", "torch.cud", "torch.cudax", "torch.nn", "numpy", "", "torch.", "cuda"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        assert_true(an_catalog_resolves_under(c, AN_LANG_PYTHON, yes[i], strlen(yes[i])));
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        assert_false(an_catalog_resolves_under(c, AN_LANG_PYTHON, no[i], strlen(no[i])));
+    /* the length counts, not the terminator */
+    assert_true(an_catalog_resolves_under(c, AN_LANG_PYTHON, "torch.cuda.stream_x", 10));
+    an_catalog_free(c);
+    /* without the catch-all, only the names themselves and their prefixes */
+    c = load("rules:\n  - code: T200\n    name: sync\n    language: python\n    message: m\n"
+             "    qualnames: [torch.cuda.synchronize]\n", &e);
+    assert_null(e);
+    assert_true(an_catalog_resolves_under(c, AN_LANG_PYTHON, "torch.cuda", 10));
+    assert_true(an_catalog_resolves_under(c, AN_LANG_PYTHON, "torch.cuda.synchronize.x", 24));
+    assert_false(an_catalog_resolves_under(c, AN_LANG_PYTHON, "torch.cuda.amp", 14));
+    an_catalog_free(c);
+}
+
 static void message_template(void **s) {
     (void)s;
     an_message_vars v = {"a.b", NULL, "2.6", NULL, "careful"};
@@ -285,6 +312,7 @@ int main(void) {
         cmocka_unit_test(yaml_errors_name_file_line), cmocka_unit_test(query_errors_name_rule),
         cmocka_unit_test(predicates), cmocka_unit_test(syntax_errors_keep_other_findings),
         cmocka_unit_test(message_template), cmocka_unit_test(builtin_catalog_is_consistent),
+        cmocka_unit_test(resolves_under),
     };
     return cmocka_run_group_tests_name("rules", tests, NULL, NULL);
 }
