@@ -1,14 +1,15 @@
 /* an_cache: the on-disk results cache.
  *
  * File DIR/v1/<hex of the build hash>.bin:
- *   "XPUIFYC1" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | 20-byte SHA-1 of the payload
- *   payload: entries: key[20] (run, path, per-file options) | content[20] (SHA-1 of the file) | u32 n | blob[n]
+ *   "XPUIFYC2" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | an_cache_hash of the payload
+ *   payload: entries: key[20] (run, path, per-file options) | content[20] (an_cache_content) | u32 n | blob[n]
  *   blob: u8 parsed | u32 findings | findings: u32 rule index | u32 entry index (~0: none) | u8 origin |
  *         u32 start end line col end_line end_col | str message | u8 has fix
  *         [fix: str title | u8 applicability | str min_torch | u32 edits | edits: u32 start end | str text]
  *   str: u32 length (~0: NULL) | bytes
- * Stamp entries share the table: key SHA-1("stamp" | run | path), content: the hash of the content read (zero
- *   when the prefilter rejected it), blob: u64 dev ino size | i64 mtime ctime (ns) | u8 passed.
+ * Keys are an_cache_hash of what they cover. Stamp entries share the table: key an_cache_hash("stamp" | run | path),
+ *   content: the hash of the content read (zero when the prefilter rejected it), blob: u64 dev ino size | i64 mtime
+ *   ctime (ns) | u8 passed.
  * Rule and entry indexes are valid because the catalog fingerprint is part of every key. */
 #include "an_cache.h"
 #include "../util/ut_buf.h"
@@ -20,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "XPUIFYC1"
+#define MAGIC AN_CACHE_MAGIC
 #define HDR (8 + 4 + 4 + 8 + 20)
 #define NONE UINT32_MAX
 /* entries not used by this run beyond this many are dropped at save (paths that no longer exist, other configs) */
@@ -50,6 +51,14 @@ struct an_cache {
     UT_VEC(char *) strings; /* interned min_torch strings handed out in fixes */
 };
 
+/* Every hash the cache computes (keys, contents, the executable, the file's checksum): MurmurHash3's 128 bits and
+ * the length. Several GB/s; what it guards against is change and damage, not an adversary. */
+void an_cache_hash(const void *data, size_t len, uint8_t out[20]) {
+    ut_murmur3_128(data, len, 0x58505531u, out);
+    uint32_t n = (uint32_t)len;
+    memcpy(out + 16, &n, 4);
+}
+
 /* ---- build identity ------------------------------------------------------------------------------------------- */
 
 /* The version alone would let a rebuilt binary trust results of the old one; the executable's own hash does not. */
@@ -65,7 +74,7 @@ static void hash_exe(void) {
         while ((r = read(fd, chunk, sizeof chunk)) > 0) ut_buf_append(&b, chunk, (size_t)r);
         close(fd);
     }
-    ut_sha1(b.data ? b.data : "", b.len, exe_hash);
+    an_cache_hash(b.data ? b.data : "", b.len, exe_hash);
     ut_buf_free(&b);
 }
 
@@ -77,7 +86,7 @@ static void build_hash(const char *version, const an_catalog *cat, uint8_t out[2
     ut_buf_printf(&b, "xpuify %s\n", version);
     ut_buf_append(&b, (const char *)exe_hash, 20);
     ut_buf_append(&b, (const char *)an_catalog_fingerprint(cat), 20);
-    ut_sha1(b.data, b.len, out);
+    an_cache_hash(b.data, b.len, out);
     ut_buf_free(&b);
 }
 
@@ -150,7 +159,7 @@ static void load(an_cache *c) {
     if (!b) return;
     uint8_t sum[20];
     if (memcmp(b, MAGIC, 8) || rd32(b + 8) != 0x01020304u || rd64(b + 16) != n - HDR) goto bad;
-    ut_sha1(b + HDR, n - HDR, sum);
+    an_cache_hash(b + HDR, n - HDR, sum);
     if (memcmp(sum, b + 24, 20)) goto bad;
     uint32_t count = rd32(b + 12);
     size_t off = HDR;
@@ -232,7 +241,7 @@ void an_cache_run_key(const an_cache *c, const an_catalog *cat, const bool *enab
         put_str(&b, fix->c_ccl_include);
     }
     ut_buf_puts(&b, regions ? "|regions" : "|whole");
-    ut_sha1(b.data, b.len, out->h);
+    an_cache_hash(b.data, b.len, out->h);
     ut_buf_free(&b);
 }
 
@@ -243,7 +252,7 @@ void an_cache_key(const an_cache_run *run, const char *path, const an_fix_option
     put_str(&b, path);
     put_str(&b, fix ? fix->helper_module : NULL);
     put_str(&b, fix ? fix->helper_import : NULL);
-    ut_sha1(b.data, b.len, out);
+    an_cache_hash(b.data, b.len, out);
     ut_buf_free(&b);
 }
 
@@ -387,7 +396,9 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
 
 /* ---- lookups ----------------------------------------------------------------------------------------------------- */
 
-void an_cache_content(const char *text, size_t len, uint8_t out[20]) { ut_sha1(text, len, out); }
+/* the content hash: an_cache_hash (the cache tells its own files' versions apart, nobody crafts collisions against it, and
+ * SHA-1, libgit2's collision-detecting one, cost ~10% of a cold run's CPU time) */
+void an_cache_content(const char *text, size_t len, uint8_t out[20]) { an_cache_hash(text, len, out); }
 
 bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
                   const an_fix_options *fix, const uint8_t content[20], size_t len, an_diag_list *out, bool *parsed) {
@@ -431,7 +442,7 @@ static void stamp_key(const an_cache_run *run, const char *path, uint8_t out[20]
     ut_buf_puts(&b, "stamp");
     ut_buf_append(&b, (const char *)run->h, 20);
     put_str(&b, path);
-    ut_sha1(b.data, b.len, out);
+    an_cache_hash(b.data, b.len, out);
     ut_buf_free(&b);
 }
 
@@ -558,7 +569,7 @@ int an_cache_save(an_cache *c, char **why) {
     memcpy(hdr + 8, &bom, 4);
     memcpy(hdr + 12, &count, 4);
     memcpy(hdr + 16, &plen, 8);
-    ut_sha1(payload.data ? payload.data : "", payload.len, hdr + 24);
+    an_cache_hash(payload.data ? payload.data : "", payload.len, hdr + 24);
 
     int rc = -1;
     ut_buf sub, tmp;

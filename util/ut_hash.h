@@ -1,5 +1,6 @@
-/* ut_hash: content hashes (SHA-1, through libgit2: the hash git uses to tell file contents apart), and FNV-1a
- * for in-memory hash tables and signatures. */
+/* ut_hash: content hashes (SHA-1, through libgit2: the hash git uses to tell file contents apart; MurmurHash3's
+ * 128-bit x64 variant where SHA-1 is too slow for what is hashed), and FNV-1a for in-memory hash tables and
+ * signatures. */
 #ifndef UT_HASH_H
 #define UT_HASH_H
 #include <stddef.h>
@@ -8,6 +9,9 @@
 #define UT_HASH_LEN 20
 
 void ut_sha1(const void *data, size_t len, uint8_t out[UT_HASH_LEN]);
+/* MurmurHash3_x64_128 (Austin Appleby's public-domain design) of data with seed, its two 64-bit halves stored
+ * little-endian: several GB/s, not collision-resistant against someone who crafts inputs. */
+void ut_murmur3_128(const void *data, size_t len, uint32_t seed, uint8_t out[16]);
 
 #define UT_FNV_SEED 1469598103934665603ull
 /* 64-bit FNV-1a of p[0..n), continuing from h (UT_FNV_SEED to start). Not for anything stored on disk. */
