@@ -38,6 +38,14 @@ size_t out_count(const an_results *r) {
     return n;
 }
 
+void out_json_add_uint(cJSON *o, const char *name, uint32_t v) {
+    char buf[12], *p = buf + sizeof buf - 1;
+    *p = 0;
+    do *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    cJSON_AddRawToObject(o, name, p);
+}
+
 cJSON *out_json_fix(const an_diag *d, const an_source *src) {
     if (!d->fix) return NULL;
     cJSON *fix = cJSON_CreateObject();
@@ -51,12 +59,12 @@ cJSON *out_json_fix(const an_diag *d, const an_source *src) {
         an_source_position(src, e->end, &el, &ec);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "content", e->text ? e->text : "");
-        cJSON_AddNumberToObject(o, "start_byte", e->start);
-        cJSON_AddNumberToObject(o, "end_byte", e->end);
-        cJSON_AddNumberToObject(o, "line", l);
-        cJSON_AddNumberToObject(o, "column", c);
-        cJSON_AddNumberToObject(o, "end_line", el);
-        cJSON_AddNumberToObject(o, "end_column", ec);
+        out_json_add_uint(o, "start_byte", e->start);
+        out_json_add_uint(o, "end_byte", e->end);
+        out_json_add_uint(o, "line", l);
+        out_json_add_uint(o, "column", c);
+        out_json_add_uint(o, "end_line", el);
+        out_json_add_uint(o, "end_column", ec);
         cJSON_AddItemToArray(edits, o);
     }
     return fix;

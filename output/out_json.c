@@ -13,10 +13,10 @@ void out_json(const out_report *r, FILE *fp) {
             char *path = out_utf8_lossy(f->file->path);
             cJSON_AddStringToObject(o, "path", path);
             ut_free(path);
-            cJSON_AddNumberToObject(o, "line", d->line);
-            cJSON_AddNumberToObject(o, "column", d->col);
-            cJSON_AddNumberToObject(o, "end_line", d->end_line);
-            cJSON_AddNumberToObject(o, "end_column", d->end_col);
+            out_json_add_uint(o, "line", d->line);
+            out_json_add_uint(o, "column", d->col);
+            out_json_add_uint(o, "end_line", d->end_line);
+            out_json_add_uint(o, "end_column", d->end_col);
             cJSON_AddStringToObject(o, "code", d->rule->code);
             cJSON_AddStringToObject(o, "name", d->rule->name);
             cJSON_AddStringToObject(o, "severity", an_severity_name(d->severity));

@@ -22,10 +22,10 @@ static char *uri(const char *path) {
 
 static cJSON *region(uint32_t l, uint32_t c, uint32_t el, uint32_t ec) {
     cJSON *reg = cJSON_CreateObject();
-    cJSON_AddNumberToObject(reg, "startLine", l);
-    cJSON_AddNumberToObject(reg, "startColumn", c);
-    cJSON_AddNumberToObject(reg, "endLine", el);
-    cJSON_AddNumberToObject(reg, "endColumn", ec);
+    out_json_add_uint(reg, "startLine", l);
+    out_json_add_uint(reg, "startColumn", c);
+    out_json_add_uint(reg, "endLine", el);
+    out_json_add_uint(reg, "endColumn", ec);
     return reg;
 }
 
@@ -83,7 +83,7 @@ void out_sarif(const out_report *r, FILE *fp) {
             const an_diag *d = &f->diags.items[j];
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "ruleId", d->rule->code);
-            cJSON_AddNumberToObject(o, "ruleIndex", d->rule->index);
+            out_json_add_uint(o, "ruleIndex", d->rule->index);
             cJSON_AddStringToObject(o, "level", level(d->severity));
             cJSON *msg = cJSON_CreateObject();
             cJSON_AddStringToObject(msg, "text", d->message);
