@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 static const char *const default_excludes[] = {
@@ -100,30 +101,37 @@ static void walk_dir(walker *w, const char *dir, int depth) {
         fprintf(stderr, "xpuify: warning: %s: cannot read directory: %s\n", dir, strerror(errno));
         return;
     }
-    UT_VEC(char *) names = {0};
+    UT_VEC(char *) names = {0}, subdirs = {0};
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         ut_vec_push(&names, ut_strdup(e->d_name));
     }
-    closedir(d);
     ut_buf p;
     ut_buf_init(&p);
+    /* entries are stat-ed relative to the directory (no lookup of the whole path per entry); subdirectories are
+     * walked after it is closed (one descriptor open at a time) */
+    int dfd = dirfd(d);
+    bool dot = !strcmp(dir, "."), slash = ends_with(dir, "/");
     for (size_t i = 0; i < names.len; i++) {
         ut_buf_clear(&p);
-        if (!strcmp(dir, ".")) ut_buf_puts(&p, names.items[i]);
-        else ut_buf_printf(&p, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names.items[i]);
-        ut_free(names.items[i]);
+        if (!dot) {
+            ut_buf_puts(&p, dir);
+            if (!slash) ut_buf_putc(&p, '/');
+        }
+        ut_buf_puts(&p, names.items[i]);
         struct stat st;
-        if (lstat(p.data, &st) != 0) continue;
-        bool is_link = S_ISLNK(st.st_mode);
-        if (is_link && stat(p.data, &st) != 0) continue; /* dangling link */
+        int r = fstatat(dfd, names.items[i], &st, AT_SYMLINK_NOFOLLOW);
+        bool is_link = r == 0 && S_ISLNK(st.st_mode);
+        if (is_link) r = fstatat(dfd, names.items[i], &st, 0); /* a dangling link fails */
+        ut_free(names.items[i]);
+        if (r != 0) continue;
         if (S_ISDIR(st.st_mode)) {
             if (is_link) continue; /* never follow directory links: no loops, no escaping the tree */
             if (excluded(w->opt, p.data, true)) continue;
             if (w->opt->skip && w->opt->skip(w->opt->skip_ctx, p.data, true)) continue;
             if (!w->opt->no_ignore && git_ignored(w, p.data, true)) continue;
-            walk_dir(w, p.data, depth + 1);
+            ut_vec_push(&subdirs, ut_strdup(p.data));
         } else if (S_ISREG(st.st_mode)) {
             an_lang lang;
             if (!an_lang_for_path(p.data, &lang) || !w->opt->langs[lang]) continue;
@@ -133,8 +141,14 @@ static void walk_dir(walker *w, const char *dir, int depth) {
             add(w, p.data, lang, false, &st);
         }
     }
+    closedir(d);
     ut_buf_free(&p);
     ut_vec_free(&names);
+    for (size_t i = 0; i < subdirs.len; i++) {
+        walk_dir(w, subdirs.items[i], depth + 1);
+        ut_free(subdirs.items[i]);
+    }
+    ut_vec_free(&subdirs);
 }
 
 static int cmp_file(const void *a, const void *b) {

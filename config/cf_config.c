@@ -37,6 +37,11 @@ struct cf_store {
     cf_config *defaults;
     char *forced;
     bool isolated;
+    /* the directory part of the last file asked for (as given) and its configuration: a walk asks for the files of
+     * one directory in a row */
+    char *last_dir;
+    size_t last_dir_len;
+    const cf_config *last_cfg;
     UT_VEC(override) overrides;
     UT_VEC(char *) loading; /* extend chain being loaded (cycle detection) */
     char cwd[PATH_MAX];
@@ -608,6 +613,7 @@ void cf_store_free(cf_store *s) {
     ut_vec_free(&s->overrides);
     ut_vec_free(&s->loading);
     ut_free(s->forced);
+    ut_free(s->last_dir);
     ut_free(s);
 }
 
@@ -677,6 +683,9 @@ static const cf_config *for_path(cf_store *s, const char *path, bool is_file, ut
         }
         return c;
     }
+    const char *slash = is_file ? strrchr(path, '/') : NULL;
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    if (is_file && s->last_cfg && dlen == s->last_dir_len && !memcmp(path, s->last_dir, dlen)) return s->last_cfg;
     char *abs = absolute(s->cwd, path);
     struct stat st;
     char *dir = !is_file && stat(abs, &st) == 0 && S_ISDIR(st.st_mode) ? ut_strdup(abs) : dirname_of(abs);
@@ -704,6 +713,12 @@ static const cf_config *for_path(cf_store *s, const char *path, bool is_file, ut
         ut_free(visited.items[i]);
     }
     ut_vec_free(&visited);
+    if (is_file && found) {
+        ut_free(s->last_dir);
+        s->last_dir = ut_strndup(path, dlen);
+        s->last_dir_len = dlen;
+        s->last_cfg = found;
+    }
     return found;
 }
 
