@@ -22,8 +22,9 @@ struct an_lits {
     uint32_t head2[65536]; /* by the first two bytes: 1 + index into chain, 0 when none */
     uint64_t bits2[1024];  /* the same as a bitmap, which stays in the L1 cache */
     uint64_t next2[1024];  /* bytes 1-2 of every literal of 3 bytes or more (shorter ones: every pair) */
+    uint64_t even2[1024];  /* bits2 | next2 of literals of 3 bytes or more: what a pair at an even offset can be */
     uint32_t head1[256];   /* one-byte literals */
-    bool any1;
+    bool any1, any2;       /* some literal has one byte, two bytes */
 };
 
 an_lits *an_lits_new(void) { return ut_calloc(1, sizeof(an_lits)); }
@@ -64,6 +65,7 @@ static uint32_t add_lit(an_lits *l, const char *s, size_t n, bool nocase) {
     unsigned char vb[2] = {b, nocase ? (unsigned char)(isupper(b) ? tolower(b) : toupper(b)) : b};
     if (n == 2) {
         memset(l->next2, 0xff, sizeof l->next2); /* a two-byte literal: the second filter cannot help */
+        l->any2 = true;
     } else {
         unsigned char c = (unsigned char)s[2];
         unsigned char vc[2] = {c, nocase ? (unsigned char)(isupper(c) ? tolower(c) : toupper(c)) : c};
@@ -71,6 +73,7 @@ static uint32_t add_lit(an_lits *l, const char *s, size_t n, bool nocase) {
             for (int j = 0; j < 2; j++) {
                 uint32_t k = vb[i] | (uint32_t)vc[j] << 8;
                 l->next2[k >> 6] |= 1ull << (k & 63);
+                l->even2[k >> 6] |= 1ull << (k & 63);
             }
     }
     for (int i = 0; i < 2; i++)
@@ -78,6 +81,7 @@ static uint32_t add_lit(an_lits *l, const char *s, size_t n, bool nocase) {
             uint32_t k = va[i] | (uint32_t)vb[j] << 8;
             link_in(l, &l->head2[k], id);
             l->bits2[k >> 6] |= 1ull << (k & 63);
+            l->even2[k >> 6] |= 1ull << (k & 63);
         }
     return id;
 }
@@ -365,21 +369,35 @@ static inline uint16_t pair(const unsigned char *t) {
     return k;
 }
 
+/* the literals that start at t[i] (i + 1 < len) */
+static inline void scan_at(const an_lits *l, const unsigned char *t, size_t len, size_t i, uint8_t *found) {
+    uint16_t k = pair(t + i);
+    if (!(l->bits2[k >> 6] >> (k & 63) & 1)) return;
+    if (i + 2 < len) { /* the next pair too: most common pairs ("in", "de") are not followed as a literal is */
+        uint16_t k2 = pair(t + i + 1);
+        if (!(l->next2[k2 >> 6] >> (k2 & 63) & 1)) return;
+    }
+    for (uint32_t c = l->head2[k]; c; c = l->chain.items[c - 1].next) {
+        uint32_t id = l->chain.items[c - 1].id;
+        if (!found[id] && eq_at(&l->lits.items[id], t + i, len - i)) found[id] = 1;
+    }
+}
+
 void an_lits_scan(const an_lits *l, const char *text, size_t len, uint8_t *found) {
     if (!l) return;
     memset(found, 0, l->lits.len);
     const unsigned char *t = (const unsigned char *)text;
-    for (size_t i = 0; i + 1 < len; i++) {
-        uint16_t k = pair(t + i);
-        if (!(l->bits2[k >> 6] >> (k & 63) & 1)) continue;
-        if (i + 2 < len) { /* the next pair too: most common pairs ("in", "de") are not followed as a literal is */
-            uint16_t k2 = pair(t + i + 1);
-            if (!(l->next2[k2 >> 6] >> (k2 & 63) & 1)) continue;
+    if (!l->any2) {
+        /* every literal has 3 bytes or more, so each occurrence puts its first or its second pair at an even
+         * offset: look at every other pair, and at the two starts it can belong to */
+        for (size_t i = 0; i + 1 < len; i += 2) {
+            uint16_t k = pair(t + i);
+            if (!(l->even2[k >> 6] >> (k & 63) & 1)) continue;
+            if (i) scan_at(l, t, len, i - 1, found);
+            scan_at(l, t, len, i, found);
         }
-        for (uint32_t c = l->head2[k]; c; c = l->chain.items[c - 1].next) {
-            uint32_t id = l->chain.items[c - 1].id;
-            if (!found[id] && eq_at(&l->lits.items[id], t + i, len - i)) found[id] = 1;
-        }
+    } else {
+        for (size_t i = 0; i + 1 < len; i++) scan_at(l, t, len, i, found);
     }
     if (l->any1)
         for (size_t i = 0; i < len; i++)

@@ -8,6 +8,7 @@
 #include "unit_files.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "../../analyzer/an_literal.h"
+#include <ctype.h>
 #include <dirent.h>
 #include <pcre2.h>
 #include <stdio.h>
@@ -100,6 +101,51 @@ static void scanner(void **s) {
     an_lits_free(l);
 }
 
+/* The scan finds exactly what a naive search finds: literals of 3+ bytes (scanned at every other offset), with a
+ * two-byte one (every offset), case-insensitive ones, at every offset of texts of every length up to 12. */
+static bool naive_has(const char *t, size_t n, const char *w, bool nocase) {
+    size_t m = strlen(w);
+    for (size_t i = 0; i + m <= n; i++) {
+        size_t k = 0;
+        while (k < m && (nocase ? tolower((unsigned char)t[i + k]) == tolower((unsigned char)w[k]) : t[i + k] == w[k])) k++;
+        if (k == m) return true;
+    }
+    return false;
+}
+
+static void scanner_matches_naive_search(void **s) {
+    (void)s;
+    static const char *const sets[2][4] = {{"cud", "nccl", "(?i)xpu", "abab"}, {"cud", "(?i)nccl", "ab", "dab"}};
+    static const char alphabet[] = "abcdnuxpCUDXP_l";
+    for (int set = 0; set < 2; set++) {
+        an_lits *l = an_lits_new();
+        an_u32_vec ids[4] = {{0}};
+        for (int w = 0; w < 4; w++) assert_true(an_lits_cover(l, sets[set][w], &ids[w]));
+        uint8_t f[8];
+        unsigned seed = 12345;
+        char t[16];
+        for (int round = 0; round < 20000; round++) {
+            size_t n = (size_t)(round % 13);
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                t[i] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+            }
+            an_lits_scan(l, t, n, f);
+            for (int w = 0; w < 4; w++) {
+                const char *word = sets[set][w];
+                bool nocase = !strncmp(word, "(?i)", 4);
+                bool want = naive_has(t, n, nocase ? word + 4 : word, nocase);
+                if (an_lits_any(f, ids[w].items, ids[w].len) != want) {
+                    fprintf(stderr, "set %d, `%s` in \"%.*s\": expected %d\n", set, word, (int)n, t, want);
+                    fail();
+                }
+            }
+        }
+        for (int w = 0; w < 4; w++) ut_vec_free(&ids[w]);
+        an_lits_free(l);
+    }
+}
+
 /* ---- the property, over the fixtures -------------------------------------------------------------------------- */
 
 typedef UT_VEC(char *) paths;
@@ -183,6 +229,7 @@ static void property_on_fixtures(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(covers), cmocka_unit_test(scanner),
+                                       cmocka_unit_test(scanner_matches_naive_search),
                                        cmocka_unit_test(property_on_fixtures)};
     return cmocka_run_group_tests_name("literal", tests, NULL, NULL);
 }
