@@ -5,6 +5,7 @@
 #include "../util/ut_hash.h"
 #include "an_suppress.h"
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <yaml.h>
 
@@ -376,7 +377,10 @@ static void fingerprint_add(an_catalog *c, const char *origin, const char *text,
     ut_buf_append(&b, (const char *)c->fingerprint, sizeof c->fingerprint);
     ut_buf_append(&b, origin, strlen(origin) + 1);
     ut_buf_append(&b, text, len);
-    ut_sha1(b.data, b.len, c->fingerprint);
+    /* MurmurHash3 and the length, as the cache it keys hashes everything (SHA-1 through libgit2 was most of it) */
+    ut_murmur3_128(b.data, b.len, 0x58505531u, c->fingerprint);
+    uint32_t n = (uint32_t)b.len;
+    memcpy(c->fingerprint + 16, &n, 4);
     ut_buf_free(&b);
 }
 
@@ -798,8 +802,27 @@ static pcre2_code *compile_re(const char *re, uint32_t flags, int *ec, PCRE2_SIZ
     return code;
 }
 
+/* The query sets, compiled on their own thread while finalize compiles the regexes (ts_query_new of the Python
+ * set is the largest part of loading the catalog). They read the rules only. */
+typedef struct {
+    const an_catalog *c;
+    struct an_query_set *q[AN_LANG__COUNT];
+    ut_buf err;
+    int nerr;
+} query_job;
+
+static void *build_queries(void *arg) {
+    query_job *j = arg;
+    for (int lang = 0; lang < AN_LANG__COUNT; lang++) j->q[lang] = an_query_set_build(j->c, (an_lang)lang, &j->err, &j->nerr);
+    return NULL;
+}
+
 int an_catalog_finalize(an_catalog *c, ut_buf *err) {
     int nerr = index_entries(c, false, err) + index_entries(c, true, err);
+    query_job qj = {c, {0}, {0}, 0};
+    ut_buf_init(&qj.err);
+    pthread_t qt;
+    bool threaded = pthread_create(&qt, NULL, build_queries, &qj) == 0;
     /* `pattern` rules, compiled once; the named group `report` (or the whole match) is the finding */
     if (c->patterns) {
         for (size_t i = 0; i < c->rules.len; i++)
@@ -894,11 +917,15 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
         }
     }
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) nerr += build_locality(c, (an_lang)lang, err);
+    if (threaded) pthread_join(qt, NULL);
+    else build_queries(&qj);
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) {
         an_query_set_free(c->queries[lang]);
-        c->queries[lang] = an_query_set_build(c, (an_lang)lang, err, &nerr);
+        c->queries[lang] = qj.q[lang];
     }
-    return nerr;
+    if (qj.err.len) ut_buf_append(err, qj.err.data, qj.err.len);
+    ut_buf_free(&qj.err);
+    return nerr + qj.nerr;
 }
 
 /* found: the language's literals seen in the text (NULL: scan none, run every pattern) */
