@@ -65,6 +65,7 @@ typedef struct {
     bool unsafe;                /* also compute unsafe fixes' import needs (they are always generated) */
     const char *c_gpu_include;  /* C: how a file includes the portable GPU layer (default "xpuify_gpu.h") */
     const char *c_ccl_include;  /* C: how a file includes the portable collectives layer (default "xpuify_ccl.h") */
+    bool whole_files;           /* the fixer's passes parse whole files (--whole-files), not regions as check does */
 } an_fix_options;
 
 /* Applies edits to text; edits must be sorted and not overlap. Returns a new heap string. */

@@ -219,6 +219,8 @@ static int usable_cpus(void) {
     return n > 0 ? (int)n : 1;
 }
 
+int an_engine_thread_count(int requested) { return requested > 0 ? requested : usable_cpus(); }
+
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
     out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
@@ -253,14 +255,19 @@ void an_results_free(an_results *r) {
     r->len = 0;
 }
 
-void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
-                              const an_fix_options *fix, an_diag_list *out) {
+void an_engine_analyze_source_ex(const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
+                                 const an_fix_options *fix, bool regions, an_diag_list *out) {
     worker_state ws = {0};
     bool parsed, on[AN_LANG__COUNT];
     uint32_t bytes;
     languages_enabled(cat, en, on);
-    if (prefilter(&ws, cat, lang, src, en, on)) analyze(&ws, cat, lang, src, en, fix, false, out, &parsed, &bytes, NULL);
+    if (prefilter(&ws, cat, lang, src, en, on)) analyze(&ws, cat, lang, src, en, fix, regions, out, &parsed, &bytes, NULL);
     worker_free(&ws);
+}
+
+void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *en,
+                              const an_fix_options *fix, an_diag_list *out) {
+    an_engine_analyze_source_ex(cat, lang, src, en, fix, false, out);
 }
 
 bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t len) {

@@ -42,10 +42,16 @@ typedef struct {
 } an_results;
 
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out);
+/* The threads a run uses: requested, or (0) one per CPU of this process's affinity mask. */
+int an_engine_thread_count(int requested);
 void an_results_free(an_results *r);
 /* Analyzes text already in memory (editor buffer, fixer passes). */
 void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *enabled,
                               const an_fix_options *fix, an_diag_list *out);
+/* The same, parsing Python by regions (the statements that can hold a finding, as `check` does; the findings are
+ * those of the whole file) when regions is true. */
+void an_engine_analyze_source_ex(const an_catalog *cat, an_lang lang, const an_source *src, const bool *enabled,
+                                 const an_fix_options *fix, bool regions, an_diag_list *out);
 /* Line facts and suppression directives of a file, from its front end; false when the language has none yet. */
 bool an_engine_line_info(an_lang lang, const an_source *src, an_line_info *li, an_suppressions *sup);
 /* The prefilter: false when no enabled rule can report anything in the text (the file need not be parsed). */

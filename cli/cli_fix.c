@@ -10,11 +10,64 @@
 #include "cli_opts.h"
 #include "../analyzer/an_cfix.h"
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+typedef struct {
+    rw_fixed_file fx;
+    an_diag_list remain; /* what check would report after the fix */
+    bool remain_fixed;   /* remain describes the fixed text (the file is to be written), not the original */
+} fix_item;
+
+typedef struct {
+    cli_opts *o;
+    const rw_project *pj;
+    an_file_result *res;
+    fix_item *items;
+    atomic_size_t next;
+    bool diff;
+} fix_job;
+
+/* One thread's share of the Python and text files: read, fixpoint, and what remains. */
+static void *fix_worker(void *arg) {
+    fix_job *j = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->o->files.len) break;
+        const an_file *f = &j->o->files.items[i];
+        if (f->lang == AN_LANG_C) continue;
+        an_file_result *r = &j->res[i];
+        fix_item *it = &j->items[i];
+        r->file = f;
+        r->status = an_source_load(&r->src, f->path, j->o->max_file_size, &r->error);
+        if (r->status != AN_LOAD_OK) continue;
+        const bool *en = j->o->file_enabled[i];
+        if (!an_engine_may_report(j->o->cat, f->lang, en, r->src.text, r->src.len, NULL)) {
+            an_source_free(&r->src);
+            continue;
+        }
+        rw_project_compute(j->pj, f, &r->src, &it->fx);
+        it->remain_fixed = !j->diff && it->fx.ff.text;
+        if (it->remain_fixed) {
+            an_source fixed;
+            an_source_init_mem(&fixed, f->path, it->fx.ff.text, it->fx.ff.len);
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &fixed, en, NULL, !j->o->whole_files, &it->remain);
+            an_source_free(&fixed);
+        } else {
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, NULL, !j->o->whole_files, &it->remain);
+        }
+        if (!it->fx.ran) { /* no trigger a fix could act on: what remains is all there is */
+            for (size_t k = 0; k < it->remain.len; k++) ut_vec_push(&r->diags, it->remain.items[k]);
+            ut_vec_free(&it->remain);
+        }
+    }
+    return NULL;
+}
 
 int cli_fix(int argc, char **argv) {
     cli_opts o;
@@ -55,13 +108,14 @@ int cli_fix(int argc, char **argv) {
     an_results res = {0};
     FILE *out = stdout;
     if (bad || !cli_opts_prepare(&o)) goto done;
-    an_fix_options fo;
+    an_fix_options fo = {0};
     ut_buf reason;
     ut_buf_init(&reason);
     cli_target_choose(o.target, o.torch_version, o.paths.items, o.paths.len, o.cat, &o.files, o.enabled, &fo, &reason,
                       NULL);
     if (!o.quiet) fprintf(stderr, "xpuify: target: %s\n", reason.data);
     ut_buf_free(&reason);
+    fo.whole_files = o.whole_files;
     bool layer_errors = false;
     char layer_buf[PATH_MAX];
     if (!layer_dir) {
@@ -89,19 +143,44 @@ int cli_fix(int argc, char **argv) {
     pj.unsafe = unsafe, pj.diff = diff, pj.quiet = o.quiet;
     res.len = o.files.len;
     res.items = ut_calloc(res.len ? res.len : 1, sizeof(an_file_result));
+    /* Python and text files go to their fixpoint on all threads; then, in file order, each is written (or diffed)
+     * and C files are fixed (their portable layers are shared state). */
+    fix_job job = {&o, &pj, res.items, ut_calloc(res.len ? res.len : 1, sizeof(fix_item)), 0, diff};
+    int nt = an_engine_thread_count(o.threads);
+    if ((size_t)nt > res.len) nt = res.len ? (int)res.len : 1;
+    pthread_t *th = ut_malloc(sizeof(pthread_t) * (size_t)nt);
+    int started = 0;
+    for (int t = 1; t < nt; t++)
+        if (pthread_create(&th[started], NULL, fix_worker, &job) == 0) started++;
+    fix_worker(&job);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    ut_free(th);
     for (size_t i = 0; i < o.files.len; i++) {
         const an_file *f = &o.files.items[i];
         an_file_result *r = &res.items[i];
-        r->file = f;
-        r->status = an_source_load(&r->src, f->path, o.max_file_size, &r->error);
-        if (r->status != AN_LOAD_OK) continue;
-        if (!an_engine_may_report(o.cat, f->lang, o.file_enabled[i], r->src.text, r->src.len, NULL)) {
-            an_source_free(&r->src);
-            continue;
+        fix_item *it = &job.items[i];
+        if (f->lang == AN_LANG_C) {
+            r->file = f;
+            r->status = an_source_load(&r->src, f->path, o.max_file_size, &r->error);
+            if (r->status != AN_LOAD_OK) continue;
+            if (!an_engine_may_report(o.cat, f->lang, o.file_enabled[i], r->src.text, r->src.len, NULL)) {
+                an_source_free(&r->src);
+                continue;
+            }
+            rw_project_fix_file(&pj, f, &r->src);
+            an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
+        } else if (it->fx.ran) {
+            bool written = rw_project_apply(&pj, f, &r->src, &it->fx);
+            /* what remains, as check reports it: computed on the thread for the text the file now has */
+            if (written == it->remain_fixed) {
+                for (size_t k = 0; k < it->remain.len; k++) ut_vec_push(&r->diags, it->remain.items[k]);
+                ut_vec_free(&it->remain);
+            } else {
+                an_diag_list_free(&it->remain);
+                an_engine_analyze_source_ex(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, !o.whole_files, &r->diags);
+            }
+            rw_fixed_file_free(&it->fx);
         }
-        rw_project_fix_file(&pj, f, &r->src);
-        /* what remains, as check reports it */
-        an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
         /* the migration summary: every kernel left to port */
         for (size_t k = 0; k < r->diags.len; k++) {
             const an_diag *d = &r->diags.items[k];
@@ -112,6 +191,7 @@ int cli_fix(int argc, char **argv) {
             ut_vec_push(&kernels, ut_buf_take(&kb));
         }
     }
+    ut_free(job.items);
     bool errors = o.input_error || pj.errors || layer_errors;
     size_t fixed = pj.fixed, files_changed = pj.files_changed;
     ut_buf *patch = &pj.patch;

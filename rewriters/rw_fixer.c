@@ -32,7 +32,7 @@ void rw_fix_source(const an_catalog *cat, an_lang lang, const an_source *src, co
     opt.unsafe = unsafe;
     char *cur = ut_strndup(src->text, src->len);
     size_t len = src->len;
-    bool parsed_before = an_engine_parses(lang, src->path, src->text, src->len);
+    int parsed_before = -1; /* whether the original parses without error: asked once a pass changes the text */
     /* C/C++/CUDA: libclang's syntax errors before the edits; a pass may not add any */
     int c_errors_before = lang == AN_LANG_C ? an_engine_c_parse_errors(cat, src->path, src->text, src->len) : -1;
     pass_ctx pc = {out, {0}};
@@ -41,7 +41,7 @@ void rw_fix_source(const an_catalog *cat, an_lang lang, const an_source *src, co
         an_source s;
         an_source_init_mem(&s, src->path, cur, len);
         an_diag_list diags = {0};
-        an_engine_analyze_source(cat, lang, &s, enabled, &opt, &diags);
+        an_engine_analyze_source_ex(cat, lang, &s, enabled, &opt, !opt.whole_files, &diags); /* by regions, as check */
         rw_pass p;
         pc.pass_rules.len = 0;
         rw_apply_pass(cur, len, &diags, unsafe, &p, on_applied, &pc);
@@ -52,6 +52,7 @@ void rw_fix_source(const an_catalog *cat, an_lang lang, const an_source *src, co
             converged = true;
             break;
         }
+        if (parsed_before < 0) parsed_before = an_engine_parses(lang, src->path, src->text, src->len);
         if ((parsed_before && !an_engine_parses(lang, src->path, p.text, p.len)) ||
             (c_errors_before >= 0 && an_engine_c_parse_errors(cat, src->path, p.text, p.len) > c_errors_before)) {
             char *rules = rule_list(&pc);

@@ -50,38 +50,55 @@ static bool place_helper(rw_project *p, const char *path, const an_fix_options *
     return ok;
 }
 
-void rw_project_fix_file(rw_project *p, const an_file *f, an_source *src) {
+void rw_project_compute(const rw_project *p, const an_file *f, const an_source *src, rw_fixed_file *out) {
+    memset(out, 0, sizeof *out);
     if (!an_catalog_prefilter(p->cat, f->lang, src->text, src->len, NULL)) return;
-    an_fix_options ffo = p->fix;
-    char buf[1024];
-    if (p->fix_for_file) p->fix_for_file(p->fix_ctx, f->path, &ffo, buf, sizeof buf);
-    rw_file_fix ff;
-    rw_fix_source(p->cat, f->lang, src, p->enabled, &ffo, p->unsafe, &ff);
-    if (ff.error) {
-        fprintf(stderr, "xpuify: error: %s: %s\n", f->path, ff.error);
+    out->fix = p->fix;
+    if (p->fix_for_file) p->fix_for_file(p->fix_ctx, f->path, &out->fix, out->buf, sizeof out->buf);
+    rw_fix_source(p->cat, f->lang, src, p->enabled, &out->fix, p->unsafe, &out->ff);
+    out->ran = true;
+}
+
+bool rw_project_apply(rw_project *p, const an_file *f, an_source *src, rw_fixed_file *fx) {
+    if (!fx->ran) return false;
+    rw_file_fix *ff = &fx->ff;
+    if (ff->error) {
+        fprintf(stderr, "xpuify: error: %s: %s\n", f->path, ff->error);
         p->errors = true;
     }
-    if (ff.text) {
-        bool helper_ok = place_helper(p, f->path, &ffo, ff.text);
-        if (helper_ok && p->on_fixed && !p->on_fixed(p->on_fixed_ctx, f->path, f->lang, &ffo, ff.text, &p->patch)) {
-            helper_ok = false;
-            p->errors = true;
-        }
-        if (p->diff) {
-            rw_diff_unified(f->path, src->text, src->len, ff.text, ff.len, &p->patch);
-            p->fixed += ff.fixed, p->files_changed++;
-        } else if (helper_ok) {
-            char *why;
-            if (rw_write_atomic(f->path, ff.text, ff.len, &why) != 0) {
-                fprintf(stderr, "xpuify: error: %s: %s\n", f->path, why);
-                ut_free(why);
-                p->errors = true;
-            } else {
-                p->fixed += ff.fixed, p->files_changed++;
-                an_source_free(src);
-                an_source_init_mem(src, f->path, ff.text, ff.len);
-            }
-        }
+    if (!ff->text) return false;
+    bool helper_ok = place_helper(p, f->path, &fx->fix, ff->text);
+    if (helper_ok && p->on_fixed && !p->on_fixed(p->on_fixed_ctx, f->path, f->lang, &fx->fix, ff->text, &p->patch)) {
+        helper_ok = false;
+        p->errors = true;
     }
-    rw_file_fix_free(&ff);
+    if (p->diff) {
+        rw_diff_unified(f->path, src->text, src->len, ff->text, ff->len, &p->patch);
+        p->fixed += ff->fixed, p->files_changed++;
+        return false;
+    }
+    if (!helper_ok) return false;
+    char *why;
+    if (rw_write_atomic(f->path, ff->text, ff->len, &why) != 0) {
+        fprintf(stderr, "xpuify: error: %s: %s\n", f->path, why);
+        ut_free(why);
+        p->errors = true;
+        return false;
+    }
+    p->fixed += ff->fixed, p->files_changed++;
+    an_source_free(src);
+    an_source_init_mem(src, f->path, ff->text, ff->len);
+    return true;
+}
+
+void rw_fixed_file_free(rw_fixed_file *fx) {
+    if (fx->ran) rw_file_fix_free(&fx->ff);
+    fx->ran = false;
+}
+
+void rw_project_fix_file(rw_project *p, const an_file *f, an_source *src) {
+    rw_fixed_file fx;
+    rw_project_compute(p, f, src, &fx);
+    rw_project_apply(p, f, src, &fx);
+    rw_fixed_file_free(&fx);
 }

@@ -5,6 +5,7 @@
 #define RW_PROJECT_H
 #include "../analyzer/an_engine.h"
 #include "../util/ut_buf.h"
+#include "rw_fixer.h"
 
 typedef struct {
     /* set by the caller */
@@ -32,4 +33,18 @@ void rw_project_init(rw_project *p);
 void rw_project_free(rw_project *p);
 /* Fixes one file whose text is loaded in *src. When the fix was written, *src holds the fixed text after. */
 void rw_project_fix_file(rw_project *p, const an_file *f, an_source *src);
+
+/* The same in two halves, for fixing files on several threads: rw_project_compute is thread-safe (the file's fix
+ * options and its fixpoint; nothing written, nothing printed), rw_project_apply runs in file order (errors,
+ * helper placement, the on_fixed hook, then the diff or the write). */
+typedef struct {
+    an_fix_options fix; /* this file's options (its strings live in buf) */
+    char buf[1024];
+    rw_file_fix ff;
+    bool ran;           /* the file passed the prefilter and went to its fixpoint */
+} rw_fixed_file;
+void rw_project_compute(const rw_project *p, const an_file *f, const an_source *src, rw_fixed_file *out);
+/* true when the fixed text was written (then *src holds it) */
+bool rw_project_apply(rw_project *p, const an_file *f, an_source *src, rw_fixed_file *ff);
+void rw_fixed_file_free(rw_fixed_file *ff);
 #endif
