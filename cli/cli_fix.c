@@ -65,6 +65,8 @@ static void *fix_worker(void *arg) {
             for (size_t k = 0; k < it->remain.len; k++) ut_vec_push(&r->diags, it->remain.items[k]);
             ut_vec_free(&it->remain);
         }
+        /* nothing to write and nothing to show: the text need not wait for the ordered half */
+        if (!it->fx.ff.text && !it->remain.len && !r->diags.len) an_source_free(&r->src);
     }
     return NULL;
 }
