@@ -1,13 +1,13 @@
 /* an_cache: the on-disk results cache.
  *
  * File DIR/v1/<hex of the build hash>.bin:
- *   "XPUIFYC2" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | an_cache_hash of the payload
+ *   "XPUIFYC2" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | ut_hash20 of the payload
  *   payload: entries: key[20] (run, path, per-file options) | content[20] (an_cache_content) | u32 n | blob[n]
  *   blob: u8 parsed | u32 findings | findings: u32 rule index | u32 entry index (~0: none) | u8 origin |
  *         u32 start end line col end_line end_col | str message | u8 has fix
  *         [fix: str title | u8 applicability | str min_torch | u32 edits | edits: u32 start end | str text]
  *   str: u32 length (~0: NULL) | bytes
- * Keys are an_cache_hash of what they cover. Stamp entries share the table: key an_cache_hash("stamp" | run | path),
+ * Keys are ut_hash20 of what they cover. Stamp entries share the table: key ut_hash20("stamp" | run | path),
  *   content: the hash of the content read (zero when the prefilter rejected it), blob: u64 dev ino size | i64 mtime
  *   ctime (ns) | u8 passed.
  * Rule and entry indexes are valid because the catalog fingerprint is part of every key. */
@@ -51,14 +51,6 @@ struct an_cache {
     UT_VEC(char *) strings; /* interned min_torch strings handed out in fixes */
 };
 
-/* Every hash the cache computes (keys, contents, the executable, the file's checksum): MurmurHash3's 128 bits and
- * the length. Several GB/s; what it guards against is change and damage, not an adversary. */
-void an_cache_hash(const void *data, size_t len, uint8_t out[20]) {
-    ut_murmur3_128(data, len, 0x58505531u, out);
-    uint32_t n = (uint32_t)len;
-    memcpy(out + 16, &n, 4);
-}
-
 /* ---- build identity ------------------------------------------------------------------------------------------- */
 
 /* The version alone would let a rebuilt binary trust results of the old one; the executable's own hash does not. */
@@ -74,7 +66,7 @@ static void hash_exe(void) {
         while ((r = read(fd, chunk, sizeof chunk)) > 0) ut_buf_append(&b, chunk, (size_t)r);
         close(fd);
     }
-    an_cache_hash(b.data ? b.data : "", b.len, exe_hash);
+    ut_hash20(b.data ? b.data : "", b.len, exe_hash);
     ut_buf_free(&b);
 }
 
@@ -86,7 +78,7 @@ static void build_hash(const char *version, const an_catalog *cat, uint8_t out[2
     ut_buf_printf(&b, "xpuify %s\n", version);
     ut_buf_append(&b, (const char *)exe_hash, 20);
     ut_buf_append(&b, (const char *)an_catalog_fingerprint(cat), 20);
-    an_cache_hash(b.data, b.len, out);
+    ut_hash20(b.data, b.len, out);
     ut_buf_free(&b);
 }
 
@@ -159,7 +151,7 @@ static void load(an_cache *c) {
     if (!b) return;
     uint8_t sum[20];
     if (memcmp(b, MAGIC, 8) || rd32(b + 8) != 0x01020304u || rd64(b + 16) != n - HDR) goto bad;
-    an_cache_hash(b + HDR, n - HDR, sum);
+    ut_hash20(b + HDR, n - HDR, sum);
     if (memcmp(sum, b + 24, 20)) goto bad;
     uint32_t count = rd32(b + 12);
     size_t off = HDR;
@@ -241,7 +233,7 @@ void an_cache_run_key(const an_cache *c, const an_catalog *cat, const bool *enab
         put_str(&b, fix->c_ccl_include);
     }
     ut_buf_puts(&b, regions ? "|regions" : "|whole");
-    an_cache_hash(b.data, b.len, out->h);
+    ut_hash20(b.data, b.len, out->h);
     ut_buf_free(&b);
 }
 
@@ -252,7 +244,7 @@ void an_cache_key(const an_cache_run *run, const char *path, const an_fix_option
     put_str(&b, path);
     put_str(&b, fix ? fix->helper_module : NULL);
     put_str(&b, fix ? fix->helper_import : NULL);
-    an_cache_hash(b.data, b.len, out);
+    ut_hash20(b.data, b.len, out);
     ut_buf_free(&b);
 }
 
@@ -396,9 +388,9 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
 
 /* ---- lookups ----------------------------------------------------------------------------------------------------- */
 
-/* the content hash: an_cache_hash (the cache tells its own files' versions apart, nobody crafts collisions against it, and
+/* the content hash: ut_hash20 (the cache tells its own files' versions apart, nobody crafts collisions against it, and
  * SHA-1, libgit2's collision-detecting one, cost ~10% of a cold run's CPU time) */
-void an_cache_content(const char *text, size_t len, uint8_t out[20]) { an_cache_hash(text, len, out); }
+void an_cache_content(const char *text, size_t len, uint8_t out[20]) { ut_hash20(text, len, out); }
 
 bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
                   const an_fix_options *fix, const uint8_t content[20], size_t len, an_diag_list *out, bool *parsed) {
@@ -442,7 +434,7 @@ static void stamp_key(const an_cache_run *run, const char *path, uint8_t out[20]
     ut_buf_puts(&b, "stamp");
     ut_buf_append(&b, (const char *)run->h, 20);
     put_str(&b, path);
-    an_cache_hash(b.data, b.len, out);
+    ut_hash20(b.data, b.len, out);
     ut_buf_free(&b);
 }
 
@@ -569,7 +561,7 @@ int an_cache_save(an_cache *c, char **why) {
     memcpy(hdr + 8, &bom, 4);
     memcpy(hdr + 12, &count, 4);
     memcpy(hdr + 16, &plen, 8);
-    an_cache_hash(payload.data ? payload.data : "", payload.len, hdr + 24);
+    ut_hash20(payload.data ? payload.data : "", payload.len, hdr + 24);
 
     int rc = -1;
     ut_buf sub, tmp;

@@ -59,9 +59,7 @@ int an_cache_save(an_cache *c, char **why);
 /* The key of one file's entry, and the cache file's path (for tests and the fz_cache fuzzer, which write cache
  * files of their own). */
 void an_cache_key(const an_cache_run *run, const char *path, const an_fix_options *fix, uint8_t out[20]);
-/* The hash the cache uses for keys, contents and its file's checksum (MurmurHash3 x64 128 and the length), and
- * its file's first 8 bytes. */
-void an_cache_hash(const void *data, size_t len, uint8_t out[20]);
+/* The cache file's first 8 bytes (its checksum and every key are ut_hash20). */
 #define AN_CACHE_MAGIC "XPUIFYC2"
 const char *an_cache_file(const an_cache *c);
 /* Lookups that hit and missed so far (for tests and benchmarks: XPUIFY_CACHE_STATS=1 prints them). */

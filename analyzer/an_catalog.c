@@ -377,10 +377,7 @@ static void fingerprint_add(an_catalog *c, const char *origin, const char *text,
     ut_buf_append(&b, (const char *)c->fingerprint, sizeof c->fingerprint);
     ut_buf_append(&b, origin, strlen(origin) + 1);
     ut_buf_append(&b, text, len);
-    /* MurmurHash3 and the length, as the cache it keys hashes everything (SHA-1 through libgit2 was most of it) */
-    ut_murmur3_128(b.data, b.len, 0x58505531u, c->fingerprint);
-    uint32_t n = (uint32_t)b.len;
-    memcpy(c->fingerprint + 16, &n, 4);
+    ut_hash20(b.data, b.len, c->fingerprint); /* the hash of the cache it keys */
     ut_buf_free(&b);
 }
 
@@ -469,6 +466,11 @@ void an_rule_free(an_rule *r) {
     ut_free(r);
 }
 
+static void free_qnames(an_catalog *c, int lang) {
+    for (size_t k = 0; k < c->qnames[lang].len; k++) ut_free(c->qnames[lang].items[k].name);
+    ut_vec_free(&c->qnames[lang]);
+}
+
 void an_catalog_free(an_catalog *c) {
     if (!c) return;
     if (c->patterns) {
@@ -493,8 +495,7 @@ void an_catalog_free(an_catalog *c) {
             ut_vec_free(&c->anchored[i].items[k]);
         }
         ut_vec_free(&c->anchored[i]);
-        for (size_t k = 0; k < c->qnames[i].len; k++) ut_free(c->qnames[i].items[k].name);
-        ut_vec_free(&c->qnames[i]);
+        free_qnames(c, i);
         free_lits(c, i);
     }
     ut_free(c);
@@ -649,14 +650,14 @@ static int cmp_qname(const void *a, const void *b) {
 }
 
 static void sort_qnames(an_catalog *c, an_lang lang) {
-    __typeof__(c->qnames[lang]) *v = &c->qnames[lang];
-    if (v->len > 1) qsort(v->items, v->len, sizeof *v->items, cmp_qname);
-    size_t w = 0;
-    for (size_t i = 0; i < v->len; i++) {
-        if (w && !strcmp(v->items[w - 1].name, v->items[i].name)) { ut_free(v->items[i].name); continue; }
-        v->items[w++] = v->items[i];
+    an_qname *q = c->qnames[lang].items;
+    size_t n = c->qnames[lang].len, w = 0;
+    if (n > 1) qsort(q, n, sizeof *q, cmp_qname);
+    for (size_t i = 0; i < n; i++) {
+        if (w && !strcmp(q[w - 1].name, q[i].name)) { ut_free(q[i].name); continue; }
+        q[w++] = q[i];
     }
-    v->len = w;
+    c->qnames[lang].len = w;
 }
 
 /* the entry named q[0, n), or NULL */
@@ -691,8 +692,7 @@ static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
     int nerr = 0;
     if (lang != AN_LANG_PYTHON) return 0; /* region selection is for Python files */
     strvec alts = {0};
-    for (size_t k = 0; k < c->qnames[lang].len; k++) ut_free(c->qnames[lang].items[k].name);
-    c->qnames[lang].len = 0;
+    free_qnames(c, lang);
     for (size_t i = 0; i < c->rules.len; i++) {
         an_rule *r = c->rules.items[i];
         if (r->lang != lang || r->builtin) continue;

@@ -30,7 +30,7 @@ static void write_file(const char *path, const uint8_t *payload, size_t n, uint3
     uint32_t bom = 0x01020304u;
     uint64_t plen = n;
     uint8_t sum[20];
-    an_cache_hash(payload, n, sum);
+    ut_hash20(payload, n, sum);
     put(&b, AN_CACHE_MAGIC, 8), put(&b, &bom, 4), put(&b, &count, 4), put(&b, &plen, 8), put(&b, sum, 20);
     put(&b, payload, n);
     FILE *f = fopen(path, "wb");

@@ -61,3 +61,9 @@ void ut_murmur3_128(const void *data, size_t len, uint32_t seed, uint8_t out[16]
     store_le64(out, h1);
     store_le64(out + 8, h2);
 }
+
+void ut_hash20(const void *data, size_t len, uint8_t out[UT_HASH_LEN]) {
+    ut_murmur3_128(data, len, 0x58505531u, out);
+    uint32_t n = (uint32_t)len;
+    memcpy(out + 16, &n, 4);
+}

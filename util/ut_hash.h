@@ -12,6 +12,9 @@ void ut_sha1(const void *data, size_t len, uint8_t out[UT_HASH_LEN]);
 /* MurmurHash3_x64_128 (Austin Appleby's public-domain design) of data with seed, its two 64-bit halves stored
  * little-endian: several GB/s, not collision-resistant against someone who crafts inputs. */
 void ut_murmur3_128(const void *data, size_t len, uint32_t seed, uint8_t out[16]);
+/* A 20-byte fingerprint of data for the results cache and the rule catalog: MurmurHash3 (128 bits) and the length.
+ * What it guards against is change and damage, not an adversary. */
+void ut_hash20(const void *data, size_t len, uint8_t out[UT_HASH_LEN]);
 
 #define UT_FNV_SEED 1469598103934665603ull
 /* 64-bit FNV-1a of p[0..n), continuing from h (UT_FNV_SEED to start). Not for anything stored on disk. */

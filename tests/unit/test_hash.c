@@ -40,6 +40,19 @@ static void murmur3_vectors(void **s) {
     assert_memory_not_equal(a, b, 16);
 }
 
+/* ut_hash20: the seeded MurmurHash3 and the length, so that texts of different lengths never share a fingerprint */
+static void hash20_is_murmur_and_length(void **s) {
+    (void)s;
+    const char *t = "import torch\ntorch.cuda.synchronize()\n";
+    uint8_t h[UT_HASH_LEN], m[16];
+    ut_hash20(t, strlen(t), h);
+    ut_murmur3_128(t, strlen(t), 0x58505531u, m);
+    assert_memory_equal(h, m, 16);
+    uint32_t n;
+    memcpy(&n, h + 16, 4);
+    assert_int_equal(n, strlen(t));
+}
+
 static void sha1_is_git_blob_id(void **s) {
     (void)s;
     uint8_t h[UT_HASH_LEN];
@@ -50,6 +63,7 @@ static void sha1_is_git_blob_id(void **s) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(murmur3_vectors), cmocka_unit_test(sha1_is_git_blob_id)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(murmur3_vectors), cmocka_unit_test(hash20_is_murmur_and_length),
+                                       cmocka_unit_test(sha1_is_git_blob_id)};
     return cmocka_run_group_tests_name("hash", tests, NULL, NULL);
 }
