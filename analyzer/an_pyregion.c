@@ -27,9 +27,17 @@ typedef UT_VEC(lline) lline_vec;
 typedef UT_VEC(unit) unit_vec;
 typedef UT_VEC(char *) str_vec;
 
+static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
 static bool word_is(const char *t, size_t avail, const char *w) {
     size_t n = strlen(w);
-    return avail >= n && !memcmp(t, w, n) && (avail == n || !(isalnum((unsigned char)t[n]) || t[n] == '_'));
+    return avail >= n && !memcmp(t, w, n) && (avail == n || !ident_char(t[n]));
+}
+
+/* past blanks, line continuations and line breaks (inside an import's parentheses) */
+static const char *skip_blanks(const char *p, const char *end) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\\' || *p == '\r' || *p == '\n')) p++;
+    return p;
 }
 
 static bool string_prefix(const char *t, uint32_t i, uint32_t n, uint32_t *q) {
@@ -146,25 +154,28 @@ static bool continues(const char *t, const lline *l, uint32_t avail) {
 
 static uint32_t avail_of(const an_source *src, const lline *l) { return src->len - l->first; }
 
+/* the keyword that opens logical line l, past an `async`; *a receives the bytes from it to the end of the text */
+static const char *keyword(const an_source *src, const lline *l, uint32_t *a) {
+    const char *p = src->text + l->first;
+    *a = avail_of(src, l);
+    if (word_is(p, *a, "async")) {
+        p += 5, *a -= 5;
+        while (*a && (*p == ' ' || *p == '\t')) p++, (*a)--;
+    }
+    return p;
+}
+
 /* a statement whose block the selection may go into: its other clauses are kept (headers, a member each) */
 static bool is_compound(const an_source *src, const lline *l) {
-    const char *p = src->text + l->first;
-    uint32_t a = avail_of(src, l);
-    if (word_is(p, a, "async")) {
-        p += 5, a -= 5;
-        while (a && (*p == ' ' || *p == '\t')) p++, a--;
-    }
+    uint32_t a;
+    const char *p = keyword(src, l, &a);
     return word_is(p, a, "if") || word_is(p, a, "for") || word_is(p, a, "while") || word_is(p, a, "with") ||
            word_is(p, a, "try");
 }
 
 static bool is_def(const an_source *src, const lline *l) {
-    const char *p = src->text + l->first;
-    uint32_t a = avail_of(src, l);
-    if (word_is(p, a, "async")) {
-        p += 5, a -= 5;
-        while (a && (*p == ' ' || *p == '\t')) p++, a--;
-    }
+    uint32_t a;
+    const char *p = keyword(src, l, &a);
     return word_is(p, a, "def") || word_is(p, a, "class");
 }
 
@@ -232,15 +243,14 @@ static void import_locals(const char *t, uint32_t s, uint32_t e, str_vec *names,
         if (p >= end) break;
         if (*p == '*') { *star = true; p++; continue; }
         const char *a = p;
-        while (p < end && (isalnum((unsigned char)*p) || *p == '_' || *p == '.')) p++;
+        while (p < end && (ident_char(*p) || *p == '.')) p++;
         const char *ae = p;
-        const char *q = p;
-        while (q < end && (*q == ' ' || *q == '\t' || *q == '\\' || *q == '\n' || *q == '\r')) q++;
+        const char *q = skip_blanks(p, end);
         if (word_is(q, (size_t)(end - q), "as")) {
             q += 2;
             while (q < end && !(isalpha((unsigned char)*q) || *q == '_')) q++;
             a = q;
-            while (q < end && (isalnum((unsigned char)*q) || *q == '_')) q++;
+            while (q < end && ident_char(*q)) q++;
             ae = q;
             p = q;
         } else if (!from) {
@@ -252,7 +262,6 @@ static void import_locals(const char *t, uint32_t s, uint32_t e, str_vec *names,
     }
 }
 
-static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 static const char *next_word(const char *t, const char *p, const char *e, const char *w, size_t n);
 
 /* Whether the import logical line [s, e) binds a name some rule resolves, or one that shadows the first part of
@@ -265,8 +274,7 @@ static bool import_relevant(const an_catalog *cat, const char *t, uint32_t s, ui
     size_t mlen = 0;
     bool from = word_is(p, (size_t)(end - p), "from"), relative = false;
     if (from) {
-        p += 4;
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\\' || *p == '\r' || *p == '\n')) p++;
+        p = skip_blanks(p + 4, end);
         const char *m = p;
         while (p < end && (ident_char(*p) || *p == '.')) p++;
         mlen = (size_t)(p - m);
@@ -296,8 +304,7 @@ static bool import_relevant(const an_catalog *cat, const char *t, uint32_t s, ui
         memcpy(q + mlen, a, an);
         any = true;
         if (!relative && an_catalog_resolves_under(cat, AN_LANG_PYTHON, q, mlen + an)) return true;
-        const char *w = p;
-        while (w < end && (*w == ' ' || *w == '\t' || *w == '\\' || *w == '\r' || *w == '\n')) w++;
+        const char *w = skip_blanks(p, end);
         if (word_is(w, (size_t)(end - w), "as")) {
             w += 2;
             while (w < end && !ident_char(*w)) w++;
@@ -361,6 +368,17 @@ static void add_span(an_pyregions *r, uint32_t s, uint32_t e) {
     ut_vec_push(&r->spans, sp);
 }
 
+/* Appends members ms (when ok) to units as unit u's; frees ms. Returns ok. */
+static bool adopt(unit_vec *units, uint32_t u, unit_vec *ms, bool ok) {
+    if (ok) {
+        units->items[u].mfirst = (uint32_t)units->len;
+        units->items[u].mcount = (uint32_t)ms->len;
+        for (size_t k = 0; k < ms->len; k++) ut_vec_push(units, ms->items[k]);
+    }
+    ut_vec_free(ms);
+    return ok;
+}
+
 /* Finds the members of compound statement u: the statements of each clause's block (a one-line clause has none). */
 static bool open_compound(const an_source *src, const lline_vec *ls, unit_vec *units, uint32_t u) {
     unit d = units->items[u];
@@ -381,14 +399,7 @@ static bool open_compound(const an_source *src, const lline_vec *ls, unit_vec *u
         }
         h = next;
     }
-    ok = ok && ms.len;
-    if (ok) {
-        units->items[u].mfirst = (uint32_t)units->len;
-        units->items[u].mcount = (uint32_t)ms.len;
-        for (size_t k = 0; k < ms.len; k++) ut_vec_push(units, ms.items[k]);
-    }
-    ut_vec_free(&ms);
-    return ok;
+    return adopt(units, u, &ms, ok && ms.len);
 }
 
 /* Finds the members of definition u (the statements of its body), appended to units; false when unsure. */
@@ -399,14 +410,7 @@ static bool open_definition(const an_source *src, const lline_vec *ls, unit_vec 
     uint32_t level = ls->items[d.header + 1].indent;
     if (level <= ls->items[d.header].indent) return false;
     unit_vec ms = {0};
-    bool ok = group(src, ls, (uint32_t)d.header + 1, d.last + 1, level, d.end, &ms) && ms.len;
-    if (ok) {
-        units->items[u].mfirst = (uint32_t)units->len;
-        units->items[u].mcount = (uint32_t)ms.len;
-        for (size_t k = 0; k < ms.len; k++) ut_vec_push(units, ms.items[k]);
-    }
-    ut_vec_free(&ms);
-    return ok;
+    return adopt(units, u, &ms, group(src, ls, (uint32_t)d.header + 1, d.last + 1, level, d.end, &ms) && ms.len);
 }
 
 /* Definition u's members, found on first use (units may move): false when it has none or they are unsure. */
@@ -499,8 +503,8 @@ static void emit_compound(const an_source *src, const lline_vec *ls, unit_vec *u
  * NULL. */
 static const char *next_word(const char *t, const char *p, const char *e, const char *w, size_t n) {
     for (; n && (p = memmem(p, (size_t)(e - p), w, n)); p++) {
-        bool l = p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-        bool r = p + n >= e || !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        bool l = p == t || !ident_char(p[-1]);
+        bool r = p + n >= e || !ident_char(p[n]);
         if (l && r) return p;
     }
     return NULL;
