@@ -219,7 +219,23 @@ static int usable_cpus(void) {
     return n > 0 ? (int)n : 1;
 }
 
-int an_engine_thread_count(int requested) { return requested > 0 ? requested : usable_cpus(); }
+void an_engine_parallel(int requested, size_t items, void *(*fn)(void *), void *arg) {
+    int n = requested > 0 ? requested : usable_cpus();
+    if (n < 1) n = 1;
+    if ((size_t)n > items) n = (int)(items ? items : 1);
+    if (n == 1) {
+        fn(arg);
+        return;
+    }
+    pthread_t *t = ut_malloc(sizeof(pthread_t) * (size_t)n);
+    int started = 0;
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&t[i], NULL, fn, arg) == 0) started++;
+        else break;
+    if (!started) fn(arg);
+    for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+    ut_free(t);
+}
 
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
@@ -227,21 +243,7 @@ void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_op
     job j = {cat, files, opt, out, 0, 0, {0}, {{0}}};
     languages_enabled(cat, opt->enabled, j.lang_on);
     if (opt->cache) an_cache_run_key(opt->cache, cat, opt->enabled, &opt->fix, !opt->whole_files, &j.run);
-    int n = opt->threads > 0 ? opt->threads : usable_cpus();
-    if (n < 1) n = 1;
-    if ((size_t)n > files->len) n = (int)(files->len ? files->len : 1);
-    if (n == 1) {
-        work(&j);
-        return;
-    }
-    pthread_t *t = ut_malloc(sizeof(pthread_t) * (size_t)n);
-    int started = 0;
-    for (int i = 0; i < n; i++)
-        if (pthread_create(&t[i], NULL, work, &j) == 0) started++;
-        else break;
-    if (!started) work(&j);
-    for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
-    ut_free(t);
+    an_engine_parallel(opt->threads, files->len, work, &j);
 }
 
 void an_results_free(an_results *r) {

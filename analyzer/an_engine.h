@@ -42,8 +42,9 @@ typedef struct {
 } an_results;
 
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out);
-/* The threads a run uses: requested, or (0) one per CPU of this process's affinity mask. */
-int an_engine_thread_count(int requested);
+/* Runs fn(arg) on as many threads as requested (0: one per CPU of this process's affinity mask, at most one per
+ * item) and waits for them; fn takes its items from arg (an atomic counter) until none is left. */
+void an_engine_parallel(int requested, size_t items, void *(*fn)(void *), void *arg);
 void an_results_free(an_results *r);
 /* Analyzes text already in memory (editor buffer, fixer passes). */
 void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *enabled,

@@ -10,7 +10,6 @@
 #include "cli_opts.h"
 #include "../analyzer/an_cfix.h"
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,13 +24,25 @@ typedef struct {
 } fix_item;
 
 typedef struct {
-    cli_opts *o;
+    const cli_opts *o;
     const rw_project *pj;
     an_file_result *res;
     fix_item *items;
     atomic_size_t next;
     bool diff;
 } fix_job;
+
+/* Reads file i into r; false when it cannot be read or holds nothing any enabled rule could report (then r holds
+ * no text). */
+static bool load_candidate(const cli_opts *o, size_t i, an_file_result *r) {
+    const an_file *f = &o->files.items[i];
+    r->file = f;
+    r->status = an_source_load(&r->src, f->path, o->max_file_size, &r->error);
+    if (r->status != AN_LOAD_OK) return false;
+    if (an_engine_may_report(o->cat, f->lang, o->file_enabled[i], r->src.text, r->src.len, NULL)) return true;
+    an_source_free(&r->src);
+    return false;
+}
 
 /* One thread's share of the Python and text files: read, fixpoint, and what remains. */
 static void *fix_worker(void *arg) {
@@ -43,14 +54,8 @@ static void *fix_worker(void *arg) {
         if (f->lang == AN_LANG_C) continue;
         an_file_result *r = &j->res[i];
         fix_item *it = &j->items[i];
-        r->file = f;
-        r->status = an_source_load(&r->src, f->path, j->o->max_file_size, &r->error);
-        if (r->status != AN_LOAD_OK) continue;
+        if (!load_candidate(j->o, i, r)) continue;
         const bool *en = j->o->file_enabled[i];
-        if (!an_engine_may_report(j->o->cat, f->lang, en, r->src.text, r->src.len, NULL)) {
-            an_source_free(&r->src);
-            continue;
-        }
         rw_project_compute(j->pj, f, &r->src, &it->fx);
         it->remain_fixed = !j->diff && it->fx.ff.text;
         if (it->remain_fixed) {
@@ -62,8 +67,8 @@ static void *fix_worker(void *arg) {
             an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, NULL, !j->o->whole_files, &it->remain);
         }
         if (!it->fx.ran) { /* no trigger a fix could act on: what remains is all there is */
-            for (size_t k = 0; k < it->remain.len; k++) ut_vec_push(&r->diags, it->remain.items[k]);
-            ut_vec_free(&it->remain);
+            r->diags = it->remain;
+            it->remain = (an_diag_list){0};
         }
         /* nothing to write and nothing to show: the text need not wait for the ordered half */
         if (!it->fx.ff.text && !it->remain.len && !r->diags.len) an_source_free(&r->src);
@@ -148,35 +153,20 @@ int cli_fix(int argc, char **argv) {
     /* Python and text files go to their fixpoint on all threads; then, in file order, each is written (or diffed)
      * and C files are fixed (their portable layers are shared state). */
     fix_job job = {&o, &pj, res.items, ut_calloc(res.len ? res.len : 1, sizeof(fix_item)), 0, diff};
-    int nt = an_engine_thread_count(o.threads);
-    if ((size_t)nt > res.len) nt = res.len ? (int)res.len : 1;
-    pthread_t *th = ut_malloc(sizeof(pthread_t) * (size_t)nt);
-    int started = 0;
-    for (int t = 1; t < nt; t++)
-        if (pthread_create(&th[started], NULL, fix_worker, &job) == 0) started++;
-    fix_worker(&job);
-    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-    ut_free(th);
+    an_engine_parallel(o.threads, res.len, fix_worker, &job);
     for (size_t i = 0; i < o.files.len; i++) {
         const an_file *f = &o.files.items[i];
         an_file_result *r = &res.items[i];
         fix_item *it = &job.items[i];
         if (f->lang == AN_LANG_C) {
-            r->file = f;
-            r->status = an_source_load(&r->src, f->path, o.max_file_size, &r->error);
-            if (r->status != AN_LOAD_OK) continue;
-            if (!an_engine_may_report(o.cat, f->lang, o.file_enabled[i], r->src.text, r->src.len, NULL)) {
-                an_source_free(&r->src);
-                continue;
-            }
+            if (!load_candidate(&o, i, r)) continue;
             rw_project_fix_file(&pj, f, &r->src);
             an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
         } else if (it->fx.ran) {
             bool written = rw_project_apply(&pj, f, &r->src, &it->fx);
             /* what remains, as check reports it: computed on the thread for the text the file now has */
             if (written == it->remain_fixed) {
-                for (size_t k = 0; k < it->remain.len; k++) ut_vec_push(&r->diags, it->remain.items[k]);
-                ut_vec_free(&it->remain);
+                r->diags = it->remain;
             } else {
                 an_diag_list_free(&it->remain);
                 an_engine_analyze_source_ex(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, !o.whole_files, &r->diags);
