@@ -126,6 +126,14 @@ NSYMLINKS=$(find "$CORPUS" -type l | wc -l)
 # ---------------------------------------------------------------------------------------------------------
 clear_result_cache() { rm -rf .xpuify_cache "$CORPUS/.xpuify_cache"; }
 
+time_once() { # LABEL CMD...: one timed run, appended to $WORK/times
+    local label=$1; shift
+    local t0=$EPOCHREALTIME
+    $TIME -f "%U %S %M" -o "$WORK/t" "$@" > "$WORK/out" 2> "$WORK/err" || {
+        echo "bench.sh: $label failed:" >&2; tail -5 "$WORK/err" >&2; exit 1; }
+    local t1=$EPOCHREALTIME
+    echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(cat "$WORK/t")" >> "$WORK/times"
+}
 # run_timed LABEL N CMD...: N timed runs after one untimed warm-up (page cache warm); every xpuify run starts
 # without a result cache. Appends "label wall user sys maxrss_kb" per run to $WORK/times (wall: seconds
 # from bash's EPOCHREALTIME, millisecond resolution; user/sys/RSS from GNU time).
@@ -135,11 +143,7 @@ run_timed() {
     "$@" > /dev/null 2>&1 || true
     for ((i = 0; i < n; i++)); do
         clear_result_cache
-        local t0=$EPOCHREALTIME
-        $TIME -f "%U %S %M" -o "$WORK/t" "$@" > "$WORK/out" 2> "$WORK/err" || {
-            echo "bench.sh: $label failed:" >&2; tail -5 "$WORK/err" >&2; exit 1; }
-        local t1=$EPOCHREALTIME
-        echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(cat "$WORK/t")" >> "$WORK/times"
+        time_once "$label" "$@"
     done
 }
 # run_warm LABEL N CMD...: the same with the results cache filled by one untimed run first and kept (an unchanged
@@ -150,13 +154,7 @@ run_warm() {
     clear_result_cache
     sleep 3
     "$@" > /dev/null 2>&1 || true
-    for ((i = 0; i < n; i++)); do
-        local t0=$EPOCHREALTIME
-        $TIME -f "%U %S %M" -o "$WORK/t" "$@" > "$WORK/out" 2> "$WORK/err" || {
-            echo "bench.sh: $label failed:" >&2; tail -5 "$WORK/err" >&2; exit 1; }
-        local t1=$EPOCHREALTIME
-        echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(cat "$WORK/t")" >> "$WORK/times"
-    done
+    for ((i = 0; i < n; i++)); do time_once "$label" "$@"; done
     clear_result_cache
 }
 median() { # median of column $2 for label $1

@@ -38,8 +38,7 @@ measure() { # label, directory, command...: appends "wall cpu rss_kb" of one run
     CPU[$label]+="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }') "
     RSS[$label]+="$m "
 }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-maxof() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
+source bench/stats.sh # median, maxof
 fresh() { rm -rf "$tmp/c"; cp -r "$CORPUS" "$tmp/c"; find "$tmp/c" -name .xpuify_cache -prune -exec rm -rf {} +; }
 idempotent() {
     (cd "$tmp/c" && "$XPUIFY" fix --diff "${common[@]}" "$@" . >"$tmp/again" 2>&1) || {
