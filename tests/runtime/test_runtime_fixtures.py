@@ -85,6 +85,26 @@ for _name, _entry, _compare in fixtures():
     globals()["test_" + _name] = make_test(_name, _entry, _compare)
 
 
+def test_the_demo_project_runs_on_the_cpu_once_fixed(d):
+    """What `make demo` (the README's first command) shows: examples/train_cuda fails on the CPU, `xpuify fix
+    --unsafe-fixes` ports a copy, the copy trains on the CPU, and a second fix changes nothing."""
+    if torch_version() is None:
+        check(False, "torch is needed for the runtime tests (python3-torch)")
+    proj = os.path.join(d, "train_cuda")
+    shutil.copytree(os.path.join(ROOT, "examples", "train_cuda"), proj)
+    run_py = lambda: subprocess.run([PY, "train.py", "--epochs", "2"], cwd=proj, capture_output=True, text=True,
+                                    timeout=300)
+    before = run_py()
+    check(before.returncode != 0, "the CUDA-only original fails on the CPU", before.stderr[-2000:])
+    p = subprocess.run([XPUIFY, "fix", "--unsafe-fixes", proj], capture_output=True, text=True)
+    check(p.returncode in (0, 1) and "Fixed" in p.stdout, "fix ran", p.stdout[-2000:] + p.stderr[-2000:])
+    after = run_py()
+    eq(after.returncode, 0, "the fixed copy runs on the CPU: " + after.stderr[-2000:])
+    check("epoch 1 loss" in after.stdout and "on cpu" in after.stdout, "it trained", after.stdout)
+    again = subprocess.run([XPUIFY, "fix", "--unsafe-fixes", "--diff", proj], capture_output=True, text=True)
+    eq(again.returncode, 0, "a second fix changes nothing: " + again.stdout[-2000:])
+
+
 def test_every_fixture_is_listed(d):
     dirs = sorted(x for x in os.listdir(FIXTURES) if os.path.isdir(os.path.join(FIXTURES, x)) and x != "__pycache__")
     eq(sorted(n for n, _, _ in fixtures()), dirs)

@@ -8,6 +8,6 @@ class TinyMLP(torch.nn.Module):
 
     @torch.cuda.amp.custom_fwd
     def forward(self, x):
-        if not x.is_cuda:
-            raise RuntimeError("expected a CUDA tensor")
+        if x.is_cuda != self.net[0].weight.is_cuda:
+            raise RuntimeError("the input and the model are on different devices")
         return self.net(x)
