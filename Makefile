@@ -3,7 +3,7 @@
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -pthread
+XCFLAGS := -I$(CURDIR) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -pthread
 PKGS    := tree-sitter libpcre2-8 libcjson yaml-0.1 libgit2
 B       := build
 TSPY    := node_modules/tree-sitter-python/src
@@ -37,7 +37,7 @@ ifeq ($(FUZZ),1)
 endif
 
 SRC_UTIL     := $(wildcard util/*.c)
-SRC_ANALYZER := $(wildcard analyzer/*.c)
+SRC_ANALYZER := $(wildcard analyzer/*/*.c)
 SRC_OUTPUT   := $(wildcard output/*.c)
 SRC_REWRITE  := $(wildcard rewriters/*.c)
 SRC_CONFIG   := $(wildcard config/*.c)
@@ -60,7 +60,7 @@ $(DEPS_STAMP): tools/deps.sh package-lock.json
 	@tools/deps.sh build
 	@touch $@
 
-# libclang is dlopen-ed at run time (analyzer/an_clang.c): only its headers are needed to build
+# libclang is dlopen-ed at run time (analyzer/c/an_clang.c): only its headers are needed to build
 CLANG_INC ?= /usr/lib/llvm-14/include
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -I$(CLANG_INC)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldl

@@ -49,7 +49,7 @@ if [[ -z ${SKIP_ASTGREP:-} && ! -x $ASTGREP ]]; then
 fi
 
 # ---------------------------------------------------------------------------------------------------------
-# The trigger regex: the same alternation xpuify builds for its Python prefilter (analyzer/an_catalog.c, as of
+# The trigger regex: the same alternation xpuify builds for its Python prefilter (analyzer/core/an_catalog.c, as of
 # this script): every rule's `triggers:` patterns, plus, for table rules, one component of each qualified name
 # (the first CUDA-ish component after the root, i.e. one containing cuda/nccl/cudnn/nvml/CUDA/NCCL/nvidia,
 # else the last one), as a whole word. Only used for the ripgrep baseline: the number of files xpuify parses

@@ -2,7 +2,7 @@
  * the catalog, parsing --select/--ignore, exit codes. */
 #ifndef CLI_H
 #define CLI_H
-#include "../analyzer/an_rule.h"
+#include "analyzer/core/an_rule.h"
 #include <stdio.h>
 
 #define XPUIFY_VERSION "0.1.0"

@@ -1,7 +1,7 @@
 /* cli_baseline: reading, writing and applying baseline files (JSON). */
-#include "cli_baseline.h"
-#include "../output/out_fingerprint.h"
-#include "../rewriters/rw_write.h"
+#include "cli/cli_baseline.h"
+#include "output/out_fingerprint.h"
+#include "rewriters/rw_write.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * the entries that no longer match anything (fixed, or their line changed) so the file can be pruned. */
 #ifndef CLI_BASELINE_H
 #define CLI_BASELINE_H
-#include "../analyzer/an_engine.h"
+#include "analyzer/core/an_engine.h"
 
 typedef struct {
     char *fingerprint, *code, *path, *source;

@@ -1,14 +1,14 @@
 /* cli_check: `xpuify check [PATH...]`: walk, analyze (through the results cache), filter (changed lines, baseline),
  * report in one or several formats; or record a baseline, or write suppression comments. Exit 0 clean, 1 findings
  * (at or above `fail-on`), 2 usage/configuration/input error. */
-#include "../output/out_fingerprint.h"
-#include "../rewriters/rw_suppress.h"
-#include "../rewriters/rw_write.h"
-#include "cli.h"
-#include "cli_baseline.h"
-#include "cli_diffbase.h"
-#include "cli_opts.h"
-#include "cli_progress.h"
+#include "output/out_fingerprint.h"
+#include "rewriters/rw_suppress.h"
+#include "rewriters/rw_write.h"
+#include "cli/cli.h"
+#include "cli/cli_baseline.h"
+#include "cli/cli_diffbase.h"
+#include "cli/cli_opts.h"
+#include "cli/cli_progress.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

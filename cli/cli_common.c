@@ -1,5 +1,5 @@
 /* cli_common: catalog loading and option helpers shared by the verbs. */
-#include "cli.h"
+#include "cli/cli.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>

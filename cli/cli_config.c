@@ -1,8 +1,8 @@
 /* cli_config: `xpuify config [PATH]`: the effective configuration for PATH (default: the working directory), each
  * value with where it came from (file:line:column, the command line, or the default); `--format json` for tools.
  * The configuration is checked as `check` would check it: bad keys, values or rule selectors exit 2. */
-#include "cli.h"
-#include "cli_opts.h"
+#include "cli/cli.h"
+#include "cli/cli_opts.h"
 #include <stdio.h>
 
 int cli_config(int argc, char **argv) {

@@ -1,7 +1,7 @@
 /* cli_ctables: the C/C++/CUDA API tables as one markdown document (`xpuify rule --c-tables`, docs/c-api-tables.md):
  * per table, every function and type row with its portable, SYCL, Level Zero and oneCCL forms; constants are
  * listed in full when they carry their own mapping and by enum otherwise. */
-#include "cli.h"
+#include "cli/cli.h"
 #include <stdio.h>
 
 static void cell(FILE *fp, const char *s) {

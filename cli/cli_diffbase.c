@@ -1,6 +1,6 @@
 /* cli_diffbase: the changed-lines set, from libgit2's tree-to-work-tree diff (no `git` process: the result does not
  * depend on the user's git configuration, pager or version). */
-#include "cli_diffbase.h"
+#include "cli/cli_diffbase.h"
 #include <git2.h>
 #include <limits.h>
 #include <stdio.h>

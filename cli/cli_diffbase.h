@@ -2,8 +2,8 @@
  * directory (committed, staged, unstaged and untracked changes alike; renames followed), read with libgit2. */
 #ifndef CLI_DIFFBASE_H
 #define CLI_DIFFBASE_H
-#include "../util/ut_buf.h"
-#include "../util/ut_mem.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -1,14 +1,14 @@
 /* cli_fix: `xpuify fix [PATH...]`: applies safe fixes in place (--unsafe-fixes: unsafe ones too) or prints a
  * unified diff (--diff); writes the compat helper once where it is imported; prints what remains as `check`
  * would. Exit: 0 nothing remains, 1 findings remain (--diff: something would change), 2 errors. */
-#include "../rewriters/rw_diff.h"
-#include "../rewriters/rw_project.h"
-#include "../rewriters/rw_target.h"
-#include "../rewriters/rw_write.h"
-#include "cli.h"
-#include "cli_layers.h"
-#include "cli_opts.h"
-#include "../analyzer/an_cfix.h"
+#include "rewriters/rw_diff.h"
+#include "rewriters/rw_project.h"
+#include "rewriters/rw_target.h"
+#include "rewriters/rw_write.h"
+#include "cli/cli.h"
+#include "cli/cli_layers.h"
+#include "cli/cli_opts.h"
+#include "analyzer/c/an_cfix.h"
 #include <errno.h>
 #include <stdatomic.h>
 #include <limits.h>

@@ -1,11 +1,12 @@
 /* cli_layers: the portable C layers (xpuify_gpu.h, xpuify_ccl.h) that fixed C/C++/CUDA files include: where they
  * go, the include path each file gets, and writing each once. Shared by `xpuify fix` and `xpuify verify`. */
-#include "cli_layers.h"
-#include "../analyzer/an_cfix.h"
-#include "../rewriters/rw_diff.h"
-#include "../rewriters/rw_project.h"
-#include "../rewriters/rw_target.h"
-#include "../rewriters/rw_write.h"
+#include "analyzer/core/an_target.h"
+#include "cli/cli_layers.h"
+#include "analyzer/c/an_cfix.h"
+#include "rewriters/rw_diff.h"
+#include "rewriters/rw_project.h"
+#include "rewriters/rw_target.h"
+#include "rewriters/rw_write.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ static bool write_layer(const char *layer_dir, const char *header, bool diff, bo
     snprintf(path, sizeof path, "%s/%s", layer_dir, header);
     if (access(path, F_OK) == 0) return true;
     size_t n;
-    const char *t = rw_template_text(header, &n);
+    const char *t = an_template_text(header, &n);
     if (!t) {
         fprintf(stderr, "xpuify: error: the %s template is missing from this build\n", header);
         return false;

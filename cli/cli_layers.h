@@ -1,8 +1,8 @@
 /* cli_layers: the portable C layers that fixed C/C++/CUDA files include (see cli_layers.c). */
 #ifndef CLI_LAYERS_H
 #define CLI_LAYERS_H
-#include "cli_target.h"
-#include "../util/ut_buf.h"
+#include "cli/cli_target.h"
+#include "util/ut_buf.h"
 #include <limits.h>
 #include <stdbool.h>
 

@@ -1,8 +1,8 @@
 /* cli_lsp: `xpuify lsp`: runs the language server on standard input and output, with the target choice
  * (--target auto and the compat helper's import) that check and fix use. */
-#include "../lsp/lsp_server.h"
-#include "cli.h"
-#include "cli_target.h"
+#include "lsp/lsp_server.h"
+#include "cli/cli.h"
+#include "cli/cli_target.h"
 #include <errno.h>
 #include <stdio.h>
 

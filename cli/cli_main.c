@@ -1,5 +1,5 @@
 /* cli_main: the entry point: dispatches the verb. */
-#include "cli.h"
+#include "cli/cli.h"
 #include <stdio.h>
 
 static void usage(FILE *fp) {

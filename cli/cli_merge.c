@@ -1,7 +1,7 @@
 /* cli_merge: `xpuify merge-sarif -o OUT IN...`: joins the SARIF logs of `check --shard K/N` runs into one log with
  * one run: the rules of every input (deduplicated by id, ruleIndex renumbered), every result, the tool of the
  * first input. Inputs from different tools or xpuify versions are refused. */
-#include "cli.h"
+#include "cli/cli.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>

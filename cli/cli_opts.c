@@ -1,8 +1,9 @@
 /* cli_opts: shared option parsing and run set-up for check and fix. */
-#include "cli_opts.h"
-#include "../rewriters/rw_target.h"
-#include "../analyzer/an_cache.h"
-#include "cli.h"
+#include "analyzer/core/an_target.h"
+#include "cli/cli_opts.h"
+#include "rewriters/rw_target.h"
+#include "analyzer/core/an_cache.h"
+#include "cli/cli.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -130,7 +131,7 @@ int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i) {
         o->target_text = v;
     } else if (cli_opt(argc, argv, i, "--torch-version", &v)) {
         int a, b;
-        if (!v || !rw_parse_version(v, &a, &b)) {
+        if (!v || !an_parse_version(v, &a, &b)) {
             fprintf(stderr, "xpuify: error: --torch-version: `%s` is not a version like 2.6\n", v ? v : "");
             return -1;
         }

@@ -2,10 +2,10 @@
  * set-up they imply: configuration lookup, catalog (built-in plus user rules), enabled rules per file, file list. */
 #ifndef CLI_OPTS_H
 #define CLI_OPTS_H
-#include "../analyzer/an_engine.h"
-#include "../config/cf_config.h"
-#include "../output/out.h"
-#include "cli_target.h"
+#include "analyzer/core/an_engine.h"
+#include "config/cf_config.h"
+#include "output/out.h"
+#include "cli/cli_target.h"
 
 typedef struct {
     out_format format;

@@ -1,5 +1,5 @@
 /* cli_progress: the progress line. */
-#include "cli_progress.h"
+#include "cli/cli_progress.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

@@ -1,12 +1,12 @@
 /* cli_report: `xpuify report --html FILE [PATH...]`: checks PATH as `check` would (same configuration and options),
  * works out what `fix` would change (safe fixes; --unsafe-fixes for all), finds C/C++/CUDA kernel sources, reads an
  * optional `xpuify verify --format json` document (--verify FILE), and writes one self-contained HTML page. */
-#include "../output/out_fingerprint.h"
-#include "../rewriters/rw_diff.h"
-#include "../rewriters/rw_fixer.h"
-#include "../rewriters/rw_write.h"
-#include "cli.h"
-#include "cli_opts.h"
+#include "output/out_fingerprint.h"
+#include "rewriters/rw_diff.h"
+#include "rewriters/rw_fixer.h"
+#include "rewriters/rw_write.h"
+#include "cli/cli.h"
+#include "cli/cli_opts.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* cli_rule: `xpuify rule CODE|NAME` and `xpuify rule --all [--format text|json|markdown]`: the catalog as
  * documentation (docs/rules.md is this command's markdown output). */
-#include "../output/out.h"
-#include "cli.h"
+#include "output/out.h"
+#include "cli/cli.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 

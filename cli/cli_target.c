@@ -1,7 +1,8 @@
 /* cli_target: --target auto|accelerator|compat: reads the project's torch requirement and decides, saying why;
  * gives each file its compat helper import. Shared by check and fix. */
-#include "../rewriters/rw_target.h"
-#include "cli_target.h"
+#include "analyzer/core/an_target.h"
+#include "rewriters/rw_target.h"
+#include "cli/cli_target.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -45,7 +46,7 @@ static void needed_version(const an_catalog *cat, const an_file_list *files, con
             const an_diag *d = &r.items[i].diags.items[j];
             if (!d->fix || !d->fix->min_torch) continue;
             if (an_version_newer(d->fix->min_torch, *maj, *min)) {
-                rw_parse_version(d->fix->min_torch, maj, min);
+                an_parse_version(d->fix->min_torch, maj, min);
                 snprintf(buf, sizeof buf, "%s (%s:%u)", d->entry ? d->entry->name : d->rule->name, r.items[i].file->path, d->line);
                 *what = buf;
             }
@@ -62,7 +63,7 @@ void cli_target_choose(cli_target_mode mode, const char *torch_version, const ch
     rw_torch_requirement(project_dir(paths, npaths, dir, sizeof dir), &req);
     int vmaj = 0, vmin = 0;
     bool vknown = false;
-    if (torch_version && rw_parse_version(torch_version, &vmaj, &vmin)) vknown = true;
+    if (torch_version && an_parse_version(torch_version, &vmaj, &vmin)) vknown = true;
     else if (req.known) vmaj = req.major, vmin = req.minor, vknown = true;
     switch (mode) {
     case CLI_TARGET_NONE:

@@ -1,7 +1,7 @@
 /* cli_target: choosing the fix target (auto, accelerator, compat) for check and fix. */
 #ifndef CLI_TARGET_H
 #define CLI_TARGET_H
-#include "../analyzer/an_engine.h"
+#include "analyzer/core/an_engine.h"
 #include <sys/stat.h>
 
 typedef enum { CLI_TARGET_AUTO, CLI_TARGET_ACCELERATOR, CLI_TARGET_COMPAT, CLI_TARGET_NONE } cli_target_mode;

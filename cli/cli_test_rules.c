@@ -3,10 +3,11 @@
  * must turn into `after`). Without DIR: the built-in rules; with DIRs: the YAML rules there (a file named like a
  * built-in one replaces it, so rule authors test their edits without rebuilding). Exit 0 all pass, 1 a mismatch,
  * 2 rules that do not load. */
-#include "../rewriters/rw_diff.h"
-#include "../rewriters/rw_fixer.h"
-#include "../rewriters/rw_target.h"
-#include "cli.h"
+#include "analyzer/core/an_target.h"
+#include "rewriters/rw_diff.h"
+#include "rewriters/rw_fixer.h"
+#include "rewriters/rw_target.h"
+#include "cli/cli.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -73,7 +74,7 @@ static void test_rule(const an_catalog *cat, const an_rule *r, tally *t, bool ve
         const an_fix_example *x = &ex->fix.items[i];
         an_fix_options fo = {0};
         fo.target = x->target && !strcmp(x->target, "compat") ? AN_TARGET_COMPAT : AN_TARGET_ACCELERATOR;
-        if (x->torch) rw_parse_version(x->torch, &fo.torch_major, &fo.torch_minor);
+        if (x->torch) an_parse_version(x->torch, &fo.torch_major, &fo.torch_minor);
         an_source src;
         an_source_init_mem(&src, "example.py", x->before, strlen(x->before));
         rw_file_fix ff;

@@ -2,12 +2,12 @@
  * too, as a migration would), builds and runs both on every device tier present and compares their outputs
  * (harness/). Exit: 0 the patched program matches the original wherever the original ran and runs on every
  * tier; 1 otherwise; 2 usage or set-up errors. */
-#include "../harness/hv_report.h"
-#include "../harness/hv_verify.h"
-#include "../rewriters/rw_project.h"
-#include "cli_layers.h"
-#include "cli.h"
-#include "cli_opts.h"
+#include "harness/hv_report.h"
+#include "harness/hv_verify.h"
+#include "rewriters/rw_project.h"
+#include "cli/cli_layers.h"
+#include "cli/cli.h"
+#include "cli/cli_opts.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

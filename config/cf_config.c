@@ -1,8 +1,8 @@
 /* cf_config: loading, inheriting, overriding and applying `.xpuify.yml` files. */
-#include "../util/ut_yaml.h"
-#include "cf_config.h"
-#include "../util/ut_hash.h"
-#include "../analyzer/an_suppress.h"
+#include "util/ut_yaml.h"
+#include "config/cf_config.h"
+#include "util/ut_hash.h"
+#include "analyzer/core/an_suppress.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fnmatch.h>

@@ -18,8 +18,8 @@
  *   fail-on: error|warning|info  the least severity that makes the exit status 1 (default info: any finding) */
 #ifndef CF_CONFIG_H
 #define CF_CONFIG_H
-#include "../analyzer/an_rule.h"
-#include "../util/ut_buf.h"
+#include "analyzer/core/an_rule.h"
+#include "util/ut_buf.h"
 #include <stdio.h>
 
 #define CF_FILE_NAME ".xpuify.yml"

@@ -8,9 +8,9 @@
  * libclang syntax error to a file without any, are bugs it reports as such; in a file that has syntax errors of its
  * own a refused fix is said to be the file's); its output has no more libclang syntax errors than the input;
  * fixing its output changes nothing. */
-#include "../analyzer/an_clang.h"
-#include "../rewriters/rw_fixer.h"
-#include "fz_common.h"
+#include "analyzer/c/an_clang.h"
+#include "rewriters/rw_fixer.h"
+#include "fuzz/fz_common.h"
 
 static const char *const names[8] = {"fuzz.c", "fuzz.cpp", "fuzz.cu", "fuzz.h",
                                      "fuzz.cuh", "fuzz.hpp", "fuzz.cc", "src/fuzz.cxx"};

@@ -5,10 +5,10 @@
  * 20 input bytes, and a raw copy of the input as a whole file (header checks).
  * Properties: no crash, leak or undefined behaviour; a hit yields findings inside the file with UTF-8 texts that
  * every writer renders; storing a hit again and reading it back gives the same findings. */
-#include "../analyzer/an_cache.h"
-#include "../output/out.h"
-#include "../util/ut_hash.h"
-#include "fz_common.h"
+#include "analyzer/core/an_cache.h"
+#include "output/out.h"
+#include "util/ut_hash.h"
+#include "fuzz/fz_common.h"
 #include <sys/stat.h>
 #include <unistd.h>
 

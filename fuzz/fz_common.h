@@ -3,9 +3,9 @@
  * input byte, and a loud abort for a broken invariant (libFuzzer records the input as a crash). */
 #ifndef FZ_COMMON_H
 #define FZ_COMMON_H
-#include "../analyzer/an_engine.h"
-#include "../analyzer/an_rule.h"
-#include "../analyzer/an_source.h"
+#include "analyzer/core/an_engine.h"
+#include "analyzer/core/an_rule.h"
+#include "analyzer/core/an_source.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,8 +14,8 @@
  * message), in UTF-8 whenever the input was; no message says the fixer broke a file ("a bug in xpuify").
  * The server writes no file (lsp_server_options.no_writes) and reads no project configuration.
  * FZ_LSP_DUMP=1 prints what the server wrote for each input (to read a crash input's session). */
-#include "../lsp/lsp_server.h"
-#include "fz_common.h"
+#include "lsp/lsp_server.h"
+#include "fuzz/fz_common.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <sys/mman.h>

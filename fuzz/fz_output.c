@@ -3,8 +3,8 @@
  * and written in every format.
  * Properties: json and sarif output is valid UTF-8 and parses as JSON with one entry per finding at the finding's
  * position; the github format keeps one line per finding; text and concise do not crash. */
-#include "../output/out.h"
-#include "fz_common.h"
+#include "output/out.h"
+#include "fuzz/fz_common.h"
 #include <cjson/cJSON.h>
 
 static char *render(out_format f, const out_report *r, size_t *len) {

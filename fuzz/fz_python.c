@@ -3,9 +3,9 @@
  * Properties: no crash, leak or undefined behaviour; every finding and edit lies inside the file, messages and edit
  * texts are UTF-8; each fix applied alone, and the fixer's whole fixpoint, give text that parses whenever the
  * input parsed; the fixer converges; fixing its own output changes nothing; a CRLF file stays CRLF. */
-#include "../rewriters/rw_apply.h"
-#include "../rewriters/rw_fixer.h"
-#include "fz_common.h"
+#include "rewriters/rw_apply.h"
+#include "rewriters/rw_fixer.h"
+#include "fuzz/fz_common.h"
 
 /* every LF is part of a CRLF, and there is at least one */
 static bool crlf_only(const char *t, size_t n) {

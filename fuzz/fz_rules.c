@@ -2,8 +2,8 @@
  * queries, predicates and trigger regexes; when the rules load, run them with fixes over a small Python file.
  * Properties: no crash, leak or undefined behaviour; every error names the origin; loaded rules yield findings
  * that keep the diagnostic invariants. */
-#include "../rewriters/rw_fixer.h"
-#include "fz_common.h"
+#include "rewriters/rw_fixer.h"
+#include "fuzz/fz_common.h"
 
 static const char sample[] =
     "import torch\nfrom torch.cuda.amp import GradScaler\nimport torch.distributed as dist\n"

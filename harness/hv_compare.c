@@ -1,8 +1,8 @@
 /* hv_compare: numeric-tolerant output comparison (see hv_compare.h). */
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "hv_compare.h"
-#include "../util/ut_buf.h"
-#include "../util/ut_mem.h"
+#include "harness/hv_compare.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
 #include <errno.h>
 #include <math.h>
 #include <pcre2.h>

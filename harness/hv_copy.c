@@ -1,6 +1,6 @@
 /* hv_copy: tree copy and removal (see hv_copy.h). */
-#include "hv_copy.h"
-#include "../util/ut_mem.h"
+#include "harness/hv_copy.h"
+#include "util/ut_mem.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * links) and removing a tree. The copy never writes into the source. */
 #ifndef HV_COPY_H
 #define HV_COPY_H
-#include "../util/ut_buf.h"
+#include "util/ut_buf.h"
 #include <stdbool.h>
 
 /* Copies the tree at src to dst (which must not exist). Special files (sockets, fifos, devices) are skipped

@@ -1,7 +1,7 @@
 /* hv_proc: process-group runs with timeouts (see hv_proc.h). */
-#include "hv_proc.h"
-#include "../util/ut_buf.h"
-#include "../util/ut_mem.h"
+#include "harness/hv_proc.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

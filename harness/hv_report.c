@@ -1,7 +1,7 @@
 /* hv_report: text table and JSON of a verification (see hv_report.h). */
-#include "hv_report.h"
-#include "../util/ut_buf.h"
-#include "../util/ut_mem.h"
+#include "harness/hv_report.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * details of each failure, or as JSON. */
 #ifndef HV_REPORT_H
 #define HV_REPORT_H
-#include "hv_verify.h"
+#include "harness/hv_verify.h"
 #include <stdio.h>
 
 typedef struct {

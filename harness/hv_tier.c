@@ -3,10 +3,10 @@
  * loader (libze_loader.so.1: zeInit for GPUs, zeDriverGet, zeDeviceGet), else `torch.xpu.is_available()`.
  * MPS (macOS only): `torch.backends.mps.is_available()`. The libraries are opened at run time, so xpuify
  * needs neither installed. */
-#include "hv_tier.h"
-#include "hv_compare.h"
-#include "../util/ut_buf.h"
-#include "../util/ut_mem.h"
+#include "harness/hv_tier.h"
+#include "harness/hv_compare.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * ZE_AFFINITY_MASK="", HIP_VISIBLE_DEVICES="") and XPUIFY_DEVICE set for the compat helper. */
 #ifndef HV_TIER_H
 #define HV_TIER_H
-#include "hv_proc.h"
+#include "harness/hv_proc.h"
 #include <stdbool.h>
 
 typedef enum { HV_TIER_CUDA, HV_TIER_XPU, HV_TIER_MPS, HV_TIER_CPU, HV_TIER__COUNT } hv_tier;

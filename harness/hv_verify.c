@@ -1,8 +1,8 @@
 /* hv_verify: copies, builds, runs on each tier, comparisons and verdicts (see hv_verify.h). */
-#include "hv_verify.h"
-#include "hv_copy.h"
-#include "../util/ut_buf.h"
-#include "../util/ut_mem.h"
+#include "harness/hv_verify.h"
+#include "harness/hv_copy.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

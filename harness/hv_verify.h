@@ -7,10 +7,10 @@
  * where it did not) and must run on every tier. */
 #ifndef HV_VERIFY_H
 #define HV_VERIFY_H
-#include "hv_compare.h"
-#include "hv_proc.h"
-#include "hv_tier.h"
-#include "../util/ut_mem.h"
+#include "harness/hv_compare.h"
+#include "harness/hv_proc.h"
+#include "harness/hv_tier.h"
+#include "util/ut_mem.h"
 
 typedef enum { HV_ORIGINAL, HV_PATCHED, HV_REFCMD, HV_VARIANT__COUNT } hv_variant;
 

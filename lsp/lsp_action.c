@@ -1,9 +1,9 @@
 /* lsp_action: code actions and commands: a quick fix per fixable finding (the fix an_pyfix computed), "ignore
  * for this line" (writes or extends a `# xpuify: ignore[CODE]` comment), `source.fixAll.xpuify` (the fixpoint
  * of rw_fixer, as `xpuify fix` computes it), and the commands xpuify.applyAll and xpuify.writeHelper. */
-#include "lsp_server_int.h"
-#include "../rewriters/rw_fixer.h"
-#include "../rewriters/rw_target.h"
+#include "lsp/lsp_server_int.h"
+#include "rewriters/rw_fixer.h"
+#include "rewriters/rw_target.h"
 #include <stdio.h>
 #include <unistd.h>
 

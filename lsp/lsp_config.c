@@ -1,7 +1,7 @@
 /* lsp_config: the minimal project configuration reader (select, ignore, target from the closest .xpuify.yml;
  * other keys are left to the full configuration system). */
-#include "lsp_config.h"
-#include "../util/ut_mem.h"
+#include "lsp/lsp_config.h"
+#include "util/ut_mem.h"
 #include <stdio.h>
 #include <sys/stat.h>
 #include <yaml.h>

@@ -5,7 +5,7 @@
  * again for every open document when a watched .xpuify.yml changes. */
 #ifndef LSP_CONFIG_H
 #define LSP_CONFIG_H
-#include "lsp_settings.h"
+#include "lsp/lsp_settings.h"
 
 /* Fills out with the values the project sets for file_path. *origin (heap): the configuration file used, NULL
  * when none applies. Returns false with *error (heap, "file:line:column: what") when the configuration is

@@ -1,6 +1,6 @@
 /* lsp_diag: findings as LSP diagnostics (code, codeDescription.href to the rule's documentation, source
  * "xpuify", the fix in `data`), pushed with publishDiagnostics or pulled with textDocument/diagnostic. */
-#include "lsp_server_int.h"
+#include "lsp/lsp_server_int.h"
 #include <stdio.h>
 
 void lsp_rule_href(const char *code, char *buf, size_t sz) {

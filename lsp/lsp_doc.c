@@ -1,7 +1,7 @@
 /* lsp_doc: the document store. */
-#include "lsp_doc.h"
-#include "../analyzer/an_walk.h"
-#include "../util/ut_buf.h"
+#include "lsp/lsp_doc.h"
+#include "analyzer/core/an_walk.h"
+#include "util/ut_buf.h"
 #include <ctype.h>
 #include <stdio.h>
 

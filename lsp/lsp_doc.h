@@ -2,9 +2,9 @@
  * table, and each buffer's incremental analysis state and last findings. */
 #ifndef LSP_DOC_H
 #define LSP_DOC_H
-#include "../analyzer/an_incr.h"
-#include "../analyzer/an_source.h"
-#include "lsp_pos.h"
+#include "analyzer/core/an_incr.h"
+#include "analyzer/core/an_source.h"
+#include "lsp/lsp_pos.h"
 
 typedef struct lsp_doc {
     char *uri;

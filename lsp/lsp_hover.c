@@ -1,7 +1,7 @@
 /* lsp_hover: the documentation of the rules whose findings cover the hovered position (their first character
  * included, their end excluded; an empty range answers at its position), and of the rules named in a
  * `# xpuify: ignore[...]` comment under the cursor. */
-#include "lsp_server_int.h"
+#include "lsp/lsp_server_int.h"
 #include <stdio.h>
 
 static void rule_doc(lsp_server *s, const an_rule *r, const char *message, ut_buf *b) {

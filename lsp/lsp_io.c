@@ -1,7 +1,7 @@
 /* lsp_io: Content-Length framing, reading robustly and writing whole messages. */
-#include "lsp_io.h"
-#include "../util/ut_buf.h"
-#include "../util/ut_mem.h"
+#include "lsp/lsp_io.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* lsp_pos: conversions between byte offsets and LSP positions. */
-#include "lsp_pos.h"
+#include "lsp/lsp_pos.h"
 
 const char *lsp_encoding_name(lsp_encoding e) {
     return e == LSP_ENC_UTF8 ? "utf-8" : e == LSP_ENC_UTF32 ? "utf-32" : "utf-16";

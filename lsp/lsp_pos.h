@@ -3,7 +3,7 @@
  * \r\n or \r, as in an_source. Invalid UTF-8 bytes count as one character each. */
 #ifndef LSP_POS_H
 #define LSP_POS_H
-#include "../analyzer/an_source.h"
+#include "analyzer/core/an_source.h"
 
 typedef enum { LSP_ENC_UTF16 = 0, LSP_ENC_UTF8, LSP_ENC_UTF32 } lsp_encoding;
 

@@ -1,8 +1,8 @@
 /* lsp_rpc: writing JSON-RPC messages and matching responses to the server's own requests. */
-#include "lsp_rpc.h"
-#include "../analyzer/an_source.h"
-#include "../util/ut_buf.h"
-#include "lsp_io.h"
+#include "lsp/lsp_rpc.h"
+#include "analyzer/core/an_source.h"
+#include "util/ut_buf.h"
+#include "lsp/lsp_io.h"
 #include <stdio.h>
 
 void lsp_rpc_init(lsp_rpc *r, int fd) {

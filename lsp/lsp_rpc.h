@@ -2,7 +2,7 @@
  * to the client with their response handlers. */
 #ifndef LSP_RPC_H
 #define LSP_RPC_H
-#include "../util/ut_mem.h"
+#include "util/ut_mem.h"
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 

@@ -2,9 +2,9 @@
  * exit), document synchronization, settings, and method dispatch. One thread: a burst of edits is read
  * completely before the next analysis, requests still queued when their `$/cancelRequest` arrives are answered
  * as cancelled, and analyses are incremental (an_incr), so typing stays responsive. */
-#include "lsp_server_int.h"
-#include "../analyzer/an_suppress.h"
-#include "lsp_io.h"
+#include "lsp/lsp_server_int.h"
+#include "analyzer/core/an_suppress.h"
+#include "lsp/lsp_io.h"
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>

@@ -3,8 +3,8 @@
  * client and the project. */
 #ifndef LSP_SERVER_H
 #define LSP_SERVER_H
-#include "../analyzer/an_rule.h"
-#include "lsp_config.h"
+#include "analyzer/core/an_rule.h"
+#include "lsp/lsp_config.h"
 #include <stdio.h>
 
 /* The fix options for a file (what `--target` decides on the command line): target is auto, accelerator,

@@ -1,11 +1,11 @@
 /* lsp_server_int: the server's state, shared by the feature files (lsp_diag, lsp_action, lsp_hover). */
 #ifndef LSP_SERVER_INT_H
 #define LSP_SERVER_INT_H
-#include "lsp_doc.h"
-#include "lsp_io.h"
-#include "lsp_rpc.h"
-#include "lsp_server.h"
-#include "lsp_settings.h"
+#include "lsp/lsp_doc.h"
+#include "lsp/lsp_io.h"
+#include "lsp/lsp_rpc.h"
+#include "lsp/lsp_server.h"
+#include "lsp/lsp_settings.h"
 
 typedef struct lsp_server {
     const lsp_server_options *opt;

@@ -1,6 +1,6 @@
 /* lsp_settings: parsing and layering of settings. */
-#include "lsp_settings.h"
-#include "../util/ut_mem.h"
+#include "lsp/lsp_settings.h"
+#include "util/ut_mem.h"
 #include <stdio.h>
 
 void lsp_settings_init(lsp_settings *s) {

@@ -3,7 +3,7 @@
  * previous where it sets a value. */
 #ifndef LSP_SETTINGS_H
 #define LSP_SETTINGS_H
-#include "../util/ut_buf.h"
+#include "util/ut_buf.h"
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* out: format selection and the pieces the formats share. */
-#include "out.h"
+#include "output/out.h"
 #include <cjson/cJSON.h>
 
 bool out_format_parse(const char *s, out_format *f) {

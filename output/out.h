@@ -2,7 +2,7 @@
  * none knows which front end produced a finding. */
 #ifndef OUT_H
 #define OUT_H
-#include "../analyzer/an_engine.h"
+#include "analyzer/core/an_engine.h"
 #include <stdio.h>
 
 typedef enum { OUT_TEXT, OUT_CONCISE, OUT_JSON, OUT_SARIF, OUT_GITHUB, OUT_GITLAB, OUT_JUNIT } out_format;

@@ -1,5 +1,5 @@
 /* out_fingerprint: computing fingerprints (see out_fingerprint.h). */
-#include "out_fingerprint.h"
+#include "output/out_fingerprint.h"
 #include <git2.h>
 #include <limits.h>
 #include <pthread.h>

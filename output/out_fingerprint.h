@@ -4,7 +4,7 @@
  * itself changes it. Baselines, SARIF partialFingerprints and GitLab's fingerprint all use it. */
 #ifndef OUT_FINGERPRINT_H
 #define OUT_FINGERPRINT_H
-#include "../analyzer/an_engine.h"
+#include "analyzer/core/an_engine.h"
 
 /* The project root (absolute, no trailing slash), computed once. */
 const char *out_project_root(void);

@@ -1,5 +1,5 @@
 /* out_github: GitHub Actions workflow commands (`::error file=...,line=...::message`), one per finding. */
-#include "out.h"
+#include "output/out.h"
 
 /* data escaping per the workflow-command spec; properties also escape ':' and ',' */
 static void esc(FILE *fp, const char *s, bool prop) {

@@ -1,7 +1,7 @@
 /* out_gitlab: GitLab Code Quality report: a JSON array of issues (description, check_name, fingerprint, severity,
  * location.path relative to the project root, location.lines.begin). */
-#include "out.h"
-#include "out_fingerprint.h"
+#include "output/out.h"
+#include "output/out_fingerprint.h"
 #include <cjson/cJSON.h>
 
 static const char *severity(an_severity s) {

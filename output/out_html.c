@@ -3,8 +3,8 @@
  * charts (SVG drawn by the inline script from the JSON embedded in the page), what `fix` would change (diffs), what
  * needs a human (findings without a safe fix, traps noted by the rules, CUDA kernel sources) and, when given, the
  * verify matrix. */
-#include "out.h"
-#include "out_fingerprint.h"
+#include "output/out.h"
+#include "output/out_fingerprint.h"
 #include <cjson/cJSON.h>
 
 static void esc(FILE *fp, const char *s) {

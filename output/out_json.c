@@ -1,6 +1,6 @@
 /* out_json: an array of findings: path, line, column, end_line, end_column (1-based, code points), code, name,
  * severity, message, fix. */
-#include "out.h"
+#include "output/out.h"
 #include <cjson/cJSON.h>
 
 void out_json(const out_report *r, FILE *fp) {

@@ -1,6 +1,6 @@
 /* out_junit: JUnit XML, as CI test-report viewers read it: one testsuite per file with findings, one failing
  * testcase per finding; a run without findings is one passing testcase. */
-#include "out.h"
+#include "output/out.h"
 
 static void esc(FILE *fp, const char *s) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {

@@ -1,7 +1,7 @@
 /* out_sarif: SARIF 2.1.0: one run, the tool's rules (id, name, descriptions, help), results with regions in
  * Unicode code points, fixes as artifactChanges. */
-#include "out.h"
-#include "out_fingerprint.h"
+#include "output/out.h"
+#include "output/out_fingerprint.h"
 #include <cjson/cJSON.h>
 
 static const char *level(an_severity s) {

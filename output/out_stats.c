@@ -1,5 +1,5 @@
 /* out_stats: --statistics: findings counted per rule, most frequent first. */
-#include "out.h"
+#include "output/out.h"
 #include <cjson/cJSON.h>
 
 typedef struct {

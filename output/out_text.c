@@ -1,6 +1,6 @@
 /* out_text: the human formats: `path:line:col: CODE [name] message` with the source line and carets (text), or
  * the first line alone (concise); a summary line closes both. */
-#include "out.h"
+#include "output/out.h"
 
 static void frame(const an_diag *d, const an_source *src, FILE *fp, bool color) {
     uint32_t ls, le;

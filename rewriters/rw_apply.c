@@ -1,6 +1,6 @@
 /* rw_apply: conflict handling between fixes of one pass. */
-#include "rw_apply.h"
-#include "../analyzer/an_rule.h"
+#include "rewriters/rw_apply.h"
+#include "analyzer/core/an_rule.h"
 
 typedef struct {
     const an_diag *d;

@@ -3,7 +3,7 @@
  * applies them to the text. */
 #ifndef RW_APPLY_H
 #define RW_APPLY_H
-#include "../analyzer/an_diag.h"
+#include "analyzer/core/an_diag.h"
 
 typedef struct {
     char *text;

@@ -1,6 +1,6 @@
 /* rw_diff: Myers' O(ND) line diff, then hunks with three lines of context. */
-#include "rw_diff.h"
-#include "../util/ut_mem.h"
+#include "rewriters/rw_diff.h"
+#include "util/ut_mem.h"
 #include <stdbool.h>
 #include <stdint.h>
 

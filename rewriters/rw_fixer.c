@@ -1,6 +1,6 @@
 /* rw_fixer: the fixpoint loop with re-parse safety. */
-#include "rw_fixer.h"
-#include "rw_apply.h"
+#include "rewriters/rw_fixer.h"
+#include "rewriters/rw_apply.h"
 #include <stdio.h>
 
 typedef struct {

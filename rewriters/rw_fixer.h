@@ -3,7 +3,7 @@
  * involved are named. */
 #ifndef RW_FIXER_H
 #define RW_FIXER_H
-#include "../analyzer/an_engine.h"
+#include "analyzer/core/an_engine.h"
 
 #define RW_MAX_PASSES 20
 

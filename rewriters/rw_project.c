@@ -1,9 +1,9 @@
 /* rw_project: per-file fixing with helper placement and atomic writes (see rw_project.h). */
-#include "rw_project.h"
-#include "rw_diff.h"
-#include "rw_fixer.h"
-#include "rw_target.h"
-#include "rw_write.h"
+#include "rewriters/rw_project.h"
+#include "rewriters/rw_diff.h"
+#include "rewriters/rw_fixer.h"
+#include "rewriters/rw_target.h"
+#include "rewriters/rw_write.h"
 #include <stdio.h>
 #include <unistd.h>
 

@@ -3,9 +3,9 @@
  * instead of writing. Shared by `xpuify fix` and `xpuify verify` (which fixes its copy of the project). */
 #ifndef RW_PROJECT_H
 #define RW_PROJECT_H
-#include "../analyzer/an_engine.h"
-#include "../util/ut_buf.h"
-#include "rw_fixer.h"
+#include "analyzer/core/an_engine.h"
+#include "util/ut_buf.h"
+#include "rewriters/rw_fixer.h"
 
 typedef struct {
     /* set by the caller */

@@ -1,5 +1,5 @@
 /* rw_suppress: placing suppression comments for findings (see rw_suppress.h). */
-#include "rw_suppress.h"
+#include "rewriters/rw_suppress.h"
 #include <ctype.h>
 #include <stdio.h>
 

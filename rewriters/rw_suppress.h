@@ -5,7 +5,7 @@
  * parse, or the file is left alone. */
 #ifndef RW_SUPPRESS_H
 #define RW_SUPPRESS_H
-#include "../analyzer/an_engine.h"
+#include "analyzer/core/an_engine.h"
 
 typedef struct {
     char *text;    /* new text, NULL when nothing changed or on error */

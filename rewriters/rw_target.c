@@ -1,8 +1,9 @@
 /* rw_target: requirement detection and helper placement. */
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "rw_target.h"
-#include "../util/ut_mem.h"
-#include "rw_write.h"
+#include "rewriters/rw_target.h"
+#include "analyzer/core/an_target.h"
+#include "util/ut_mem.h"
+#include "rewriters/rw_write.h"
 #include <errno.h>
 #include <limits.h>
 #include <pcre2.h>
@@ -14,13 +15,6 @@
 struct xp_embedded { const char *path; const char *text; size_t len; };
 extern const struct xp_embedded xp_templates[];
 extern const size_t xp_templates_count;
-
-bool rw_parse_version(const char *s, int *major, int *minor) {
-    int a, b = 0;
-    if (!s || sscanf(s, "%d.%d", &a, &b) < 1) return false;
-    *major = a, *minor = b;
-    return true;
-}
 
 static bool exists(const char *p, bool dir) {
     struct stat st;
@@ -153,17 +147,6 @@ void rw_helper_place_for(const char *file, const char *module, const char *force
 void rw_helper_place_free(rw_helper_place *p) {
     ut_free(p->path);
     ut_free(p->import);
-}
-
-const char *rw_template_text(const char *name, size_t *len) {
-    for (size_t i = 0; i < xp_templates_count; i++) {
-        const char *b = strrchr(xp_templates[i].path, '/');
-        b = b ? b + 1 : xp_templates[i].path;
-        if (strcmp(b, name)) continue;
-        if (len) *len = xp_templates[i].len;
-        return xp_templates[i].text;
-    }
-    return NULL;
 }
 
 char *rw_helper_text(const char *priority) {

@@ -3,7 +3,7 @@
  * each file imports it. */
 #ifndef RW_TARGET_H
 #define RW_TARGET_H
-#include "../util/ut_buf.h"
+#include "util/ut_buf.h"
 #include <stdbool.h>
 
 typedef struct {
@@ -15,8 +15,6 @@ typedef struct {
 /* Looks in dir and its parents (up to the repository root or /) for declared torch requirements. */
 void rw_torch_requirement(const char *dir, rw_torch_req *out);
 void rw_torch_req_free(rw_torch_req *r);
-/* Parses "2.6" / "2.6.1" */
-bool rw_parse_version(const char *s, int *major, int *minor);
 
 typedef struct {
     char *path;   /* where the helper module lives */
@@ -28,8 +26,6 @@ void rw_helper_place_for(const char *file, const char *module, const char *force
 void rw_helper_place_free(rw_helper_place *p);
 /* The helper's text with the device priority baked in. */
 char *rw_helper_text(const char *priority);
-/* An embedded template by file name ("xpuify_gpu.h"), or NULL. */
-const char *rw_template_text(const char *name, size_t *len);
 /* Writes the helper if absent: 1 written, 0 already there, -1 error (*why). */
 int rw_helper_write(const char *path, const char *priority, char **why);
 #endif

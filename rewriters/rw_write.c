@@ -2,9 +2,9 @@
  * would, to prove the original survives; XPUIFY_FAULT_WRITE=slow makes each write take long enough to be
  * interrupted. Termination signals (Ctrl-C, kill) wait while a temporary file exists,
  * so an interrupted `fix` leaves each file either original or fully fixed, and no temporary file behind. */
-#include "rw_write.h"
-#include "../util/ut_buf.h"
-#include "../util/ut_mem.h"
+#include "rewriters/rw_write.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>

@@ -2,8 +2,8 @@
  *   capi extract HEADER [-I DIR]...   what HEADER declares: "kind name [enum]" per line
  *   capi coverage [CUDA_INCLUDE_DIR]  per table with `headers`: functions the tables know / functions declared,
  *                                     as markdown; --missing lists the unknown ones */
-#include "../analyzer/an_capi.h"
-#include "../cli/cli.h"
+#include "analyzer/c/an_capi.h"
+#include "cli/cli.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

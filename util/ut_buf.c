@@ -1,6 +1,6 @@
 /* ut_buf: growable buffer; always NUL-terminated after any append. */
-#include "ut_buf.h"
-#include "ut_mem.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
 #include <stdio.h>
 
 void ut_buf_init(ut_buf *b) { b->data = NULL, b->len = b->cap = 0; }

@@ -1,5 +1,5 @@
 /* ut_hash: SHA-1 via libgit2 (git_odb_hash of a blob), initialized once per process; MurmurHash3_x64_128. */
-#include "ut_hash.h"
+#include "util/ut_hash.h"
 #include <git2.h>
 #include <pthread.h>
 #include <string.h>

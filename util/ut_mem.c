@@ -1,5 +1,5 @@
 /* ut_mem: allocation that never returns NULL (out of memory aborts with a message). */
-#include "ut_mem.h"
+#include "util/ut_mem.h"
 #include <stdio.h>
 
 static void oom(size_t n) {

@@ -1,7 +1,7 @@
 /* ut_yaml: what the YAML loaders (rule catalog, configuration) share: one-line errors at a node, scalar access. */
 #ifndef UT_YAML_H
 #define UT_YAML_H
-#include "ut_buf.h"
+#include "util/ut_buf.h"
 #include <stdarg.h>
 #include <yaml.h>
 

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "../../analyzer/an_capi.h"
+#include "analyzer/c/an_capi.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

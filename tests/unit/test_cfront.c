@@ -5,11 +5,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "../../analyzer/an_c.h"
-#include "../../analyzer/an_cdecls.h"
-#include "../../analyzer/an_clang.h"
-#include "../../analyzer/an_engine.h"
-#include "../../analyzer/an_text.h"
+#include "analyzer/c/an_c.h"
+#include "analyzer/c/an_cdecls.h"
+#include "analyzer/c/an_clang.h"
+#include "analyzer/core/an_engine.h"
+#include "analyzer/text/an_text.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "../../harness/hv_compare.h"
+#include "harness/hv_compare.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "../../config/cf_config.h"
+#include "config/cf_config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "../../util/ut_hash.h"
+#include "util/ut_hash.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -7,10 +7,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "unit_files.h"
-#include "../../analyzer/an_engine.h"
-#include "../../analyzer/an_incr.h"
-#include "../../analyzer/an_python.h"
+#include "tests/unit/unit_files.h"
+#include "analyzer/core/an_engine.h"
+#include "analyzer/core/an_incr.h"
+#include "analyzer/python/an_python.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,9 +5,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "unit_files.h"
+#include "tests/unit/unit_files.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "../../analyzer/an_literal.h"
+#include "analyzer/core/an_literal.h"
 #include <ctype.h>
 #include <dirent.h>
 #include <pcre2.h>

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "../../analyzer/an_resolve.h"
+#include "analyzer/python/an_resolve.h"
 #include <string.h>
 #include <tree_sitter/api.h>
 

@@ -4,8 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "../../analyzer/an_engine.h"
-#include "../../analyzer/an_message.h"
+#include "analyzer/core/an_engine.h"
+#include "analyzer/core/an_message.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "../../analyzer/an_source.h"
+#include "analyzer/core/an_source.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include "../../analyzer/an_engine.h"
-#include "../../analyzer/an_suppress.h"
+#include "analyzer/core/an_engine.h"
+#include "analyzer/core/an_suppress.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -1,0 +1,606 @@
+/* an_cache: the on-disk results cache.
+ *
+ * File DIR/v1/<hex of the build hash>.bin:
+ *   "XPUIFYC2" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | ut_hash20 of the payload
+ *   payload: entries: key[20] (run, path, per-file options) | content[20] (an_cache_content) | u32 n | blob[n]
+ *   blob: u8 parsed | u32 findings | findings: u32 rule index | u32 entry index (~0: none) | u8 origin |
+ *         u32 start end line col end_line end_col | str message | u8 has fix
+ *         [fix: str title | u8 applicability | str min_torch | u32 edits | edits: u32 start end | str text]
+ *   str: u32 length (~0: NULL) | bytes
+ * Keys are ut_hash20 of what they cover. Stamp entries share the table: key ut_hash20("stamp" | run | path),
+ *   content: the hash of the content read (zero when the prefilter rejected it), blob: u64 dev ino size | i64 mtime
+ *   ctime (ns) | u8 passed.
+ * Rule and entry indexes are valid because the catalog fingerprint is part of every key. */
+#include "analyzer/core/an_cache.h"
+#include "util/ut_buf.h"
+#include "util/ut_hash.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC AN_CACHE_MAGIC
+#define HDR (8 + 4 + 4 + 8 + 20)
+#define NONE UINT32_MAX
+/* entries not used by this run beyond this many are dropped at save (paths that no longer exist, other configs) */
+#define MAX_STALE 200000
+#define STAMP_LEN (5 * 8 + 1)
+/* a file changed less than this before the run began keeps no stamp: clock ticks of file systems' timestamps go up
+ * to 2 s (FAT) */
+#define RACY_NS (3LL * 1000000000)
+
+typedef struct {
+    uint8_t key[20], content[20];
+    const uint8_t *blob; /* into c->file or owned (below) */
+    uint32_t len;
+    bool owned, used;
+} entry;
+
+struct an_cache {
+    char *dir, *path;
+    uint8_t build[20];
+    uint8_t *file;        /* the cache file as read */
+    entry *tab;           /* open addressing by key */
+    size_t cap, n;
+    bool dirty;
+    size_t hits, misses, stamp_hits;
+    int64_t trust_before; /* stamps of files changed at or after this are not stored */
+    pthread_mutex_t mu;
+    UT_VEC(char *) strings; /* interned min_torch strings handed out in fixes */
+};
+
+/* ---- build identity ------------------------------------------------------------------------------------------- */
+
+/* The version alone would let a rebuilt binary trust results of the old one; the executable's own hash does not. */
+static uint8_t exe_hash[20]; /* of /proc/self/exe, once per process */
+
+static void hash_exe(void) {
+    ut_buf b;
+    ut_buf_init(&b);
+    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char chunk[65536];
+        ssize_t r;
+        while ((r = read(fd, chunk, sizeof chunk)) > 0) ut_buf_append(&b, chunk, (size_t)r);
+        close(fd);
+    }
+    ut_hash20(b.data ? b.data : "", b.len, exe_hash);
+    ut_buf_free(&b);
+}
+
+static void build_hash(const char *version, const an_catalog *cat, uint8_t out[20]) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, hash_exe);
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "xpuify %s\n", version);
+    ut_buf_append(&b, (const char *)exe_hash, 20);
+    ut_buf_append(&b, (const char *)an_catalog_fingerprint(cat), 20);
+    ut_hash20(b.data, b.len, out);
+    ut_buf_free(&b);
+}
+
+static void hex(const uint8_t *h, size_t n, char *out) {
+    for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", h[i]);
+}
+
+/* ---- table ---------------------------------------------------------------------------------------------------- */
+
+static size_t slot(const an_cache *c, const uint8_t key[20]) {
+    uint64_t h;
+    memcpy(&h, key, sizeof h);
+    size_t i = (size_t)h & (c->cap - 1);
+    while (c->tab[i].blob && memcmp(c->tab[i].key, key, 20)) i = (i + 1) & (c->cap - 1);
+    return i;
+}
+
+static void grow(an_cache *c) {
+    size_t oc = c->cap;
+    entry *old = c->tab;
+    c->cap = oc ? oc * 2 : 1024;
+    c->tab = ut_calloc(c->cap, sizeof(entry));
+    for (size_t i = 0; i < oc; i++)
+        if (old[i].blob) c->tab[slot(c, old[i].key)] = old[i];
+    ut_free(old);
+}
+
+static entry *insert(an_cache *c, const uint8_t key[20]) {
+    if ((c->n + 1) * 2 > c->cap) grow(c);
+    entry *e = &c->tab[slot(c, key)];
+    if (!e->blob) {
+        c->n++;
+        memcpy(e->key, key, 20);
+    } else if (e->owned) {
+        ut_free((void *)e->blob);
+    }
+    return e;
+}
+
+/* ---- reading the file ----------------------------------------------------------------------------------------- */
+
+static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+static uint8_t *slurp(const char *path, size_t *n) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HDR || st.st_size > (1LL << 32)) {
+        close(fd);
+        return NULL;
+    }
+    size_t want = (size_t)st.st_size, got = 0;
+    uint8_t *b = ut_malloc(want);
+    while (got < want) {
+        ssize_t r = read(fd, b + got, want - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != want) { ut_free(b); return NULL; }
+    *n = want;
+    return b;
+}
+
+static void load(an_cache *c) {
+    size_t n;
+    uint8_t *b = slurp(c->path, &n);
+    if (!b) return;
+    uint8_t sum[20];
+    if (memcmp(b, MAGIC, 8) || rd32(b + 8) != 0x01020304u || rd64(b + 16) != n - HDR) goto bad;
+    ut_hash20(b + HDR, n - HDR, sum);
+    if (memcmp(sum, b + 24, 20)) goto bad;
+    uint32_t count = rd32(b + 12);
+    size_t off = HDR;
+    for (uint32_t i = 0; i < count; i++) {
+        if (n - off < 44) goto bad;
+        uint32_t len = rd32(b + off + 40);
+        if (n - off - 44 < len) goto bad;
+        entry *e = insert(c, b + off);
+        memcpy(e->content, b + off + 20, 20);
+        e->blob = b + off + 44;
+        e->len = len;
+        e->owned = false;
+        off += 44 + (size_t)len;
+    }
+    c->file = b;
+    return;
+bad: /* another format, a torn or damaged file: start empty, rewrite it at save */
+    for (size_t i = 0; i < c->cap; i++) memset(&c->tab[i], 0, sizeof(entry));
+    c->n = 0;
+    c->dirty = true;
+    ut_free(b);
+}
+
+an_cache *an_cache_open(const char *dir, const char *version, const an_catalog *cat) {
+    an_cache *c = ut_calloc(1, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    c->dir = ut_strdup(dir);
+    build_hash(version, cat, c->build);
+    char h[41];
+    hex(c->build, 20, h);
+    ut_buf p;
+    ut_buf_init(&p);
+    ut_buf_printf(&p, "%s/v1/%s.bin", dir, h);
+    c->path = ut_buf_take(&p);
+    c->trust_before = INT64_MIN;
+    grow(c);
+    load(c);
+    return c;
+}
+
+void an_cache_free(an_cache *c) {
+    if (!c) return;
+    for (size_t i = 0; i < c->cap; i++)
+        if (c->tab[i].owned) ut_free((void *)c->tab[i].blob);
+    ut_free(c->tab);
+    ut_free(c->file);
+    for (size_t i = 0; i < c->strings.len; i++) ut_free(c->strings.items[i]);
+    ut_vec_free(&c->strings);
+    ut_free(c->dir);
+    ut_free(c->path);
+    pthread_mutex_destroy(&c->mu);
+    ut_free(c);
+}
+
+/* ---- keys ------------------------------------------------------------------------------------------------------ */
+
+static void put_str(ut_buf *b, const char *s) {
+    uint32_t n = s ? (uint32_t)strlen(s) : NONE;
+    ut_buf_append(b, (const char *)&n, 4);
+    if (s) ut_buf_append(b, s, n);
+}
+
+void an_cache_run_key(const an_cache *c, const an_catalog *cat, const bool *enabled, const an_fix_options *fix,
+                      bool regions, an_cache_run *out) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_append(&b, (const char *)c->build, 20);
+    for (size_t i = 0; i < an_catalog_count(cat); i++) {
+        const an_rule *r = an_catalog_rule(cat, i);
+        if (!enabled || enabled[i]) put_str(&b, r->code);
+    }
+    ut_buf_puts(&b, "|fix:");
+    if (fix) {
+        int32_t v[4] = {(int32_t)fix->target, fix->torch_major, fix->torch_minor, fix->unsafe};
+        ut_buf_append(&b, (const char *)v, sizeof v);
+        put_str(&b, fix->helper_module);
+        put_str(&b, fix->helper_import);
+        put_str(&b, fix->c_gpu_include);
+        put_str(&b, fix->c_ccl_include);
+    }
+    ut_buf_puts(&b, regions ? "|regions" : "|whole");
+    ut_hash20(b.data, b.len, out->h);
+    ut_buf_free(&b);
+}
+
+void an_cache_key(const an_cache_run *run, const char *path, const an_fix_options *fix, uint8_t out[20]) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_append(&b, (const char *)run->h, 20);
+    put_str(&b, path);
+    put_str(&b, fix ? fix->helper_module : NULL);
+    put_str(&b, fix ? fix->helper_import : NULL);
+    ut_hash20(b.data, b.len, out);
+    ut_buf_free(&b);
+}
+
+/* ---- entries: encode / decode ---------------------------------------------------------------------------------- */
+
+static void put32(ut_buf *b, uint32_t v) { ut_buf_append(b, (const char *)&v, 4); }
+
+static uint32_t entry_index(const an_diag *d) {
+    if (!d->entry) return NONE;
+    for (size_t i = 0; i < d->rule->entries.len; i++)
+        if (d->rule->entries.items[i] == d->entry) return (uint32_t)i;
+    return NONE;
+}
+
+static void encode(const an_diag_list *l, bool parsed, ut_buf *b) {
+    ut_buf_putc(b, (char)parsed);
+    put32(b, (uint32_t)l->len);
+    for (size_t i = 0; i < l->len; i++) {
+        const an_diag *d = &l->items[i];
+        put32(b, d->rule->index);
+        put32(b, entry_index(d));
+        ut_buf_putc(b, (char)d->origin);
+        uint32_t v[6] = {d->start, d->end, d->line, d->col, d->end_line, d->end_col};
+        ut_buf_append(b, (const char *)v, sizeof v);
+        put_str(b, d->message);
+        ut_buf_putc(b, (char)(d->fix != NULL));
+        if (!d->fix) continue;
+        put_str(b, d->fix->title);
+        ut_buf_putc(b, (char)d->fix->applicability);
+        put_str(b, d->fix->min_torch);
+        put32(b, d->fix->needs);
+        put32(b, (uint32_t)d->fix->edits.len);
+        for (size_t k = 0; k < d->fix->edits.len; k++) {
+            const an_edit *e = &d->fix->edits.items[k];
+            put32(b, e->start);
+            put32(b, e->end);
+            put_str(b, e->text);
+        }
+    }
+}
+
+typedef struct {
+    const uint8_t *p, *end;
+    bool bad;
+} rd;
+
+static uint32_t get32(rd *r) {
+    if (r->end - r->p < 4) { r->bad = true; return 0; }
+    uint32_t v = rd32(r->p);
+    r->p += 4;
+    return v;
+}
+
+static uint8_t get8(rd *r) {
+    if (r->p >= r->end) { r->bad = true; return 0; }
+    return *r->p++;
+}
+
+static char *get_str(rd *r) {
+    uint32_t n = get32(r);
+    if (n == NONE || r->bad) return NULL;
+    if ((size_t)(r->end - r->p) < n) { r->bad = true; return NULL; }
+    char *s = ut_strndup((const char *)r->p, n);
+    r->p += n;
+    return s;
+}
+
+/* min_torch in a fix points at catalog or static strings; cached ones point at strings the cache keeps */
+static const char *intern(an_cache *c, char *s) {
+    if (!s) return NULL;
+    for (size_t i = 0; i < c->strings.len; i++)
+        if (!strcmp(c->strings.items[i], s)) { ut_free(s); return c->strings.items[i]; }
+    ut_vec_push(&c->strings, s);
+    return s;
+}
+
+static bool utf8_or_null(const char *s) { return !s || an_utf8_invalid_at(s, strlen(s)) < 0; }
+
+/* An entry that does not fit the file it claims to describe (ranges past its end, text that is not UTF-8, a
+ * missing message) is damage or tampering: a miss, never findings that could mislead a writer. */
+static bool diag_fits(const an_diag *d, size_t textlen) {
+    if (!d->message || !utf8_or_null(d->message)) return false;
+    if (d->start > d->end || d->end > textlen || !d->line || !d->col || d->end_line < d->line || !d->end_col)
+        return false;
+    if (d->origin > AN_ORIGIN_BUILTIN) return false;
+    if (!d->fix) return true;
+    if (d->fix->applicability > AN_FIX_UNSAFE || !utf8_or_null(d->fix->title) || !utf8_or_null(d->fix->min_torch))
+        return false;
+    for (size_t k = 0; k < d->fix->edits.len; k++) {
+        const an_edit *e = &d->fix->edits.items[k];
+        if (e->start > e->end || e->end > textlen || !utf8_or_null(e->text)) return false;
+    }
+    return true;
+}
+
+static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint32_t len, size_t textlen,
+                   an_diag_list *out, bool *parsed) {
+    rd r = {blob, blob + len, false};
+    *parsed = get8(&r) != 0;
+    uint32_t n = get32(&r);
+    an_diag_list l = {0};
+    for (uint32_t i = 0; i < n && !r.bad; i++) {
+        an_diag d = {0};
+        uint32_t ri = get32(&r), ei = get32(&r);
+        d.rule = an_catalog_rule(cat, ri);
+        if (!d.rule) { r.bad = true; break; }
+        if (ei != NONE) {
+            if (ei >= d.rule->entries.len) { r.bad = true; break; }
+            d.entry = d.rule->entries.items[ei];
+        }
+        d.origin = (an_origin)get8(&r);
+        uint32_t *f[6] = {&d.start, &d.end, &d.line, &d.col, &d.end_line, &d.end_col};
+        for (int k = 0; k < 6; k++) *f[k] = get32(&r);
+        d.message = get_str(&r);
+        if (get8(&r)) {
+            d.fix = ut_calloc(1, sizeof(an_fix));
+            d.fix->title = get_str(&r);
+            d.fix->applicability = (an_applicability)get8(&r);
+            d.fix->min_torch = intern(c, get_str(&r));
+            d.fix->needs = get32(&r);
+            uint32_t ne = get32(&r);
+            for (uint32_t k = 0; k < ne && !r.bad; k++) {
+                an_edit e;
+                e.start = get32(&r);
+                e.end = get32(&r);
+                e.text = get_str(&r);
+                ut_vec_push(&d.fix->edits, e);
+            }
+        }
+        ut_vec_push(&l, d);
+        if (!r.bad && !diag_fits(&d, textlen)) r.bad = true;
+    }
+    if (r.bad || r.p != r.end) {
+        an_diag_list_free(&l);
+        return false;
+    }
+    for (size_t i = 0; i < l.len; i++) ut_vec_push(out, l.items[i]);
+    ut_vec_free(&l);
+    return true;
+}
+
+/* ---- lookups ----------------------------------------------------------------------------------------------------- */
+
+/* the content hash: ut_hash20 (the cache tells its own files' versions apart, nobody crafts collisions against it, and
+ * SHA-1, libgit2's collision-detecting one, cost ~10% of a cold run's CPU time) */
+void an_cache_content(const char *text, size_t len, uint8_t out[20]) { ut_hash20(text, len, out); }
+
+bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
+                  const an_fix_options *fix, const uint8_t content[20], size_t len, an_diag_list *out, bool *parsed) {
+    uint8_t key[20];
+    an_cache_key(run, path, fix, key);
+    pthread_mutex_lock(&c->mu);
+    entry *e = &c->tab[slot(c, key)];
+    bool hit = e->blob && !memcmp(e->content, content, 20) && decode(c, cat, e->blob, e->len, len, out, parsed);
+    if (hit) e->used = true, c->hits++;
+    else c->misses++;
+    pthread_mutex_unlock(&c->mu);
+    return hit;
+}
+
+void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
+                  const an_fix_options *fix, const uint8_t content[20], const an_diag_list *diags, bool parsed) {
+    (void)cat;
+    uint8_t key[20];
+    an_cache_key(run, path, fix, key);
+    ut_buf b;
+    ut_buf_init(&b);
+    encode(diags, parsed, &b);
+    pthread_mutex_lock(&c->mu);
+    entry *e = insert(c, key);
+    memcpy(e->content, content, 20);
+    e->len = (uint32_t)b.len;
+    e->blob = (const uint8_t *)ut_buf_take(&b);
+    e->owned = true;
+    e->used = true;
+    c->dirty = true;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* ---- stamps ------------------------------------------------------------------------------------------------------ */
+
+void an_cache_trust_stamps(an_cache *c, int64_t began_ns) { c->trust_before = began_ns - RACY_NS; }
+
+static void stamp_key(const an_cache_run *run, const char *path, uint8_t out[20]) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_puts(&b, "stamp");
+    ut_buf_append(&b, (const char *)run->h, 20);
+    put_str(&b, path);
+    ut_hash20(b.data, b.len, out);
+    ut_buf_free(&b);
+}
+
+static void stamp_encode(const an_stamp *st, bool passed, uint8_t out[STAMP_LEN]) {
+    uint64_t v[5] = {st->dev, st->ino, st->size, (uint64_t)st->mtime_ns, (uint64_t)st->ctime_ns};
+    memcpy(out, v, sizeof v);
+    out[40] = passed;
+}
+
+an_cache_stamp_state an_cache_stamp_get(an_cache *c, const an_cache_run *run, const char *path, const an_stamp *st,
+                                        uint8_t content[20]) {
+    if (!st->valid) return AN_CACHE_STAMP_UNKNOWN;
+    uint8_t key[20], want[STAMP_LEN];
+    stamp_key(run, path, key);
+    stamp_encode(st, false, want);
+    an_cache_stamp_state r = AN_CACHE_STAMP_UNKNOWN;
+    pthread_mutex_lock(&c->mu);
+    entry *e = &c->tab[slot(c, key)];
+    if (e->blob && e->len == STAMP_LEN && !memcmp(e->blob, want, 40) && e->blob[40] <= 1) {
+        r = e->blob[40] ? AN_CACHE_STAMP_PASSED : AN_CACHE_STAMP_REJECTED;
+        memcpy(content, e->content, 20);
+        e->used = true;
+        c->stamp_hits++;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+void an_cache_stamp_put(an_cache *c, const an_cache_run *run, const char *path, const an_stamp *st,
+                        const uint8_t *content) {
+    if (!st->valid || st->mtime_ns >= c->trust_before || st->ctime_ns >= c->trust_before) return;
+    uint8_t key[20];
+    stamp_key(run, path, key);
+    uint8_t *blob = ut_malloc(STAMP_LEN);
+    stamp_encode(st, content != NULL, blob);
+    pthread_mutex_lock(&c->mu);
+    entry *e = insert(c, key);
+    if (content) memcpy(e->content, content, 20);
+    else memset(e->content, 0, 20);
+    e->len = STAMP_LEN;
+    e->blob = blob;
+    e->owned = true;
+    e->used = true;
+    c->dirty = true;
+    pthread_mutex_unlock(&c->mu);
+}
+
+size_t an_cache_stamp_hits(const an_cache *c) { return c->stamp_hits; }
+
+const char *an_cache_file(const an_cache *c) { return c->path; }
+
+void an_cache_stats(const an_cache *c, size_t *hits, size_t *misses) {
+    *hits = c->hits;
+    *misses = c->misses;
+}
+
+/* ---- saving ------------------------------------------------------------------------------------------------------ */
+
+static char *errmsg(const char *what, const char *path, int err) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%s %s: %s", what, path, strerror(err));
+    return ut_buf_take(&b);
+}
+
+/* mkdir -p; errno tells why on failure */
+static int mkdir_p(const char *dir) {
+    char *p = ut_strdup(dir);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) { ut_free(p); return -1; }
+        *s = '/';
+    }
+    int r = mkdir(p, 0777) == 0 || errno == EEXIST ? 0 : -1;
+    int e = errno;
+    ut_free(p);
+    errno = e;
+    struct stat st;
+    if (!r && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return r;
+}
+
+/* the cache directory marks itself as a cache (backup tools) and as ignored (git), as ruff's does */
+static void write_markers(const char *dir) {
+    static const char *const files[][2] = {
+        {"CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by xpuify.\n"},
+        {".gitignore", "# Automatically created by xpuify.\n*\n"}};
+    for (int i = 0; i < 2; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, files[i][0]);
+        int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) continue;
+        ssize_t w = write(fd, files[i][1], strlen(files[i][1]));
+        (void)w;
+        close(fd);
+    }
+}
+
+int an_cache_save(an_cache *c, char **why) {
+    *why = NULL;
+    if (!c->dirty) return 0;
+    ut_buf payload;
+    ut_buf_init(&payload);
+    size_t stale = 0;
+    uint32_t count = 0;
+    for (size_t i = 0; i < c->cap; i++) {
+        const entry *e = &c->tab[i];
+        if (!e->blob) continue;
+        if (!e->used && ++stale > MAX_STALE) continue;
+        ut_buf_append(&payload, (const char *)e->key, 20);
+        ut_buf_append(&payload, (const char *)e->content, 20);
+        put32(&payload, e->len);
+        ut_buf_append(&payload, (const char *)e->blob, e->len);
+        count++;
+    }
+    uint8_t hdr[HDR];
+    memcpy(hdr, MAGIC, 8);
+    uint32_t bom = 0x01020304u;
+    uint64_t plen = payload.len;
+    memcpy(hdr + 8, &bom, 4);
+    memcpy(hdr + 12, &count, 4);
+    memcpy(hdr + 16, &plen, 8);
+    ut_hash20(payload.data ? payload.data : "", payload.len, hdr + 24);
+
+    int rc = -1;
+    ut_buf sub, tmp;
+    ut_buf_init(&sub), ut_buf_init(&tmp);
+    ut_buf_printf(&sub, "%s/v1", c->dir);
+    if (mkdir_p(c->dir) != 0 || mkdir_p(sub.data) != 0) {
+        *why = errmsg("cannot create", sub.data, errno);
+        goto out;
+    }
+    write_markers(c->dir);
+    ut_buf_printf(&tmp, "%s.XXXXXX", c->path);
+    int fd = mkstemp(tmp.data);
+    if (fd < 0) {
+        *why = errmsg("cannot write in", sub.data, errno);
+        goto out;
+    }
+    mode_t um = umask(0); /* mkstemp makes 0600; a cache is as readable as the files it describes */
+    umask(um);
+    int err = fchmod(fd, 0666 & ~um) != 0 ? errno : 0;
+    const struct { const void *p; size_t n; } parts[2] = {{hdr, HDR}, {payload.data, payload.len}};
+    for (int k = 0; k < 2 && !err; k++) {
+        size_t off = 0;
+        while (off < parts[k].n) {
+            ssize_t w = write(fd, (const char *)parts[k].p + off, parts[k].n - off);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) { err = errno; break; }
+            off += (size_t)w;
+        }
+    }
+    if (close(fd) != 0 && !err) err = errno;
+    if (!err && rename(tmp.data, c->path) != 0) err = errno;
+    if (err) {
+        unlink(tmp.data);
+        *why = errmsg("cannot write", c->path, err);
+        goto out;
+    }
+    c->dirty = false;
+    rc = 0;
+out:
+    ut_buf_free(&sub), ut_buf_free(&tmp), ut_buf_free(&payload);
+    return rc;
+}

@@ -1,0 +1,56 @@
+/* an_catalog_int: the catalog's private layout, shared by an_catalog.c and an_query.c only. */
+#ifndef AN_CATALOG_INT_H
+#define AN_CATALOG_INT_H
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "analyzer/core/an_literal.h"
+#include "analyzer/core/an_rule.h"
+#include <pcre2.h>
+
+struct an_query_set;
+typedef UT_VEC(pcre2_code *) an_re_vec;
+/* a pattern's literal cover (an_literal.h): the pattern can only match where one of ids was found; always: no
+ * cover, run it on every file */
+typedef struct {
+    an_u32_vec ids;
+    bool always;
+} an_cover;
+typedef UT_VEC(an_cover) an_cover_vec;
+typedef struct {
+    char *name;
+    bool full; /* a name a rule resolves, not only a prefix of one */
+} an_qname;
+
+struct an_catalog {
+    UT_VEC(an_rule *) rules;
+    an_entry **exact; /* open-addressing table of exact qualified names */
+    size_t exact_cap;
+    UT_VEC(an_entry *) wild; /* wildcard prefixes, longest first */
+    /* Each trigger (and each locality pattern) is compiled on its own: PCRE2 scans for one literal-led pattern at
+     * gigabytes per second, but slows to tens of megabytes per second on an alternation of thirty of them. */
+    an_re_vec prefilter[AN_LANG__COUNT];
+    an_re_vec locality[AN_LANG__COUNT];
+    /* trigger groups: each a list of patterns that must all appear in the file */
+    UT_VEC(an_re_vec) anchored[AN_LANG__COUNT];
+    /* the literal covers of the patterns above (parallel vectors) and the language's literal scanner: a pattern is
+     * run on a file only when the one-pass scan found one of its literals */
+    an_lits *lits[AN_LANG__COUNT];
+    an_cover_vec prefilter_cov[AN_LANG__COUNT];
+    an_cover_vec locality_cov[AN_LANG__COUNT];
+    UT_VEC(an_cover_vec) anchored_cov[AN_LANG__COUNT];
+    an_cover directives[AN_LANG__COUNT]; /* "xpuify:" and "NOLINT" (suppression comments), in the same scan */
+    /* every name a rule resolves and each of its dotted prefixes, sorted; `full` marks the names themselves */
+    UT_VEC(an_qname) qnames[AN_LANG__COUNT];
+    an_entry **c_exact;      /* the same for the C/C++/CUDA tables (identifiers, `a::b` names, headers) */
+    size_t c_exact_cap;
+    UT_VEC(an_entry *) c_wild;
+    pcre2_code **patterns;   /* by rule index: compiled `pattern` rules */
+    bool prefilter_all[AN_LANG__COUNT];  /* some rule cannot be prefiltered */
+    bool prefilter_none[AN_LANG__COUNT]; /* no rule at all for the language */
+    struct an_query_set *queries[AN_LANG__COUNT];
+    uint8_t fingerprint[20]; /* hash of every rule file loaded (origin and text), in order: the cache key's part */
+};
+
+void an_rule_free(an_rule *r);
+struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_buf *err, int *nerr);
+void an_query_set_free(struct an_query_set *q);
+#endif

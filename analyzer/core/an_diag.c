@@ -1,0 +1,87 @@
+/* an_diag: helpers over the shared diagnostics model. */
+#include "analyzer/core/an_diag.h"
+#include "analyzer/core/an_rule.h"
+#include <stdio.h>
+
+const char *an_severity_name(an_severity s) {
+    switch (s) {
+    case AN_SEV_ERROR: return "error";
+    case AN_SEV_WARNING: return "warning";
+    default: return "info";
+    }
+}
+
+const char *an_applicability_name(an_applicability a) {
+    switch (a) {
+    case AN_FIX_SAFE: return "safe";
+    case AN_FIX_UNSAFE: return "unsafe";
+    default: return "none";
+    }
+}
+
+void an_fix_free(an_fix *f) {
+    if (!f) return;
+    for (size_t i = 0; i < f->edits.len; i++) ut_free(f->edits.items[i].text);
+    ut_vec_free(&f->edits);
+    ut_free(f->title);
+    ut_free(f);
+}
+
+void an_diag_list_free(an_diag_list *l) {
+    for (size_t i = 0; i < l->len; i++) {
+        ut_free(l->items[i].message);
+        an_fix_free(l->items[i].fix);
+    }
+    ut_vec_free(l);
+}
+
+void an_diag_locate(an_diag *d, const an_source *src) {
+    an_source_position(src, d->start, &d->line, &d->col);
+    an_source_position(src, d->end, &d->end_line, &d->end_col);
+}
+
+static int cmp(const void *a, const void *b) {
+    const an_diag *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    int c = strcmp(x->rule->code, y->rule->code);
+    if (c) return c;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return 0;
+}
+
+void an_diag_list_sort(an_diag_list *l) {
+    if (l->len > 1) qsort(l->items, l->len, sizeof(an_diag), cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < l->len; i++) {
+        if (w && l->items[w - 1].rule == l->items[i].rule && l->items[w - 1].start == l->items[i].start &&
+            l->items[w - 1].end == l->items[i].end) {
+            ut_free(l->items[i].message);
+            an_fix_free(l->items[i].fix);
+            continue;
+        }
+        l->items[w++] = l->items[i];
+    }
+    l->len = w;
+}
+
+char *an_edits_apply(const char *text, size_t len, const an_edit *e, size_t n, size_t *out_len) {
+    ut_buf b;
+    ut_buf_init(&b);
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].start < pos || e[i].end > len) continue; /* defensive: callers pass sorted, disjoint edits */
+        ut_buf_append(&b, text + pos, e[i].start - pos);
+        if (e[i].text) ut_buf_puts(&b, e[i].text);
+        pos = e[i].end;
+    }
+    ut_buf_append(&b, text + pos, len - pos);
+    *out_len = b.len;
+    return ut_buf_take(&b);
+}
+
+bool an_version_newer(const char *v, int major, int minor) {
+    if (!v || (!major && !minor)) return false;
+    int a = 0, b = 0;
+    if (sscanf(v, "%d.%d", &a, &b) < 1) return false;
+    return a > major || (a == major && b > minor);
+}

@@ -1,0 +1,411 @@
+/* an_literal: required literals of trigger patterns (a small parser of the PCRE2 syntax rules use), and a scanner
+ * that finds all of them in one pass over a file. */
+#include "analyzer/core/an_literal.h"
+#include "util/ut_buf.h"
+#include <ctype.h>
+#include <string.h>
+
+typedef struct {
+    char *s;
+    uint32_t n;
+    bool nocase;
+} lit;
+
+typedef struct {
+    uint32_t id;
+    uint32_t next; /* 1 + index of the next entry with the same leading bytes, 0 at the end */
+} link;
+
+struct an_lits {
+    UT_VEC(lit) lits;
+    UT_VEC(link) chain;
+    uint32_t head2[65536]; /* by the first two bytes: 1 + index into chain, 0 when none */
+    uint64_t bits2[1024];  /* the same as a bitmap, which stays in the L1 cache */
+    uint64_t next2[1024];  /* bytes 1-2 of every literal of 3 bytes or more (shorter ones: every pair) */
+    uint64_t even2[1024];  /* bits2 | next2 of literals of 3 bytes or more: what a pair at an even offset can be */
+    uint32_t head1[256];   /* one-byte literals */
+    bool any1, any2;       /* some literal has one byte, two bytes */
+};
+
+an_lits *an_lits_new(void) { return ut_calloc(1, sizeof(an_lits)); }
+
+void an_lits_free(an_lits *l) {
+    if (!l) return;
+    for (size_t i = 0; i < l->lits.len; i++) ut_free(l->lits.items[i].s);
+    ut_vec_free(&l->lits);
+    ut_vec_free(&l->chain);
+    ut_free(l);
+}
+
+size_t an_lits_count(const an_lits *l) { return l ? l->lits.len : 0; }
+
+static void link_in(an_lits *l, uint32_t *head, uint32_t id) {
+    for (uint32_t c = *head; c; c = l->chain.items[c - 1].next)
+        if (l->chain.items[c - 1].id == id) return;
+    link k = {id, *head};
+    ut_vec_push(&l->chain, k);
+    *head = (uint32_t)l->chain.len;
+}
+
+static uint32_t add_lit(an_lits *l, const char *s, size_t n, bool nocase) {
+    for (size_t i = 0; i < l->lits.len; i++)
+        if (l->lits.items[i].n == n && l->lits.items[i].nocase == nocase && !memcmp(l->lits.items[i].s, s, n))
+            return (uint32_t)i;
+    uint32_t id = (uint32_t)l->lits.len;
+    lit x = {ut_strndup(s, n), (uint32_t)n, nocase};
+    ut_vec_push(&l->lits, x);
+    unsigned char a = (unsigned char)s[0];
+    unsigned char va[2] = {a, nocase ? (unsigned char)(isupper(a) ? tolower(a) : toupper(a)) : a};
+    if (n == 1) {
+        for (int i = 0; i < 2; i++) link_in(l, &l->head1[va[i]], id);
+        l->any1 = true;
+        return id;
+    }
+    unsigned char b = (unsigned char)s[1];
+    unsigned char vb[2] = {b, nocase ? (unsigned char)(isupper(b) ? tolower(b) : toupper(b)) : b};
+    if (n == 2) {
+        memset(l->next2, 0xff, sizeof l->next2); /* a two-byte literal: the second filter cannot help */
+        l->any2 = true;
+    } else {
+        unsigned char c = (unsigned char)s[2];
+        unsigned char vc[2] = {c, nocase ? (unsigned char)(isupper(c) ? tolower(c) : toupper(c)) : c};
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++) {
+                uint32_t k = vb[i] | (uint32_t)vc[j] << 8;
+                l->next2[k >> 6] |= 1ull << (k & 63);
+                l->even2[k >> 6] |= 1ull << (k & 63);
+            }
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            uint32_t k = va[i] | (uint32_t)vb[j] << 8;
+            link_in(l, &l->head2[k], id);
+            l->bits2[k >> 6] |= 1ull << (k & 63);
+            l->even2[k >> 6] |= 1ull << (k & 63);
+        }
+    return id;
+}
+
+/* ---- covers ------------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    ut_buf b;
+    bool nocase;
+} piece;
+typedef UT_VEC(piece) pieces;
+
+typedef struct {
+    const char *p, *start;
+    bool nocase, fail;
+} parser;
+
+static void pieces_free(pieces *v) {
+    for (size_t i = 0; i < v->len; i++) ut_buf_free(&v->items[i].b);
+    ut_vec_free(v);
+}
+
+static size_t score(const pieces *v) {
+    size_t m = SIZE_MAX;
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i].b.len < m) m = v->items[i].b.len;
+    return v->len ? m : 0;
+}
+
+/* keeps the better of best and cand (longer shortest literal), freeing the other */
+static void consider(pieces *best, pieces *cand) {
+    if (!cand->len) return;
+    if (score(cand) > score(best)) {
+        pieces_free(best);
+        *best = *cand;
+    } else {
+        pieces_free(cand);
+    }
+    memset(cand, 0, sizeof *cand);
+}
+
+static void flush(ut_buf *run, bool nocase, pieces *best) {
+    if (!run->len) return;
+    pieces one = {0};
+    piece x = {{0}, nocase};
+    ut_buf_init(&x.b);
+    ut_buf_append(&x.b, run->data, run->len);
+    ut_vec_push(&one, x);
+    consider(best, &one);
+    run->len = 0;
+}
+
+/* A quantifier at p: 0 none, 1 optional (?, *, {0,...}), 2 required (+, {n,...} with n >= 1), -1 malformed. */
+static int quantifier(parser *ps) {
+    const char *p = ps->p;
+    int kind;
+    if (*p == '?' || *p == '*') kind = 1, p++;
+    else if (*p == '+') kind = 2, p++;
+    else if (*p == '{') {
+        const char *q = p + 1;
+        unsigned lo = 0;
+        bool digits = false;
+        while (isdigit((unsigned char)*q)) lo = lo * 10 + (unsigned)(*q++ - '0'), digits = true;
+        if (!digits) return -1;
+        if (*q == ',') {
+            q++;
+            while (isdigit((unsigned char)*q)) q++;
+        }
+        if (*q != '}') return -1;
+        p = q + 1;
+        kind = lo ? 2 : 1;
+    } else {
+        return 0;
+    }
+    if (*p == '?' || *p == '+') p++; /* lazy, possessive */
+    ps->p = p;
+    return kind;
+}
+
+static bool skip_class(parser *ps) {
+    const char *p = ps->p + 1;
+    if (*p == '^') p++;
+    if (*p == ']') p++;
+    for (; *p && *p != ']'; p++) {
+        if (*p == '\\') {
+            if (!p[1]) return false;
+            p++;
+        } else if (p[0] == '[' && p[1] == ':') {
+            const char *e = strstr(p + 2, ":]");
+            if (!e) return false;
+            p = e + 1;
+        }
+    }
+    if (*p != ']') return false;
+    ps->p = p + 1;
+    return true;
+}
+
+/* skips a parenthesized group (a look-around) whole */
+static bool skip_group(parser *ps) {
+    int depth = 0;
+    const char *p = ps->p;
+    while (*p) {
+        if (*p == '\\') {
+            if (!p[1]) return false;
+            p += 2;
+            continue;
+        }
+        if (*p == '[') {
+            ps->p = p;
+            if (!skip_class(ps)) return false;
+            p = ps->p;
+            continue;
+        }
+        if (*p == '(') depth++;
+        else if (*p == ')' && --depth == 0) {
+            ps->p = p + 1;
+            return true;
+        }
+        p++;
+    }
+    return false;
+}
+
+static bool parse_alt(parser *ps, int depth, pieces *out);
+
+static bool parse_seq(parser *ps, int depth, pieces *best) {
+    ut_buf run;
+    ut_buf_init(&run);
+    bool ok = true;
+    while (ok) {
+        char c = *ps->p;
+        if (!c || c == '|' || c == ')') break;
+        char ch;
+        if (c == '\\') {
+            char e = ps->p[1];
+            if (!e) { ok = false; break; }
+            if (isalnum((unsigned char)e)) {
+                ps->p += 2;
+                if (strchr("bBAzZG", e)) { flush(&run, ps->nocase, best); continue; } /* zero-width */
+                if (strchr("dDwWsShHvVNR", e)) {                         /* a class */
+                    flush(&run, ps->nocase, best);
+                    ok = quantifier(ps) >= 0;
+                    continue;
+                }
+                ok = false; /* \x, \Q, \p, back-references, ...: not worth understanding */
+                break;
+            }
+            ch = e;
+            ps->p += 2;
+        } else if (c == '.') {
+            ps->p++;
+            flush(&run, ps->nocase, best);
+            ok = quantifier(ps) >= 0;
+            continue;
+        } else if (c == '^' || c == '$') {
+            ps->p++;
+            flush(&run, ps->nocase, best);
+            continue;
+        } else if (c == '[') {
+            flush(&run, ps->nocase, best);
+            ok = skip_class(ps) && quantifier(ps) >= 0;
+            continue;
+        } else if (c == '(') {
+            flush(&run, ps->nocase, best);
+            const char *p = ps->p;
+            bool inner_nocase = false;
+            if (p[1] == '?') {
+                if (p[2] == 'i' && p[3] == ')' && p == ps->start) { /* (?i) leading the whole pattern */
+                    ps->nocase = true;
+                    ps->p += 4;
+                    continue;
+                }
+                if (p[2] == '=' || p[2] == '!' || (p[2] == '<' && (p[3] == '=' || p[3] == '!'))) {
+                    ok = skip_group(ps) && quantifier(ps) >= 0; /* a look-around consumes nothing */
+                    continue;
+                }
+                if (p[2] == ':' || p[2] == '|') {
+                    ps->p += 3; /* non-capturing, branch reset */
+                } else if (p[2] == 'i' && p[3] == ':') {
+                    ps->p += 4; /* (?i:...): case-insensitive inside */
+                    inner_nocase = true;
+                } else if ((p[2] == '<' && (isalpha((unsigned char)p[3]) || p[3] == '_')) || (p[2] == 'P' && p[3] == '<') ||
+                           p[2] == '\'') {
+                    const char *e = strchr(p + 3, p[2] == '\'' ? '\'' : '>'); /* a named group */
+                    if (!e) { ok = false; break; }
+                    ps->p = e + 1;
+                } else {
+                    ok = false;
+                    break;
+                }
+            } else {
+                ps->p += 1;
+            }
+            pieces sub = {0};
+            bool outer = ps->nocase;
+            ps->nocase |= inner_nocase;
+            bool inner_ok = parse_alt(ps, depth + 1, &sub);
+            ps->nocase = outer;
+            if (!inner_ok || *ps->p != ')') {
+                pieces_free(&sub);
+                ok = false;
+                break;
+            }
+            ps->p++;
+            int q = quantifier(ps);
+            if (q < 0) ok = false;
+            if (q == 1) pieces_free(&sub); /* optional: proves nothing */
+            else consider(best, &sub);
+            continue;
+        } else if (c == '*' || c == '+' || c == '?' || c == '{') {
+            ok = false;
+            break;
+        } else {
+            ch = c;
+            ps->p++;
+        }
+        /* an ordinary character, maybe quantified */
+        int q = quantifier(ps);
+        if (q < 0) ok = false;
+        else if (q == 1) flush(&run, ps->nocase, best);
+        else {
+            ut_buf_putc(&run, ch);
+            if (q == 2) flush(&run, ps->nocase, best);
+        }
+    }
+    if (ok) flush(&run, ps->nocase, best);
+    ut_buf_free(&run);
+    return ok; /* best may be empty: a sequence of classes proves no literal */
+}
+
+/* False when the syntax is not understood. out stays empty when some alternative has no literal. */
+static bool parse_alt(parser *ps, int depth, pieces *out) {
+    if (depth > 16) return false;
+    bool covered = true;
+    for (;;) {
+        pieces s = {0};
+        if (!parse_seq(ps, depth, &s)) {
+            pieces_free(&s);
+            pieces_free(out);
+            return false;
+        }
+        covered &= s.len > 0;
+        for (size_t i = 0; i < s.len; i++) ut_vec_push(out, s.items[i]);
+        ut_vec_free(&s);
+        if (*ps->p != '|') break;
+        ps->p++;
+    }
+    if (!covered) pieces_free(out);
+    return true;
+}
+
+bool an_lits_cover(an_lits *l, const char *re, an_u32_vec *ids) {
+    parser ps = {re, re, false, false};
+    pieces all = {0};
+    bool ok = parse_alt(&ps, 0, &all) && !*ps.p && all.len;
+    if (ok)
+        for (size_t i = 0; i < all.len; i++) {
+            uint32_t id = add_lit(l, all.items[i].b.data, all.items[i].b.len, all.items[i].nocase);
+            bool dup = false;
+            for (size_t k = 0; k < ids->len && !dup; k++) dup = ids->items[k] == id;
+            if (!dup) ut_vec_push(ids, id);
+        }
+    pieces_free(&all);
+    return ok;
+}
+
+/* ---- scanning ----------------------------------------------------------------------------------------------- */
+
+static bool eq_at(const lit *x, const unsigned char *t, size_t avail) {
+    if (x->n > avail) return false;
+    if (!x->nocase) return !memcmp(t, x->s, x->n);
+    for (uint32_t i = 0; i < x->n; i++)
+        if (tolower(t[i]) != tolower((unsigned char)x->s[i])) return false;
+    return true;
+}
+
+/* t[0] | t[1] << 8, as the tables are keyed, in one 16-bit load */
+static inline uint16_t pair(const unsigned char *t) {
+    uint16_t k;
+    memcpy(&k, t, 2);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    k = (uint16_t)(k >> 8 | k << 8);
+#endif
+    return k;
+}
+
+/* the literals that start at t[i] (i + 1 < len) */
+static inline void scan_at(const an_lits *l, const unsigned char *t, size_t len, size_t i, uint8_t *found) {
+    uint16_t k = pair(t + i);
+    if (!(l->bits2[k >> 6] >> (k & 63) & 1)) return;
+    if (i + 2 < len) { /* the next pair too: most common pairs ("in", "de") are not followed as a literal is */
+        uint16_t k2 = pair(t + i + 1);
+        if (!(l->next2[k2 >> 6] >> (k2 & 63) & 1)) return;
+    }
+    for (uint32_t c = l->head2[k]; c; c = l->chain.items[c - 1].next) {
+        uint32_t id = l->chain.items[c - 1].id;
+        if (!found[id] && eq_at(&l->lits.items[id], t + i, len - i)) found[id] = 1;
+    }
+}
+
+void an_lits_scan(const an_lits *l, const char *text, size_t len, uint8_t *found) {
+    if (!l) return;
+    memset(found, 0, l->lits.len);
+    const unsigned char *t = (const unsigned char *)text;
+    if (!l->any2) {
+        /* every literal has 3 bytes or more, so each occurrence puts its first or its second pair at an even
+         * offset: look at every other pair, and at the two starts it can belong to */
+        for (size_t i = 0; i + 1 < len; i += 2) {
+            uint16_t k = pair(t + i);
+            if (!(l->even2[k >> 6] >> (k & 63) & 1)) continue;
+            if (i) scan_at(l, t, len, i - 1, found);
+            scan_at(l, t, len, i, found);
+        }
+    } else {
+        for (size_t i = 0; i + 1 < len; i++) scan_at(l, t, len, i, found);
+    }
+    if (l->any1)
+        for (size_t i = 0; i < len; i++)
+            for (uint32_t c = l->head1[t[i]]; c; c = l->chain.items[c - 1].next) found[l->chain.items[c - 1].id] = 1;
+}
+
+bool an_lits_any(const uint8_t *found, const uint32_t *ids, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (found[ids[i]]) return true;
+    return false;
+}

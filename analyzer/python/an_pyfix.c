@@ -1,0 +1,1068 @@
+/* an_pyfix: fix generation for Python findings.
+ *
+ * Table rules carry templates per target in their entries: a name ("torch.accelerator.synchronize",
+ * "torch.get_device_module(DEV).manual_seed") replaces the reference; a call template ending in "...)"
+ * ("torch.amp.GradScaler(DEV, ...)") replaces the callee and puts its arguments first. DEV stands for the
+ * run-time device type. Query rules name a fix routine (`fixer:`). Every fix that needs `import torch`, the
+ * device definition or the helper import carries the same insertion edits, so the fixer applies them once. */
+#include "analyzer/core/an_target.h"
+#include "analyzer/python/an_pyfix.h"
+#include "analyzer/python/an_query.h"
+#include "analyzer/core/an_rule.h"
+#include <ctype.h>
+#include <stdio.h>
+
+typedef struct {
+    const an_fix_options *opt;
+    const an_source *src;
+    const char *text;
+    TSNode root;
+    const an_pyscope *scope;
+    char *dev;              /* expression of the device type */
+    /* header facts */
+    uint32_t header;        /* insertion point for imports: after docstring, leading comments, __future__ */
+    bool has_torch;         /* a top-level unaliased `import torch` */
+    uint32_t after_imports; /* end of the line of the last import of the top block (or of `import torch`) */
+    bool has_dev;           /* the device definition already exists */
+    bool has_helper;        /* the helper import already exists */
+    bool crlf;              /* the file's first line ends in \r\n */
+    int *refs;              /* per scope binding: references outside imports (lazily counted) */
+    bool refs_done;
+    char *dev_name;
+    /* union of what the applied fixes need */
+    bool need_torch, need_dev, need_helper;
+} fx;
+
+typedef struct {
+    bool torch, dev, helper;
+} needs;
+
+static bool is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
+static uint32_t S(TSNode n) { return ts_node_start_byte(n); }
+static uint32_t E(TSNode n) { return ts_node_end_byte(n); }
+
+static char *slice(const fx *f, TSNode n) { return ut_strndup(f->text + S(n), E(n) - S(n)); }
+
+static uint32_t line_end(const fx *f, uint32_t pos) {
+    while (pos < f->src->len && f->text[pos] != '\n') pos++;
+    return pos < f->src->len ? pos + 1 : pos;
+}
+
+static bool text_has_word(const char *s, const char *w) {
+    size_t n = strlen(w);
+    for (const char *p = strstr(s, w); p; p = strstr(p + 1, w)) {
+        bool l = p == s || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.');
+        bool r = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        if (l && r) return true;
+    }
+    return false;
+}
+
+/* ---- header analysis ------------------------------------------------------------------------------------ */
+
+static bool is_import_stmt(TSNode n) {
+    return is(n, "import_statement") || is(n, "import_from_statement") || is(n, "future_import_statement");
+}
+
+/* a try/if statement that only imports (try: import x / except ImportError: ...) belongs to the import block */
+static bool is_import_block(TSNode n) {
+    if (!is(n, "try_statement") && !is(n, "if_statement")) return false;
+    uint32_t c = ts_node_named_child_count(n);
+    bool any = false;
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        if (is(ch, "block")) {
+            uint32_t k = ts_node_named_child_count(ch);
+            for (uint32_t j = 0; j < k; j++) {
+                TSNode st = ts_node_named_child(ch, j);
+                if (is_import_stmt(st)) any = true;
+                else if (!is(st, "pass_statement") && !is(st, "comment") && !is(st, "expression_statement"))
+                    return false;
+            }
+        }
+    }
+    return any;
+}
+
+static void analyze_header(fx *f) {
+    const char *dev_line_prefix = NULL;
+    uint32_t c = ts_node_named_child_count(f->root);
+    f->header = f->src->body;
+    bool in_prologue = true, in_block = true, seen_docstring = false;
+    f->after_imports = 0;
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode st = ts_node_named_child(f->root, i);
+        if (in_prologue) {
+            if (is(st, "comment") || is(st, "future_import_statement") ||
+                (!seen_docstring && is(st, "expression_statement") && is(ts_node_named_child(st, 0), "string"))) {
+                if (is(st, "expression_statement")) seen_docstring = true;
+                f->header = line_end(f, E(st));
+                if (!is(st, "comment")) f->after_imports = f->header;
+                continue;
+            }
+            in_prologue = false;
+        }
+        if (in_block && (is_import_stmt(st) || is_import_block(st) || is(st, "comment"))) {
+            if (!is(st, "comment")) f->after_imports = line_end(f, E(st));
+        } else {
+            in_block = false;
+        }
+        if (is(st, "import_statement")) {
+            uint32_t k = ts_node_named_child_count(st);
+            for (uint32_t j = 0; j < k; j++) {
+                TSNode nm = ts_node_named_child(st, j);
+                if (is(nm, "dotted_name") && E(nm) - S(nm) == 5 && !memcmp(f->text + S(nm), "torch", 5)) {
+                    /* the device definition needs torch: after the first top-level `import torch` if it comes
+                     * after the opening import block */
+                    if (!f->has_torch && !in_block && line_end(f, E(st)) > f->after_imports)
+                        f->after_imports = line_end(f, E(st));
+                    f->has_torch = true;
+                }
+            }
+            char want[256];
+            snprintf(want, sizeof want, "%s", f->opt->helper_import ? f->opt->helper_import : "");
+            if (f->opt->target == AN_TARGET_COMPAT) {
+                char *t = slice(f, st);
+                char def[256];
+                snprintf(def, sizeof def, "import %s", f->opt->helper_module);
+                if (!strcmp(t, def) || (want[0] && !strcmp(t, want))) f->has_helper = true;
+                ut_free(t);
+            }
+        } else if (is(st, "import_from_statement") && f->opt->target == AN_TARGET_COMPAT) {
+            char *t = slice(f, st);
+            if (f->opt->helper_import && !strcmp(t, f->opt->helper_import)) f->has_helper = true;
+            ut_free(t);
+        } else if (is(st, "expression_statement")) {
+            TSNode a = ts_node_named_child(st, 0);
+            if (is(a, "assignment")) {
+                TSNode l = ts_node_child_by_field_name(a, "left", 4);
+                char *t = slice(f, a);
+                char *lt = slice(f, l);
+                if (strstr(t, AN_PYFIX_DEV_INIT) && is(l, "identifier")) {
+                    f->has_dev = true;
+                    ut_free(f->dev_name);
+                    f->dev_name = ut_strdup(lt);
+                }
+                ut_free(t), ut_free(lt);
+            }
+        }
+    }
+    (void)dev_line_prefix;
+    if (f->after_imports < f->header) f->after_imports = f->header;
+}
+
+/* ---- edits -------------------------------------------------------------------------------------------------- */
+
+static an_fix *fix_new(const an_diag *d, an_applicability a, const char *title) {
+    an_fix *x = ut_calloc(1, sizeof *x);
+    x->applicability = a;
+    x->title = ut_strdup(title);
+    (void)d;
+    return x;
+}
+
+static void edit(an_fix *x, uint32_t s, uint32_t e, const char *t) {
+    an_edit ed = {s, e, ut_strdup(t)};
+    ut_vec_push(&x->edits, ed);
+}
+
+static void edit_own(an_fix *x, uint32_t s, uint32_t e, char *t) {
+    an_edit ed = {s, e, t};
+    ut_vec_push(&x->edits, ed);
+}
+
+/* Replaces the word DEV in a template with the device expression. */
+static char *subst_dev(const fx *f, const char *t, needs *nd) {
+    ut_buf b;
+    ut_buf_init(&b);
+    for (const char *p = t; *p;) {
+        bool start = p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.');
+        if (start && !strncmp(p, "DEV", 3) && !(isalnum((unsigned char)p[3]) || p[3] == '_')) {
+            ut_buf_puts(&b, f->dev);
+            nd->dev = true;
+            p += 3;
+        } else if (start && !strncmp(p, "xpuify_device.", 14)) {
+            /* templates name the helper by its default module name */
+            ut_buf_printf(&b, "%s.", f->opt->helper_module);
+            p += 14;
+        } else {
+            ut_buf_putc(&b, *p++);
+        }
+    }
+    char *s = ut_buf_take(&b);
+    if (text_has_word(s, "torch")) nd->torch = true;
+    if (f->opt->target == AN_TARGET_COMPAT && text_has_word(s, f->opt->helper_module)) nd->helper = true;
+    return s;
+}
+
+/* ---- templates ---------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    char *name; /* callee or reference */
+    char *args; /* arguments to put first ("" for none); NULL for a name template */
+} tmpl;
+
+static bool parse_tmpl(const char *t, tmpl *out) {
+    out->name = out->args = NULL;
+    if (!t || !*t) return false;
+    size_t n = strlen(t);
+    if (n > 4 && !strcmp(t + n - 4, "...)")) {
+        /* the last top-level '(' opens the argument template */
+        int depth = 0;
+        size_t open = 0;
+        for (size_t i = 0; i < n - 1; i++) {
+            if (t[i] == '(') { if (depth == 0) open = i; depth++; }
+            else if (t[i] == ')') depth--;
+        }
+        if (!open) return false;
+        out->name = ut_strndup(t, open);
+        const char *a = t + open + 1, *end = t + n - 4;
+        while (end > a && (end[-1] == ' ' || end[-1] == ',')) end--;
+        out->args = ut_strndup(a, (size_t)(end - a));
+    } else {
+        for (const char *p = t; *p; p++)
+            if (!(isalnum((unsigned char)*p) || strchr("_.()", *p))) return false;
+        out->name = ut_strdup(t);
+    }
+    for (const char *p = out->name; *p; p++)
+        if (*p == ' ') { ut_free(out->name), ut_free(out->args); return false; }
+    return true;
+}
+
+static void tmpl_free(tmpl *t) { ut_free(t->name), ut_free(t->args); }
+
+static bool has_positional(TSNode args) {
+    uint32_t c = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (!is(a, "keyword_argument") && !is(a, "comment") && !is(a, "dictionary_splat")) return true;
+    }
+    return false;
+}
+
+static bool has_named_args(TSNode args) {
+    uint32_t c = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < c; i++)
+        if (!is(ts_node_named_child(args, i), "comment")) return true;
+    return false;
+}
+
+/* Puts `first` at the start of an argument list. */
+static void insert_first_arg(fx *f, an_fix *x, TSNode args, const char *first) {
+    (void)f;
+    char *t;
+    if (!has_named_args(args)) {
+        t = ut_strdup(first);
+        edit_own(x, S(args) + 1, E(args) - 1, t);
+    } else {
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "%s, ", first);
+        edit_own(x, S(args) + 1, S(args) + 1, ut_buf_take(&b));
+    }
+}
+
+static bool in_isinstance(const fx *f, TSNode n) {
+    TSNode p = ts_node_parent(n);
+    if (is(p, "tuple")) p = ts_node_parent(p);
+    if (!is(p, "argument_list")) return false;
+    TSNode fn = ts_node_child_by_field_name(ts_node_parent(p), "function", 8);
+    if (!is(fn, "identifier")) return false;
+    size_t l = E(fn) - S(fn);
+    return (l == 10 && !memcmp(f->text + S(fn), "isinstance", 10)) || (l == 10 && !memcmp(f->text + S(fn), "issubclass", 10));
+}
+
+/* `if torch.cuda.is_available(): DEVICE = DeviceType.CUDA`: the branch names CUDA itself, so testing for any
+ * accelerator instead would label an XPU machine as CUDA. */
+static bool guards_cuda_named_code(const fx *f, TSNode n) {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (is(p, "if_statement") || is(p, "elif_clause")) {
+            TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+            if (ts_node_is_null(cond) || S(n) < S(cond) || E(n) > E(cond)) return false;
+            TSNode body = ts_node_child_by_field_name(p, "consequence", 11);
+            if (ts_node_is_null(body)) return false;
+            for (uint32_t i = S(body); i + 4 <= E(body); i++)
+                if (!strncasecmp(f->text + i, "cuda", 4)) return true;
+            return false;
+        }
+        if (is(p, "block") || is(p, "module")) return false;
+    }
+    return false;
+}
+
+/* A device string inside a call to a CUDA-only function (`torch.cuda.default_stream(torch.device("cuda:0"))`)
+ * must stay CUDA. */
+static bool inside_cuda_only_call(const fx *f, TSNode n) {
+    ut_buf q;
+    ut_buf_init(&q);
+    bool hit = false;
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !hit; p = ts_node_parent(p)) {
+        if (is(p, "block") || is(p, "module")) break;
+        if (!is(p, "call")) continue;
+        ut_buf_clear(&q);
+        TSNode fn = ts_node_child_by_field_name(p, "function", 8);
+        if (an_pyscope_qualname(f->scope, fn, f->text, &q) && !strncmp(q.data, "torch.cuda.", 11)) hit = true;
+    }
+    ut_buf_free(&q);
+    return hit;
+}
+
+/* A string node's prefix (lower case), its quote, and the byte range of its content. */
+static bool string_parts(const fx *f, TSNode str, char *prefix, size_t psz, char *quote, size_t qsz, uint32_t *cs,
+                         uint32_t *ce) {
+    if (!is(str, "string")) return false;
+    TSNode st = ts_node_child(str, 0);
+    if (!is(st, "string_start")) return false;
+    size_t p = 0;
+    uint32_t i = S(st);
+    while (i < E(st) && isalpha((unsigned char)f->text[i]) && p + 1 < psz) prefix[p++] = (char)tolower((unsigned char)f->text[i++]);
+    prefix[p] = 0;
+    size_t q = E(st) - i;
+    if (q + 1 > qsz) return false;
+    memcpy(quote, f->text + i, q);
+    quote[q] = 0;
+    an_py_string_content(str, f->text, cs, ce);
+    return true;
+}
+
+/* The quote a string literal written at n must use: inside an f-string's {...} (before Python 3.12) not the
+ * f-string's own delimiter. */
+static char lit_quote(fx *f, TSNode n) {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (!is(p, "interpolation")) continue;
+        char prefix[8], quote[8];
+        uint32_t cs, ce;
+        return string_parts(f, ts_node_parent(p), prefix, sizeof prefix, quote, sizeof quote, &cs, &ce) &&
+                       quote[0] == '"' ? '\'' : '"';
+    }
+    return '"';
+}
+
+/* The accelerator APIs raise where no accelerator exists, while the device-agnostic program must still run on
+ * the CPU: `torch.cuda.synchronize()` as a statement becomes `if DEV != "cpu": torch.accelerator.synchronize()`,
+ * as a value `(torch.accelerator.memory_allocated() if DEV != "cpu" else 0)`. The fix's edits (all inside the
+ * call) are folded into one edit of the call. false: no safe shape (a `;` line, a one-line block). */
+static bool guard_off_cpu(fx *f, an_fix *x, TSNode call, const char *value) {
+    uint32_t s = S(call), e = E(call);
+    size_t len;
+    an_edit *ed = x->edits.items;
+    for (size_t i = 0; i < x->edits.len; i++)
+        if (ed[i].start < s || ed[i].end > e) return false;
+    /* edits relative to the call's text */
+    an_edit rel[8];
+    size_t n = x->edits.len < 8 ? x->edits.len : 8;
+    for (size_t i = 0; i < n; i++) rel[i] = (an_edit){ed[i].start - s, ed[i].end - s, ed[i].text};
+    for (size_t i = 1; i < n; i++) /* sorted by start */
+        for (size_t j = i; j > 0 && rel[j - 1].start > rel[j].start; j--) {
+            an_edit t = rel[j];
+            rel[j] = rel[j - 1], rel[j - 1] = t;
+        }
+    char *callt = an_edits_apply(f->text + s, e - s, rel, n, &len);
+    TSNode p = ts_node_parent(call);
+    ut_buf b;
+    ut_buf_init(&b);
+    bool ok = true;
+    if (is(p, "expression_statement") && ts_node_named_child_count(p) == 1) {
+        TSNode prev = ts_node_prev_sibling(p), next = ts_node_next_sibling(p);
+        uint32_t ls = S(p);
+        while (ls > 0 && f->text[ls - 1] != '\n') ls--;
+        bool starts_line = true;
+        for (uint32_t i = ls; i < S(p); i++)
+            if (f->text[i] != ' ' && f->text[i] != '\t') starts_line = false;
+        if (!starts_line || (!ts_node_is_null(prev) && !strcmp(ts_node_type(prev), ";")) ||
+            (!ts_node_is_null(next) && !strcmp(ts_node_type(next), ";")))
+            ok = false;
+        ut_buf_printf(&b, "if %s != \"cpu\": %s", f->dev, callt);
+        s = S(p), e = E(p);
+    } else if (*value) {
+        {
+        char q = lit_quote(f, call);
+        ut_buf_printf(&b, "(%s if %s != %ccpu%c else %s)", callt, f->dev, q, q, value);
+    }
+    } else {
+        ok = false;
+    }
+    ut_free(callt);
+    if (!ok) { ut_buf_free(&b); return false; }
+    for (size_t i = 0; i < x->edits.len; i++) ut_free(x->edits.items[i].text);
+    x->edits.len = 0;
+    edit_own(x, s, e, ut_buf_take(&b));
+    return true;
+}
+
+static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    const an_entry *e = d->entry;
+    if (!e || e->fix == AN_FIX_NONE) return NULL;
+    if (d->rule->guard_condition && guards_cuda_named_code(f, n)) return NULL;
+    if (d->rule->guard_condition) /* `"gloo" if not torch.cuda.is_available() else "nccl"` picks CUDA things */
+        for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !is(p, "block") && !is(p, "module"); p = ts_node_parent(p))
+            if (is(p, "conditional_expression")) return NULL;
+    if (f->opt->target == AN_TARGET_ACCELERATOR &&
+        an_version_newer(e->min_torch, f->opt->torch_major, f->opt->torch_minor))
+        return NULL;
+    const char *src_t = f->opt->target == AN_TARGET_COMPAT && e->compat ? e->compat : e->replacement;
+    tmpl t;
+    if (!parse_tmpl(src_t, &t)) return NULL;
+    an_fix *x = NULL;
+    char title[512];
+    snprintf(title, sizeof title, "Replace `%s` with `%s`", e->name, src_t);
+    TSNode p = ts_node_parent(n);
+    char *name = subst_dev(f, t.name, nd);
+    bool callee = is(p, "call") && ts_node_eq(ts_node_child_by_field_name(p, "function", 8), n);
+    if (callee) {
+        TSNode args = ts_node_child_by_field_name(p, "arguments", 9);
+        x = fix_new(d, e->fix, title);
+        edit_own(x, S(n), E(n), name), name = NULL;
+        if (t.args && *t.args) {
+            if (!is(args, "argument_list")) goto none; /* generator argument */
+            bool kw = strchr(t.args, '=') != NULL;
+            if (kw && has_positional(args)) goto none; /* `f(device_type=DEV, True)` would not parse */
+            char *a = subst_dev(f, t.args, nd);
+            insert_first_arg(f, x, args, a);
+            ut_free(a);
+        }
+    } else if (is(p, "decorator")) {
+        x = fix_new(d, e->fix, title);
+        if (t.args && *t.args) {
+            char *a = subst_dev(f, t.args, nd);
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "%s(%s)", name, a);
+            ut_free(a);
+            edit_own(x, S(n), E(n), ut_buf_take(&b));
+        } else {
+            edit_own(x, S(n), E(n), name), name = NULL;
+        }
+    } else if (!t.args || in_isinstance(f, n) || is(p, "type") || is(p, "except_clause") ||
+               (is(p, "tuple") && is(ts_node_parent(p), "except_clause"))) {
+        /* a reference: `sync = torch.cuda.synchronize`, an annotation, isinstance, except */
+        x = fix_new(d, e->fix, title);
+        edit_own(x, S(n), E(n), name), name = NULL;
+    }
+    ut_free(name);
+    tmpl_free(&t);
+    if (x && callee && f->opt->target == AN_TARGET_ACCELERATOR && e->off_cpu) {
+        if (!guard_off_cpu(f, x, p, e->off_cpu)) {
+            an_fix_free(x);
+            *nd = (needs){0};
+            return NULL;
+        }
+        nd->dev = true;
+    }
+    return x;
+none:
+    ut_free(name);
+    tmpl_free(&t);
+    an_fix_free(x);
+    *nd = (needs){0};
+    return NULL;
+}
+
+/* ---- imports ------------------------------------------------------------------------------------------------ */
+
+/* References to each imported local name outside import statements (attribute names and keywords excluded),
+ * counted in one walk the first time any is needed. */
+static void count_all_refs(fx *f) {
+    size_t n = f->scope->bindings.len;
+    f->refs = ut_calloc(n ? n : 1, sizeof(int));
+    f->refs_done = true;
+    if (!n) return;
+    TSTreeCursor cur = ts_tree_cursor_new(f->root);
+    for (;;) {
+        TSNode node = ts_tree_cursor_current_node(&cur);
+        bool descend = !(is(node, "import_statement") || is(node, "import_from_statement") || is(node, "comment") ||
+                         is(node, "string_content"));
+        if (is(node, "identifier")) {
+            uint32_t len = E(node) - S(node);
+            const char *t = f->text + S(node);
+            for (size_t i = 0; i < n; i++) {
+                const char *l = f->scope->bindings.items[i].local;
+                if (strlen(l) != len || memcmp(l, t, len)) continue;
+                TSNode p = ts_node_parent(node);
+                bool member = is(p, "attribute") && ts_node_eq(ts_node_child_by_field_name(p, "attribute", 9), node);
+                bool kw = is(p, "keyword_argument") && ts_node_eq(ts_node_child_by_field_name(p, "name", 4), node);
+                if (!member && !kw) f->refs[i]++;
+                break;
+            }
+        }
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+}
+
+static int count_refs(fx *f, const char *name) {
+    if (!f->refs_done) count_all_refs(f);
+    int total = 0;
+    for (size_t i = 0; i < f->scope->bindings.len; i++)
+        if (!strcmp(f->scope->bindings.items[i].local, name)) return f->refs[i];
+    return total;
+}
+
+/* Removes one imported name (the finding's range) from its `from ... import` statement when nothing uses it. */
+static an_fix *fix_unused_import(fx *f, const an_diag *d) {
+    TSNode n = ts_node_descendant_for_byte_range(f->root, d->start, d->end);
+    while (!ts_node_is_null(n) && !is(n, "import_from_statement") && !(is(n, "dotted_name") && S(n) == d->start && E(n) == d->end))
+        n = ts_node_parent(n);
+    if (ts_node_is_null(n)) return NULL;
+    TSNode item = n, st = ts_node_parent(n);
+    if (is(st, "aliased_import")) item = st, st = ts_node_parent(st);
+    if (!is(st, "import_from_statement")) return NULL;
+    /* the local name */
+    char *local;
+    if (is(item, "aliased_import")) local = slice(f, ts_node_child_by_field_name(item, "alias", 5));
+    else local = slice(f, n);
+    int refs = count_refs(f, local);
+    ut_free(local);
+    if (refs) return NULL;
+    TSNode mod = ts_node_child_by_field_name(st, "module_name", 11);
+    UT_VEC(TSNode) names = {0};
+    uint32_t c = ts_node_named_child_count(st);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode ch = ts_node_named_child(st, i);
+        if (!ts_node_eq(ch, mod) && (is(ch, "dotted_name") || is(ch, "aliased_import"))) ut_vec_push(&names, ch);
+    }
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Remove the unused CUDA-only import");
+    if (names.len == 1) {
+        /* the whole statement, with its line when it stands alone on it */
+        uint32_t s = S(st), e = E(st);
+        uint32_t ls = s;
+        while (ls > 0 && f->text[ls - 1] != '\n') ls--;
+        bool alone_start = true;
+        for (uint32_t i = ls; i < s; i++)
+            if (f->text[i] != ' ' && f->text[i] != '\t') alone_start = false;
+        uint32_t le = line_end(f, e);
+        bool alone_end = true;
+        for (uint32_t i = e; i < le; i++)
+            if (!isspace((unsigned char)f->text[i])) alone_end = false;
+        TSNode parent = ts_node_parent(st);
+        bool only_stmt_in_block = is(parent, "block") && ts_node_named_child_count(parent) == 1;
+        if (only_stmt_in_block) edit(x, s, e, "pass");
+        else if (alone_start && alone_end) edit(x, ls, le, "");
+        else edit(x, s, e, "pass");
+    } else {
+        size_t k = 0;
+        while (k < names.len && !ts_node_eq(names.items[k], item)) k++;
+        if (k + 1 < names.len) edit(x, S(item), S(names.items[k + 1]), "");
+        else edit(x, E(names.items[k - 1]), E(item), "");
+    }
+    ut_vec_free(&names);
+    return x;
+}
+
+/* ---- query-rule fixers -------------------------------------------------------------------------------------- */
+
+static bool string_is(const fx *f, TSNode n, const char *want) {
+    char prefix[8], quote[8];
+    uint32_t cs, ce;
+    if (!string_parts(f, n, prefix, sizeof prefix, quote, sizeof quote, &cs, &ce)) return false;
+    return !strchr(prefix, 'f') && ce - cs == strlen(want) && !memcmp(f->text + cs, want, ce - cs);
+}
+
+/* compat: `torch.autocast("cuda", dtype=...)` becomes `xpuify_device.autocast(dtype=...)`, which disables
+ * autocast where the device cannot do the dtype (as torch.cuda.amp.autocast does off CUDA) instead of raising. */
+static an_fix *fix_compat_autocast(fx *f, const an_diag *d, TSNode str, needs *nd) {
+    TSNode arg = str, p = ts_node_parent(str);
+    if (is(p, "keyword_argument")) arg = p, p = ts_node_parent(p);
+    if (!is(p, "argument_list")) return NULL;
+    TSNode call = ts_node_parent(p), fn = ts_node_child_by_field_name(call, "function", 8);
+    ut_buf q;
+    ut_buf_init(&q);
+    bool autocast = an_pyscope_qualname(f->scope, fn, f->text, &q) &&
+                    (!strcmp(q.data, "torch.autocast") || !strcmp(q.data, "torch.amp.autocast") ||
+                     !strcmp(q.data, "torch.amp.autocast_mode.autocast"));
+    ut_buf_free(&q);
+    if (!autocast) return NULL;
+    /* every other argument must be a keyword: the helper's positional order is torch.cuda.amp.autocast's */
+    uint32_t c = ts_node_named_child_count(p);
+    TSNode next = {0};
+    bool found = false;
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode a = ts_node_named_child(p, i);
+        if (is(a, "comment")) continue;
+        if (ts_node_eq(a, arg)) { found = true; continue; }
+        if (!is(a, "keyword_argument")) return NULL;
+        if (found && ts_node_is_null(next)) next = a;
+    }
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the device helper's autocast");
+    char name[160];
+    snprintf(name, sizeof name, "%s.autocast", f->opt->helper_module);
+    edit(x, S(fn), E(fn), name);
+    edit(x, S(arg), ts_node_is_null(next) ? E(arg) : S(next), "");
+    nd->helper = true;
+    return x;
+}
+
+static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    char prefix[8], quote[8];
+    uint32_t cs, ce;
+    if (inside_cuda_only_call(f, n)) return NULL;
+    if (f->opt->target == AN_TARGET_COMPAT && string_is(f, n, "cuda")) {
+        an_fix *x = fix_compat_autocast(f, d, n, nd);
+        if (x) return x;
+    }
+    /* `"cuda" if "cuda" in device else "cpu"` (a device type from a device string): torch.device(device).type */
+    TSNode cx = ts_node_parent(n);
+    if (string_is(f, n, "cuda") && is(cx, "conditional_expression") && ts_node_named_child_count(cx) == 3 &&
+        ts_node_eq(ts_node_named_child(cx, 0), n) && string_is(f, ts_node_named_child(cx, 2), "cpu")) {
+        TSNode cond = ts_node_named_child(cx, 1);
+        if (is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+            string_is(f, ts_node_named_child(cond, 0), "cuda")) {
+            TSNode op = ts_node_child(cond, 1);
+            TSNode subj = ts_node_named_child(cond, 1);
+            if (!ts_node_is_null(op) && E(op) - S(op) == 2 && !memcmp(f->text + S(op), "in", 2)) {
+                an_fix *x = fix_new(d, AN_FIX_SAFE, "Take the device type from the device");
+                char *st = slice(f, subj);
+                ut_buf b;
+                ut_buf_init(&b);
+                ut_buf_printf(&b, "torch.device(%s).type", st);
+                ut_free(st);
+                edit_own(x, S(cx), E(cx), ut_buf_take(&b));
+                nd->torch = true;
+                return x;
+            }
+        }
+    }
+    if (!string_parts(f, n, prefix, sizeof prefix, quote, sizeof quote, &cs, &ce)) return NULL;
+    if (strchr(prefix, 'b') || strchr(prefix, 'u') || ce - cs < 4 || memcmp(f->text + cs, "cuda", 4)) return NULL;
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device type");
+    nd->dev = true;
+    if (ce - cs == 4) {
+        edit(x, S(n), E(n), f->dev);
+        return x;
+    }
+    bool is_f = strchr(prefix, 'f') != NULL;
+    ut_buf b;
+    ut_buf_init(&b);
+    /* "cuda:N" / f"cuda:{i}": an index; on the CPU it must disappear (map_location rejects "cpu:0") */
+    const char *rest = f->text + cs + 5;
+    uint32_t rn = ce - cs - 5;
+    bool digits = ce - cs > 5 && f->text[cs + 4] == ':' && strspn(rest, "0123456789") >= rn;
+    bool one_field = is_f && ce - cs > 7 && f->text[cs + 4] == ':' && rest[0] == '{' && rest[rn - 1] == '}' &&
+                     !memchr(rest + 1, '{', rn - 2) && !memchr(rest + 1, '}', rn - 2) && !memchr(rest, '!', rn) &&
+                     !memchr(rest, ':', rn);
+    if (digits || one_field) {
+        char *idx = digits ? ut_strndup(rest, rn) : ut_strndup(rest + 1, rn - 2);
+        if (f->opt->target == AN_TARGET_COMPAT) {
+            ut_buf_printf(&b, "%s.device_str(%s)", f->opt->helper_module, idx);
+            nd->helper = true;
+        } else {
+            TSNode p = ts_node_parent(n);
+            bool map_location = false;
+            if (is(p, "keyword_argument")) {
+                TSNode k = ts_node_child_by_field_name(p, "name", 4);
+                map_location = E(k) - S(k) == 12 && !memcmp(f->text + S(k), "map_location", 12);
+            }
+            const char *o = digits ? "" : "{", *cl = digits ? "" : "}";
+            if (map_location)
+                ut_buf_printf(&b, "(f\"{%s}:%s%s%s\" if %s != \"cpu\" else \"cpu\")", f->dev, o, idx, cl, f->dev);
+            else ut_buf_printf(&b, "f%s{%s}:%s%s%s%s", quote, f->dev, o, idx, cl, quote);
+        }
+        ut_free(idx);
+        edit_own(x, S(n), E(n), ut_buf_take(&b));
+        return x;
+    }
+    ut_buf_putc(&b, 'f');
+    if (strchr(prefix, 'r')) ut_buf_putc(&b, 'r');
+    ut_buf_printf(&b, "%s{%s}", quote, f->dev);
+    for (uint32_t i = cs + 4; i < ce; i++) {
+        char ch = f->text[i];
+        if (!is_f && (ch == '{' || ch == '}')) ut_buf_putc(&b, ch); /* literal braces double in an f-string */
+        ut_buf_putc(&b, ch);
+    }
+    ut_buf_puts(&b, quote);
+    edit_own(x, S(n), E(n), ut_buf_take(&b));
+    return x;
+}
+
+
+static an_fix *fix_device_select(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    if (!is(n, "conditional_expression") || ts_node_named_child_count(n) != 3) return NULL;
+    if (!string_is(f, ts_node_named_child(n, 2), "cpu")) return NULL;
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device type");
+    edit(x, S(n), E(n), f->dev);
+    nd->dev = true;
+    return x;
+}
+
+/* an argument that names a device rather than an index: `device`, `self.dev`, `args.device`, a string */
+static bool pcre_free_word(const char *arg) {
+    if (*arg == '"' || *arg == '\'' || !strncmp(arg, "f\"", 2) || !strncmp(arg, "f'", 2)) return true;
+    const char *last = strrchr(arg, '.');
+    last = last ? last + 1 : arg;
+    return strcasestr(last, "dev") != NULL;
+}
+
+static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    TSNode attr = ts_node_parent(n);
+    TSNode call = ts_node_parent(attr);
+    if (!is(attr, "attribute") || !is(call, "call")) return NULL;
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (!is(args, "argument_list")) return NULL;
+    char *index = NULL;
+    ut_buf kws;
+    ut_buf_init(&kws);
+    int npos = 0;
+    bool ok = true;
+    uint32_t c = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < c && ok; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is(a, "comment")) continue;
+        if (is(a, "keyword_argument")) {
+            TSNode k = ts_node_child_by_field_name(a, "name", 4);
+            if (E(k) - S(k) == 6 && !memcmp(f->text + S(k), "device", 6)) {
+                ut_free(index);
+                index = slice(f, ts_node_child_by_field_name(a, "value", 5));
+            } else {
+                char *t = slice(f, a);
+                ut_buf_printf(&kws, ", %s", t);
+                ut_free(t);
+            }
+        } else if (is(a, "list_splat") || is(a, "dictionary_splat") || ++npos > 1) {
+            ok = false;
+        } else {
+            index = slice(f, a);
+        }
+    }
+    an_fix *x = NULL;
+    if (ok) {
+        x = fix_new(d, AN_FIX_UNSAFE, "Replace `.cuda()` with `.to(DEV)`");
+        ut_buf b;
+        ut_buf_init(&b);
+        if (index && !strcmp(index, "None")) ut_free(index), index = NULL;
+        bool int_literal = index && strspn(index, "0123456789") == strlen(index);
+        /* `.cuda(dev)` with a torch.device or a "cuda:1" string: an index form would raise; the compat helper
+         * takes any form, the accelerator target leaves it to a human */
+        bool device_like = index && !int_literal && pcre_free_word(index);
+        if (index && device_like && f->opt->target == AN_TARGET_COMPAT) {
+            ut_buf_printf(&b, "to(%s.device(%s)%s)", f->opt->helper_module, index, kws.data ? kws.data : "");
+            nd->helper = true;
+        } else if (index && device_like) {
+            ut_buf_free(&b);
+            an_fix_free(x);
+            x = NULL;
+        } else if (index) {
+            ut_buf_printf(&b, "to(torch.device(%s, %s)%s)", f->dev, index, kws.data ? kws.data : "");
+            nd->torch = true;
+        } else {
+            ut_buf_printf(&b, "to(%s%s)", f->dev, kws.data ? kws.data : "");
+        }
+        if (x) {
+            nd->dev = true;
+            edit_own(x, S(n), E(args), ut_buf_take(&b));
+        }
+    }
+    ut_free(index);
+    ut_buf_free(&kws);
+    return x;
+}
+
+static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    TSNode attr = ts_node_parent(n);
+    if (!is(attr, "attribute")) return NULL;
+    TSNode obj = ts_node_child_by_field_name(attr, "object", 6);
+    TSNode p = ts_node_parent(attr);
+    /* `==` binds tighter than not/and/or, so these contexts need no parentheses */
+    bool bare = is(p, "if_statement") || is(p, "elif_clause") || is(p, "while_statement") ||
+                is(p, "boolean_operator") || is(p, "assignment") || is(p, "return_statement") ||
+                is(p, "argument_list") || is(p, "keyword_argument") || is(p, "expression_statement") ||
+                is(p, "parenthesized_expression") || is(p, "assert_statement");
+    char *o = slice(f, obj);
+    ut_buf b;
+    ut_buf_init(&b);
+    /* on an accelerator, "not on the CPU" is what is_cuda meant; comparing with DEV would be true for CPU
+     * tensors on a machine without one */
+    char q = lit_quote(f, attr);
+    ut_buf_printf(&b, bare ? "%s.device.type != %ccpu%c" : "(%s.device.type != %ccpu%c)", o, q, q);
+    ut_free(o);
+    an_fix *x = fix_new(d, AN_FIX_UNSAFE, "Test for a tensor on an accelerator");
+    edit_own(x, S(attr), E(attr), ut_buf_take(&b));
+    (void)nd;
+    return x;
+}
+
+static an_fix *fix_add_device_arg(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    TSNode call = ts_node_parent(n);
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (!is(call, "call") || !is(args, "argument_list")) return NULL;
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass the run-time device");
+    insert_first_arg(f, x, args, f->dev);
+    nd->dev = true;
+    return x;
+}
+
+static an_fix *fix_nccl(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    if (!string_is(f, n, "nccl")) return NULL;
+    const char *repl;
+    char buf[256];
+    if (f->opt->target == AN_TARGET_COMPAT) {
+        snprintf(buf, sizeof buf, "%s.dist_backend()", f->opt->helper_module);
+        repl = buf;
+        nd->helper = true;
+    } else {
+        if (an_version_newer("2.6", f->opt->torch_major, f->opt->torch_minor)) return NULL;
+        snprintf(buf, sizeof buf, "torch.distributed.get_default_backend_for_device(%s)", f->dev);
+        repl = buf;
+        nd->dev = nd->torch = true;
+    }
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the default backend of the run-time device");
+    edit(x, S(n), E(n), repl);
+    return x;
+}
+
+/* DDP(model, device_ids=V): V on accelerators, None on the CPU (DDP rejects device ids for a CPU model) */
+static an_fix *fix_ddp_device_ids(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    if (!is(ts_node_parent(n), "keyword_argument")) return NULL;
+    char *v = slice(f, n);
+    ut_buf b;
+    ut_buf_init(&b);
+    char q = lit_quote(f, n);
+    ut_buf_printf(&b, "%s if %s != %ccpu%c else None", v, f->dev, q, q);
+    ut_free(v);
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass device ids only on an accelerator");
+    edit_own(x, S(n), E(n), ut_buf_take(&b));
+    nd->dev = true;
+    return x;
+}
+
+static an_fix *fix_set_device_index(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    if (!is(n, "call")) return NULL;
+    if (an_version_newer("2.7", f->opt->torch_major, f->opt->torch_minor)) return NULL;
+    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Call set_device_index");
+    edit(x, S(fn), E(fn), "torch.accelerator.set_device_index");
+    nd->torch = true;
+    return x;
+}
+
+static an_fix *fix_check_available(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    (void)nd;
+    if (!is(n, "call")) return NULL;
+    if (an_version_newer("2.7", f->opt->torch_major, f->opt->torch_minor)) return NULL;
+    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    if (!is(args, "argument_list")) return NULL;
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass check_available=True");
+    insert_first_arg(f, x, args, "check_available=True");
+    return x;
+}
+
+/* ---- entry fixers ------------------------------------------------------------------------------------------- */
+
+#define EXT_HELPER "xpuify_extension"
+
+/* `def xpuify_extension(` at the start of a line */
+static bool has_ext_helper(const fx *f) {
+    static const char def[] = "def " EXT_HELPER "(";
+    const char *t = f->text, *end = t + f->src->len;
+    for (const char *p = t; (p = memmem(p, (size_t)(end - p), def, sizeof def - 1)); p++)
+        if (p == t || p[-1] == '\n') return true;
+    return false;
+}
+
+/* XPU606: `CUDAExtension(...)` becomes `xpuify_extension(...)`, a function (rewriters/templates/xpuify_extension.py)
+ * inserted once after the imports that returns CUDAExtension(...) itself wherever the CUDA toolkit is found, and
+ * SyclExtension or CppExtension elsewhere. Its own CUDAExtension call sits in an if-chain that tests SYCL, which
+ * the analyzer treats as device-agnostic code, so fixing the output again changes nothing. */
+static an_fix *fix_extension_build(fx *f, const an_diag *d, TSNode n) {
+    TSNode call = ts_node_parent(n);
+    if (!is(call, "call") || !ts_node_eq(ts_node_child_by_field_name(call, "function", 8), n)) return NULL;
+    if (!is(ts_node_child_by_field_name(call, "arguments", 9), "argument_list")) return NULL;
+    bool defined = has_ext_helper(f);
+    /* a call in the file's opening (an import block such as `try: from ... import CUDAExtension; EXT = ...`) would
+     * run before the function is defined */
+    if (!defined && S(n) < f->after_imports) return NULL;
+    /* the name already means something else in this file */
+    if (!defined && text_has_word(f->text, EXT_HELPER)) return NULL;
+    const char *helper = an_template_text(EXT_HELPER ".py", NULL);
+    if (!defined && !helper) return NULL;
+    an_fix *x = fix_new(d, d->entry->fix, "Build CUDAExtension, SyclExtension or CppExtension by what is available");
+    edit(x, S(n), E(n), EXT_HELPER);
+    if (!defined) {
+        /* after the imports, two blank lines on each side */
+        uint32_t at = f->after_imports;
+        ut_buf b;
+        ut_buf_init(&b);
+        if (at > f->src->body) ut_buf_puts(&b, f->text[at - 1] == '\n' ? "\n\n" : "\n\n\n");
+        ut_buf_puts(&b, helper);
+        int blank = 0;
+        for (uint32_t p = at; p < f->src->len && blank < 2;) {
+            uint32_t le = line_end(f, p);
+            bool empty = true;
+            for (uint32_t i = p; i < le; i++)
+                if (!isspace((unsigned char)f->text[i])) empty = false;
+            if (!empty || le == p) break;
+            blank++, p = le;
+        }
+        for (; blank < 2 && at < f->src->len; blank++) ut_buf_putc(&b, '\n');
+        edit_own(x, at, at, ut_buf_take(&b));
+    }
+    return x;
+}
+
+static TSNode node_for(const fx *f, uint32_t s, uint32_t e) {
+    TSNode n = ts_node_descendant_for_byte_range(f->root, s, e);
+    while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
+    return n;
+}
+
+static an_fix *generate(fx *f, const an_diag *d, needs *nd) {
+    if (d->origin == AN_ORIGIN_IMPORT) return fix_unused_import(f, d);
+    TSNode n = node_for(f, d->start, d->end);
+    if (ts_node_is_null(n)) return NULL;
+    if (d->origin == AN_ORIGIN_REF && d->entry && d->entry->fixer) {
+        if (d->entry->fix == AN_FIX_NONE) return NULL;
+        if (!strcmp(d->entry->fixer, "extension-build")) return fix_extension_build(f, d, n);
+        return NULL;
+    }
+    if (d->origin == AN_ORIGIN_REF) return fix_qualname(f, d, n, nd);
+    const char *k = d->rule->fixer;
+    if (!k) return NULL;
+    if (!strcmp(k, "device-string")) return fix_device_string(f, d, n, nd);
+    if (!strcmp(k, "device-select")) return fix_device_select(f, d, n, nd);
+    if (!strcmp(k, "cuda-method")) return fix_cuda_method(f, d, n, nd);
+    if (!strcmp(k, "is-cuda")) return fix_is_cuda(f, d, n, nd);
+    if (!strcmp(k, "add-device-arg")) return fix_add_device_arg(f, d, n, nd);
+    if (!strcmp(k, "nccl-backend")) return fix_nccl(f, d, n, nd);
+    if (!strcmp(k, "set-device-index")) return fix_set_device_index(f, d, n, nd);
+    if (!strcmp(k, "check-available")) return fix_check_available(f, d, n, nd);
+    if (!strcmp(k, "ddp-device-ids")) return fix_ddp_device_ids(f, d, n, nd);
+    return NULL;
+}
+
+/* The insertion edits for what the fixes need: imports at the header, the device definition after them. */
+static void requirement_edits(fx *f, an_fix *x, const needs *nd) {
+    bool torch = (nd->torch || (nd->dev && f->opt->target == AN_TARGET_ACCELERATOR)) && !f->has_torch;
+    bool dev = nd->dev && f->opt->target == AN_TARGET_ACCELERATOR && !f->has_dev;
+    bool helper = (nd->helper || (nd->dev && f->opt->target == AN_TARGET_COMPAT)) && !f->has_helper;
+    ut_buf head;
+    ut_buf_init(&head);
+    if (torch) ut_buf_puts(&head, "import torch\n");
+    if (helper) ut_buf_printf(&head, "%s\n", f->opt->helper_import ? f->opt->helper_import : "");
+    char devline[512];
+    snprintf(devline, sizeof devline, "%s = %s\n", f->dev_name, AN_PYFIX_DEV_INIT);
+    /* new imports go at the end of the file's top import block (after the docstring and __future__ imports),
+     * the device definition right after them */
+    if (dev) ut_buf_puts(&head, devline);
+    if (head.len && f->crlf) { /* inserted lines follow the file's line endings */
+        ut_buf t;
+        ut_buf_init(&t);
+        for (size_t i = 0; i < head.len; i++) {
+            if (head.data[i] == '\n') ut_buf_putc(&t, '\r');
+            ut_buf_putc(&t, head.data[i]);
+        }
+        ut_buf_free(&head);
+        head = t;
+    }
+    if (head.len) {
+        uint32_t at = f->after_imports;
+        if (at > 0 && f->text[at - 1] != '\n') { /* a last line without a newline needs one first */
+            char *t = ut_buf_take(&head);
+            ut_buf_printf(&head, "%s%s", f->crlf ? "\r\n" : "\n", t);
+            ut_free(t);
+        }
+        edit_own(x, at, at, ut_buf_take(&head));
+    }
+    ut_buf_free(&head);
+}
+
+static int edit_cmp(const void *a, const void *b) {
+    const an_edit *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static char *pick_dev_name(const fx *f) {
+    if (f->dev_name) return ut_strdup(f->dev_name);
+    /* a file that already uses the name for something else gets a private one */
+    if (text_has_word(f->text, AN_PYFIX_DEV_NAME)) return ut_strdup("_XPUIFY_DEVICE_TYPE");
+    return ut_strdup(AN_PYFIX_DEV_NAME);
+}
+
+/* A file whose first line ends in CRLF gets CRLF in the lines the fixes insert (not a mix of endings). */
+static void match_line_endings(const an_source *src, an_diag_list *diags) {
+    const char *nl = memchr(src->text, '\n', src->len);
+    if (!nl || nl == src->text || nl[-1] != '\r') return;
+    for (size_t i = 0; i < diags->len; i++) {
+        an_fix *x = diags->items[i].fix;
+        for (size_t k = 0; x && k < x->edits.len; k++) {
+            char *t = x->edits.items[k].text;
+            if (!t || !strchr(t, '\n')) continue;
+            ut_buf b;
+            ut_buf_init(&b);
+            for (const char *p = t; *p; p++) {
+                if (*p == '\n' && (p == t || p[-1] != '\r')) ut_buf_putc(&b, '\r');
+                ut_buf_putc(&b, *p);
+            }
+            ut_free(t);
+            x->edits.items[k].text = ut_buf_take(&b);
+        }
+    }
+}
+
+unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
+                           an_diag_list *diags, unsigned extra_needs) {
+    an_fix_options o = *opt;
+    if (!o.helper_module) o.helper_module = "xpuify_device";
+    char helper_import[256];
+    if (!o.helper_import) {
+        snprintf(helper_import, sizeof helper_import, "import %s", o.helper_module);
+        o.helper_import = helper_import;
+    }
+    fx f = {0};
+    f.opt = &o, f.src = src, f.text = src->text, f.root = root, f.scope = scope;
+    analyze_header(&f);
+    const char *nl = memchr(f.text, '\n', src->len);
+    f.crlf = nl && nl > f.text && nl[-1] == '\r';
+    char *name = pick_dev_name(&f);
+    ut_free(f.dev_name);
+    f.dev_name = name;
+    ut_buf dev;
+    ut_buf_init(&dev);
+    if (o.target == AN_TARGET_COMPAT) ut_buf_printf(&dev, "%s.DEV", o.helper_module);
+    else ut_buf_puts(&dev, f.dev_name);
+    f.dev = ut_buf_take(&dev);
+    bool dev_too_new = o.target == AN_TARGET_ACCELERATOR && an_version_newer("2.6", o.torch_major, o.torch_minor);
+    needs *nds = ut_calloc(diags->len ? diags->len : 1, sizeof(needs));
+    needs all = {(extra_needs & AN_NEED_TORCH) != 0, (extra_needs & AN_NEED_DEV) != 0, (extra_needs & AN_NEED_HELPER) != 0};
+    for (size_t i = 0; i < diags->len; i++) {
+        an_diag *d = &diags->items[i];
+        d->fix = generate(&f, d, &nds[i]);
+        if (d->fix && dev_too_new && nds[i].dev) {
+            an_fix_free(d->fix);
+            d->fix = NULL;
+        }
+        if (!d->fix) continue;
+        /* the version the rewritten code needs: the entry's, and 2.6 for the accelerator device definition */
+        /* (an entry's fixer writes code for every torch: its min_torch is the replacement's) */
+        const char *v = d->entry && d->origin == AN_ORIGIN_REF && !d->entry->fixer ? d->entry->min_torch : NULL;
+        if (d->rule->fixer && !strcmp(d->rule->fixer, "nccl-backend")) v = "2.6";
+        if (d->rule->fixer && (!strcmp(d->rule->fixer, "set-device-index") || !strcmp(d->rule->fixer, "check-available"))) v = "2.7";
+        if (o.target == AN_TARGET_ACCELERATOR && nds[i].dev && (!v || !an_version_newer(v, 2, 6)))
+            v = "2.6";
+        d->fix->min_torch = v;
+        if (d->fix->applicability == AN_FIX_SAFE || o.unsafe) {
+            all.torch |= nds[i].torch;
+            all.dev |= nds[i].dev;
+            all.helper |= nds[i].helper;
+            d->fix->needs = (nds[i].torch ? AN_NEED_TORCH : 0) | (nds[i].dev ? AN_NEED_DEV : 0) | (nds[i].helper ? AN_NEED_HELPER : 0);
+        }
+    }
+    for (size_t i = 0; i < diags->len; i++) {
+        an_fix *x = diags->items[i].fix;
+        if (!x) continue;
+        if (nds[i].torch || nds[i].dev || nds[i].helper) requirement_edits(&f, x, &all);
+        qsort(x->edits.items, x->edits.len, sizeof(an_edit), edit_cmp);
+    }
+    ut_free(nds);
+    ut_free(f.refs);
+    ut_free(f.dev);
+    /* what the insertion edits hold, as requirement_edits decides it */
+    bool need_torch = (all.torch || (all.dev && o.target == AN_TARGET_ACCELERATOR)) && !f.has_torch;
+    bool need_dev = all.dev && o.target == AN_TARGET_ACCELERATOR && !f.has_dev;
+    bool need_helper = (all.helper || (all.dev && o.target == AN_TARGET_COMPAT)) && !f.has_helper;
+    ut_free(f.dev_name);
+    match_line_endings(src, diags);
+    return (need_torch ? AN_NEED_TORCH : 0) | (need_dev ? AN_NEED_DEV : 0) | (need_helper ? AN_NEED_HELPER : 0);
+}

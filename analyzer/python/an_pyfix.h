@@ -1,0 +1,19 @@
+/* an_pyfix: computes the fix (byte-range edits) of each Python finding for a target (accelerator: upstream
+ * torch.accelerator / torch.amp APIs; compat: the xpuify_device helper module), including the imports and the
+ * run-time device definition the rewritten code needs. */
+#ifndef AN_PYFIX_H
+#define AN_PYFIX_H
+#include "analyzer/core/an_diag.h"
+#include "analyzer/python/an_resolve.h"
+#include <tree_sitter/api.h>
+
+/* The device-type variable the accelerator target defines once per file. */
+#define AN_PYFIX_DEV_NAME "DEVICE_TYPE"
+#define AN_PYFIX_DEV_INIT "torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else \"cpu\""
+
+/* extra_needs: AN_NEED_* of fixes computed earlier for the rest of the file (an editor buffer re-analyzed in
+ * part), added to what these fixes need. Returns what the shared insertion edits hold (AN_NEED_TORCH: the
+ * torch import, AN_NEED_DEV: the device definition, AN_NEED_HELPER: the helper import). */
+unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
+                           an_diag_list *diags, unsigned extra_needs);
+#endif

@@ -1,0 +1,939 @@
+/* an_python: the Python front end (tree-sitter + tree-sitter-python). */
+#include "analyzer/python/an_python.h"
+#include "analyzer/core/an_message.h"
+#include "analyzer/python/an_query.h"
+#include "analyzer/python/an_pyfix.h"
+#include "analyzer/python/an_pyregion.h"
+#include "analyzer/python/an_resolve.h"
+#include "analyzer/core/an_suppress.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <tree_sitter/api.h>
+
+const TSLanguage *tree_sitter_python(void);
+
+struct an_python {
+    TSParser *parser;
+    const TSLanguage *lang;
+    TSSymbol s_attribute, s_identifier, s_import_from, s_if, s_conditional, s_comment, s_error, s_dotted_name,
+        s_keyword_argument, s_function_definition, s_class_definition, s_parameters, s_default_parameter,
+        s_typed_parameter, s_typed_default_parameter, s_lambda_parameters, s_aliased_import, s_global, s_nonlocal,
+        s_assignment, s_augmented_assignment, s_import_statement, s_try;
+    TSFieldId f_object, f_left, f_name, f_module_name, f_condition;
+};
+
+typedef struct { uint32_t start, end; } range;
+
+typedef struct {
+    an_python *py;
+    const an_catalog *cat;
+    const an_source *src;
+    const bool *enabled;
+    an_pyscope scope;
+    an_diag_list *out;
+    UT_VEC(range) errors;   /* syntax-error regions */
+    UT_VEC(range) agnostic; /* if/conditional expressions that already branch on XPU or torch.accelerator */
+    UT_VEC(range) cuda_guarded;     /* bodies of `if DEV == "cuda":` and the like */
+    UT_VEC(range) cuda_guard_conds; /* their conditions */
+    UT_VEC(range) try_bodies;       /* bodies of try statements */
+    UT_VEC(range) cuda_branches;    /* bodies of `if x.device.type == "cuda":` that have an else branch */
+    uint32_t lo, hi;                /* the region walked and queried (everything: 0, UINT32_MAX) */
+    const an_span_vec *only;        /* when not NULL: walk and query these statements only (query_ranges) */
+    ut_buf tmp;
+    bool compat;       /* fixes target the device helper: messages name the helper's function */
+    bool too_deep;     /* the tree is nested deeper than AN_PY_MAX_DEPTH: the file is not analyzed */
+    uint32_t deep_at;  /* where the walk passed that depth */
+} ctx;
+
+/* Deeper syntax trees are not analyzed (one XPU001 finding says so). CPython compiles nothing nested much deeper
+ * than 3000 levels (its compiler's recursion limit; 200 levels of brackets, 100 of indentation), which is about
+ * 3000 tree levels; only `a and b and ...` chains compile at any length. Beyond this depth tree-sitter's query
+ * cursor and node API cost grows with the square of the depth. */
+#ifndef AN_PY_MAX_DEPTH
+#define AN_PY_MAX_DEPTH 4000
+#endif
+
+static TSSymbol sym(const TSLanguage *l, const char *name) {
+    return ts_language_symbol_for_name(l, name, (uint32_t)strlen(name), true);
+}
+
+an_python *an_python_new(void) {
+    an_python *py = ut_calloc(1, sizeof *py);
+    py->lang = tree_sitter_python();
+    py->parser = ts_parser_new();
+    ts_parser_set_language(py->parser, py->lang);
+    const TSLanguage *l = py->lang;
+    py->s_attribute = sym(l, "attribute");
+    py->s_identifier = sym(l, "identifier");
+    py->s_import_from = sym(l, "import_from_statement");
+    py->s_import_statement = sym(l, "import_statement");
+    py->s_if = sym(l, "if_statement");
+    py->s_try = sym(l, "try_statement");
+    py->s_conditional = sym(l, "conditional_expression");
+    py->s_comment = sym(l, "comment");
+    py->s_error = (TSSymbol)-1; /* tree-sitter's ERROR symbol */
+    py->s_dotted_name = sym(l, "dotted_name");
+    py->s_keyword_argument = sym(l, "keyword_argument");
+    py->s_function_definition = sym(l, "function_definition");
+    py->s_class_definition = sym(l, "class_definition");
+    py->s_parameters = sym(l, "parameters");
+    py->s_default_parameter = sym(l, "default_parameter");
+    py->s_typed_parameter = sym(l, "typed_parameter");
+    py->s_typed_default_parameter = sym(l, "typed_default_parameter");
+    py->s_lambda_parameters = sym(l, "lambda_parameters");
+    py->s_aliased_import = sym(l, "aliased_import");
+    py->s_global = sym(l, "global_statement");
+    py->s_nonlocal = sym(l, "nonlocal_statement");
+    py->s_assignment = sym(l, "assignment");
+    py->s_augmented_assignment = sym(l, "augmented_assignment");
+    py->f_object = ts_language_field_id_for_name(l, "object", 6);
+    py->f_left = ts_language_field_id_for_name(l, "left", 4);
+    py->f_name = ts_language_field_id_for_name(l, "name", 4);
+    py->f_module_name = ts_language_field_id_for_name(l, "module_name", 11);
+    py->f_condition = ts_language_field_id_for_name(l, "condition", 9);
+    return py;
+}
+
+void an_python_free(an_python *py) {
+    if (!py) return;
+    ts_parser_delete(py->parser);
+    ut_free(py);
+}
+
+static bool enabled(const ctx *c, const an_rule *r) { return !c->enabled || c->enabled[r->index]; }
+
+static an_diag *emit(ctx *c, const an_rule *r, uint32_t start, uint32_t end, char *message) {
+    an_diag d = {0};
+    d.rule = r;
+    d.origin = r->builtin ? AN_ORIGIN_BUILTIN : r->query ? AN_ORIGIN_QUERY : AN_ORIGIN_REF;
+    d.start = start;
+    d.end = end;
+    d.message = message;
+    ut_vec_push(c->out, d);
+    return &c->out->items[c->out->len - 1];
+}
+
+/* The message's replacement: the upstream API, or under the compat target the device helper's function (which runs
+ * on every torch the helper supports, so no version is named). */
+static an_message_vars entry_vars(const ctx *c, const an_entry *e, const char *qual) {
+    an_message_vars v = {qual, e->replacement, e->min_torch, NULL, e->note};
+    if (c->compat && e->compat) v.replacement = e->compat, v.min_torch = NULL;
+    return v;
+}
+
+static void emit_entry(ctx *c, const an_entry *e, const char *qual, TSNode n) {
+    if (!enabled(c, e->rule) || e->ignore) return;
+    an_message_vars v = entry_vars(c, e, qual);
+    char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
+    emit(c, e->rule, ts_node_start_byte(n), ts_node_end_byte(n), msg)->entry = e;
+}
+
+/* Longest exact prefix of the chain first, then a wildcard over the whole chain. */
+static void check_chain(ctx *c, TSNode top) {
+    ut_buf_clear(&c->tmp);
+    if (!an_pyscope_qualname(&c->scope, top, c->src->text, &c->tmp)) return;
+    char *q = c->tmp.data;
+    size_t len = c->tmp.len;
+    TSNode n = top;
+    for (;;) {
+        const an_entry *e = an_catalog_lookup(c->cat, q, true);
+        if (e) { emit_entry(c, e, q, n); return; }
+        if (ts_node_symbol(n) != c->py->s_attribute) break;
+        char *dot = strrchr(q, '.');
+        if (!dot) break;
+        *dot = 0;
+        n = ts_node_child_by_field_name(n, "object", 6);
+        if (!strchr(q, '.')) break; /* a bare root name is never an API */
+    }
+    q[len] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (!q[i]) q[i] = '.';
+    const an_entry *e = an_catalog_lookup(c->cat, q, false);
+    if (e) emit_entry(c, e, q, top);
+}
+
+static void check_identifier(ctx *c, TSNode n) {
+    const char *s = c->src->text + ts_node_start_byte(n);
+    size_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+    /* a name right after a dot is an attribute that error recovery left outside an attribute node
+     * (`def d(h:m:.device_count)`): never a free name. Reporting it made the fixer loop, replacing
+     * `device_count` with `torch.accelerator.device_count` pass after pass (found by fz_python). */
+    for (const char *p = s; p > c->src->text;) {
+        char ch = *--p;
+        if (ch == ' ' || ch == '\t') continue;
+        if (ch == '.') return;
+        break;
+    }
+    bool bound;
+    const char *q = an_pyscope_lookup(&c->scope, s, len, &bound);
+    if (q) {
+        if (an_pyscope_shadowed(&c->scope, n, c->src->text)) return;
+        /* a bare module object (`ipex` after `import intel_extension_for_pytorch as ipex`) is not an API use */
+        for (size_t i = 0; i < c->scope.bindings.len; i++) {
+            const an_binding *b = &c->scope.bindings.items[i];
+            if (b->module && strlen(b->local) == len && !memcmp(b->local, s, len)) return;
+        }
+        const an_entry *e = an_catalog_lookup(c->cat, q, false);
+        if (e) emit_entry(c, e, q, n);
+        return;
+    }
+    if (bound) return;
+    for (size_t i = 0; i < c->scope.stars.len; i++) {
+        ut_buf_clear(&c->tmp);
+        ut_buf_printf(&c->tmp, "%s.%.*s", c->scope.stars.items[i], (int)len, s);
+        const an_entry *e = an_catalog_lookup(c->cat, c->tmp.data, true);
+        if (e) { emit_entry(c, e, c->tmp.data, n); return; }
+    }
+}
+
+/* `from torch.cuda.amp import GradScaler`, `import torch.cuda.amp as amp`: each imported name in a table. */
+static void check_import_from(ctx *c, TSNode st) {
+    for (size_t i = 0; i < c->scope.bindings.len; i++) {
+        const an_binding *b = &c->scope.bindings.items[i];
+        if (b->start < ts_node_start_byte(st) || b->end > ts_node_end_byte(st)) continue;
+        bool bound;
+        /* a fallback import of a name that is also imported from elsewhere is a compatibility shim */
+        if (b->in_fallback) {
+            const char *primary = an_pyscope_lookup(&c->scope, b->local, strlen(b->local), &bound);
+            if (!primary || strcmp(primary, b->qual)) continue;
+        }
+        const an_entry *e = an_catalog_lookup(c->cat, b->qual, true);
+        if (e) {
+            if (!enabled(c, e->rule) || e->ignore) continue;
+            an_message_vars v = entry_vars(c, e, b->qual);
+            char *msg = an_message_format(e->message ? e->message : e->rule->message, &v);
+            an_diag *d = emit(c, e->rule, b->start, b->end, msg);
+            d->entry = e;
+            d->origin = AN_ORIGIN_IMPORT;
+        }
+    }
+}
+
+static bool word_at(const char *s, size_t n, size_t i, size_t wl) {
+    bool l = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+    bool r = i + wl >= n || !(isalnum((unsigned char)s[i + wl]) || s[i + wl] == '_');
+    return l && r;
+}
+
+static bool mentions_agnostic(const char *s, size_t n) { return an_py_mentions_agnostic(s, n); }
+
+static bool mentions_name(const char *s, size_t n, char *const *names, size_t k) {
+    for (size_t j = 0; j < k; j++) {
+        size_t wl = strlen(names[j]);
+        for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), names[j], wl)); p++)
+            if (word_at(s, n, (size_t)(p - s), wl)) return true;
+    }
+    return false;
+}
+
+/* one of the NULL-ended pats occurs in s[0..n) */
+static bool contains_any(const char *s, size_t n, const char *const *pats) {
+    for (int i = 0; pats[i]; i++)
+        if (memmem(s, n, pats[i], strlen(pats[i]))) return true;
+    return false;
+}
+
+/* `x.device.type == "cuda"` or `x.is_cuda`: a branch for CUDA devices (not an availability test) */
+static bool mentions_cuda_device_test(const char *s, size_t n) {
+    static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "\"cuda\" ==", "'cuda' ==", "is_cuda",
+                                       "startswith(\"cuda", "startswith('cuda", NULL};
+    return contains_any(s, n, pats);
+}
+
+/* A condition that limits its branch to CUDA: `DEV == "cuda"`, `x.device.type == 'cuda'`, torch.cuda.is_available(),
+ * `str(dev).startswith("cuda")` */
+static bool mentions_cuda_guard(const char *s, size_t n) {
+    static const char *const more[] = {"==\"cuda\"", "=='cuda'", "cuda.is_available()", NULL};
+    return mentions_cuda_device_test(s, n) || contains_any(s, n, more);
+}
+
+/* An if-chain or conditional expression whose conditions already consider XPU or torch.accelerator is
+ * device-agnostic code: nothing inside it is reported. */
+static void check_agnostic(ctx *c, TSNode n, bool is_if) {
+    const char *src = c->src->text;
+    bool hit = false;
+    if (is_if) {
+        uint32_t cnt = ts_node_named_child_count(n);
+        TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+        if (!ts_node_is_null(cond)) {
+            const char *cs = src + ts_node_start_byte(cond);
+            size_t cn = ts_node_end_byte(cond) - ts_node_start_byte(cond);
+            hit = mentions_agnostic(cs, cn) || mentions_name(cs, cn, c->scope.agnostic_names.items, c->scope.agnostic_names.len);
+            /* `if x.device.type == "cuda": ... else: ...`: the CUDA branch of code that handles other devices */
+            TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+            TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+            if (!hit && !ts_node_is_null(alt) && !ts_node_is_null(body) && mentions_cuda_device_test(cs, cn)) {
+                range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
+                ut_vec_push(&c->cuda_branches, r);
+            }
+        }
+        for (uint32_t i = 0; i < cnt && !hit; i++) {
+            TSNode ch = ts_node_named_child(n, i);
+            if (strcmp(ts_node_type(ch), "elif_clause")) continue;
+            TSNode ec = ts_node_child_by_field_name(ch, "condition", 9);
+            if (!ts_node_is_null(ec))
+                hit = mentions_agnostic(src + ts_node_start_byte(ec), ts_node_end_byte(ec) - ts_node_start_byte(ec));
+        }
+    } else {
+        hit = mentions_agnostic(src + ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+    }
+    /* additive code written as sibling ifs: `if cuda: ...` directly followed by `if xpu: ...` */
+    TSNode sib = ts_node_next_named_sibling(n);
+    while (!ts_node_is_null(sib) && !strcmp(ts_node_type(sib), "comment")) sib = ts_node_next_named_sibling(sib);
+    if (is_if && !hit && !ts_node_is_null(sib) && !strcmp(ts_node_type(sib), "if_statement")) {
+        TSNode sc = ts_node_child_by_field_name(sib, "condition", 9);
+        if (!ts_node_is_null(sc) &&
+            mentions_agnostic(src + ts_node_start_byte(sc), ts_node_end_byte(sc) - ts_node_start_byte(sc))) {
+            TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+            hit = !ts_node_is_null(cond) && mentions_cuda_guard(src + ts_node_start_byte(cond),
+                                                                ts_node_end_byte(cond) - ts_node_start_byte(cond));
+        }
+    }
+    if (hit) {
+        range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
+        ut_vec_push(&c->agnostic, r);
+    }
+    /* `if DEV == "cuda": torch.cuda.ipc_collect()`: the body is CUDA-only by design */
+    if (is_if && !hit) {
+        TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+        TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+        if (!ts_node_is_null(cond) && !ts_node_is_null(body) &&
+            mentions_cuda_guard(src + ts_node_start_byte(cond), ts_node_end_byte(cond) - ts_node_start_byte(cond))) {
+            range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
+            ut_vec_push(&c->cuda_guarded, r);
+            range cr = {ts_node_start_byte(cond), ts_node_end_byte(cond)};
+            ut_vec_push(&c->cuda_guard_conds, cr);
+        }
+    }
+}
+
+static bool skip_identifier(const an_python *py, TSSymbol parent, TSFieldId field) {
+    if (parent == py->s_attribute || parent == py->s_dotted_name || parent == py->s_aliased_import) return true;
+    if (parent == py->s_parameters || parent == py->s_lambda_parameters || parent == py->s_typed_parameter) return true;
+    if (parent == py->s_global || parent == py->s_nonlocal) return true;
+    if (field == py->f_name &&
+        (parent == py->s_keyword_argument || parent == py->s_function_definition ||
+         parent == py->s_class_definition || parent == py->s_default_parameter ||
+         parent == py->s_typed_default_parameter))
+        return true;
+    if (field == py->f_left && (parent == py->s_assignment || parent == py->s_augmented_assignment)) return true;
+    return false;
+}
+
+static void walk(ctx *c, TSNode root) {
+    an_python *py = c->py;
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    UT_VEC(TSSymbol) parents = {0};
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        TSSymbol s = ts_node_symbol(n);
+        TSSymbol parent = parents.len ? parents.items[parents.len - 1] : 0;
+        TSFieldId field = ts_tree_cursor_current_field_id(&cur);
+        bool descend = true;
+        if (ts_node_end_byte(n) <= c->lo || ts_node_start_byte(n) >= c->hi ||
+            (c->only && !an_spans_meet(c->only, ts_node_start_byte(n), ts_node_end_byte(n)))) {
+            descend = false; /* outside the region being re-analyzed, or the statements that can hold a finding */
+        } else if (s == py->s_attribute) {
+            if (!(parent == py->s_attribute && field == py->f_object)) check_chain(c, n);
+        } else if (s == py->s_identifier) {
+            if (!skip_identifier(py, parent, field)) check_identifier(c, n);
+        } else if (s == py->s_import_from) {
+            check_import_from(c, n);
+            descend = false;
+        } else if (s == py->s_import_statement) {
+            check_import_from(c, n); /* only aliased imports bind a CUDA-only name: `import torch.cuda.amp as a` */
+            descend = false;
+        } else if (s == py->s_comment) {
+            descend = false;
+        } else if (s == py->s_if) {
+            check_agnostic(c, n, true);
+        } else if (s == py->s_try) {
+            TSNode body = ts_node_child_by_field_name(n, "body", 4);
+            if (!ts_node_is_null(body)) {
+                range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
+                ut_vec_push(&c->try_bodies, r);
+            }
+        } else if (s == py->s_conditional) {
+            check_agnostic(c, n, false);
+        }
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
+            ut_vec_push(&parents, s);
+            if (parents.len > AN_PY_MAX_DEPTH) {
+                c->too_deep = true;
+                c->deep_at = ts_node_start_byte(ts_tree_cursor_current_node(&cur));
+                goto done;
+            }
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+            parents.len--;
+        }
+    }
+done:
+    ut_vec_free(&parents);
+    ts_tree_cursor_delete(&cur);
+}
+
+/* The outermost ERROR and MISSING nodes, in document order. A tree cursor, not recursion: the tree of a file can
+ * be nested as deep as the file is long. */
+static void collect_errors(ctx *c, TSNode root) {
+    if (!ts_node_has_error(root)) return;
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        bool descend = false;
+        if (ts_node_symbol(n) == (TSSymbol)-1 || ts_node_is_missing(n)) {
+            range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
+            ut_vec_push(&c->errors, r);
+        } else {
+            descend = ts_node_has_error(n);
+        }
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+}
+
+/* n bytes of s cut to at most max without splitting a UTF-8 sequence (messages quote source text) */
+static uint32_t utf8_clip(const char *s, uint32_t n, uint32_t max) {
+    if (n <= max) return n;
+    n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+    return n;
+}
+
+static const an_rule *syntax_error_rule(const ctx *c) {
+    const an_rule *r = NULL;
+    for (size_t i = 0; i < an_catalog_count(c->cat); i++) {
+        const an_rule *x = an_catalog_rule(c->cat, i);
+        if (x->lang == AN_LANG_PYTHON && x->builtin && !strcmp(x->builtin, "syntax-error")) r = x;
+    }
+    return r && enabled(c, r) ? r : NULL;
+}
+
+static void report_too_deep(ctx *c) {
+    const an_rule *r = syntax_error_rule(c);
+    if (!r) return;
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "the syntax tree is nested more than %d levels deep here, deeper than CPython compiles; "
+                      "the file is not analyzed", AN_PY_MAX_DEPTH);
+    an_message_vars v = {NULL, NULL, NULL, b.data, NULL};
+    char *msg = an_message_format(r->message, &v);
+    ut_buf_free(&b);
+    uint32_t line, col, ls, le;
+    an_source_position(c->src, c->deep_at, &line, &col);
+    an_source_line_span(c->src, line, &ls, &le);
+    emit(c, r, c->deep_at, le > c->deep_at ? le : c->deep_at, msg);
+}
+
+static void report_syntax_error(ctx *c, TSNode root) {
+    const an_rule *r = syntax_error_rule(c);
+    if (!r || !c->errors.len) return;
+    (void)root;
+    range e = c->errors.items[0];
+    ut_buf b;
+    ut_buf_init(&b);
+    uint32_t s = e.start, end = e.end;
+    if (s == end) {
+        ut_buf_puts(&b, "syntax error: missing token");
+    } else {
+        uint32_t n = end - s;
+        const char *t = c->src->text + s;
+        const char *nl = memchr(t, '\n', n);
+        if (nl) n = (uint32_t)(nl - t);
+        n = utf8_clip(t, n, 40);
+        ut_buf_printf(&b, "syntax error: cannot parse `%.*s`", (int)n, t);
+    }
+    if (c->errors.len > 1) ut_buf_printf(&b, " (and %zu more error regions)", c->errors.len - 1);
+    ut_buf_puts(&b, "; findings inside the broken region are not reported");
+    an_message_vars v = {NULL, NULL, NULL, b.data, NULL};
+    char *msg = an_message_format(r->message, &v);
+    ut_buf_free(&b);
+    /* a one-line range keeps editors readable when the error region spans the rest of the file */
+    uint32_t line, col, ls, le;
+    an_source_position(c->src, s, &line, &col);
+    an_source_line_span(c->src, line, &ls, &le);
+    emit(c, r, s, end > le || end == s ? (le > s ? le : s) : end, msg);
+}
+
+static void on_query_match(void *vc, const an_rule *r, TSNode report) {
+    ctx *c = vc;
+    if (!enabled(c, r)) return;
+    uint32_t a = ts_node_start_byte(report), b = ts_node_end_byte(report);
+    uint32_t n = b - a;
+    const char *t = c->src->text + a;
+    const char *nl = memchr(t, '\n', n);
+    if (nl) n = (uint32_t)(nl - t);
+    n = utf8_clip(t, n, 60);
+    char *text = ut_strndup(t, n);
+    an_message_vars v = {NULL, NULL, r->min_torch, text, NULL};
+    emit(c, r, a, b, an_message_format(r->message, &v));
+    ut_free(text);
+}
+
+static bool resolve_cb(void *vc, TSNode n, ut_buf *out) {
+    ctx *c = vc;
+    return an_pyscope_qualname(&c->scope, n, c->src->text, out);
+}
+
+/* ---- range sets: node ranges nest or are disjoint, so the outermost ones, sorted, answer by binary search ---- */
+
+static int range_cmp(const void *a, const void *b) {
+    const range *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end > y->end ? -1 : x->end < y->end; /* the outer one first */
+}
+
+/* a sorted copy without the ranges that lie inside another */
+static range *outermost(const range *rs, size_t n, size_t *out_n) {
+    range *o = ut_malloc((n ? n : 1) * sizeof(range));
+    if (n) memcpy(o, rs, n * sizeof(range));
+    if (n > 1) qsort(o, n, sizeof(range), range_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w && o[i].start >= o[w - 1].start && o[i].end <= o[w - 1].end) continue;
+        o[w++] = o[i];
+    }
+    *out_n = w;
+    return o;
+}
+
+/* index of the last range starting at or before s (n when none) */
+static size_t last_at_or_before(const range *rs, size_t n, uint32_t s) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rs[mid].start <= s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo ? lo - 1 : n;
+}
+
+/* [s, e) lies inside one of the outermost ranges rs */
+static bool inside(const range *rs, size_t n, uint32_t s, uint32_t e) {
+    size_t i = last_at_or_before(rs, n, s);
+    return i < n && e <= rs[i].end;
+}
+
+/* [s, e) overlaps one of the outermost ranges rs (whose ends are sorted too) */
+static bool overlaps(const range *rs, size_t n, uint32_t s, uint32_t e) {
+    size_t lo = 0, hi = n; /* the first range ending after s */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rs[mid].end <= s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && rs[lo].start < e;
+}
+
+/* findings sorted by start: the index of the first one starting at or after pos */
+static size_t first_diag_from(const an_diag_list *l, uint32_t pos) {
+    size_t lo = 0, hi = l->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->items[mid].start < pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void drop_diag(an_diag *d) {
+    ut_free(d->message);
+    an_fix_free(d->fix);
+    d->message = NULL, d->fix = NULL, d->rule = NULL;
+}
+
+static bool supersedes(const an_rule *r, const char *code) {
+    for (size_t i = 0; i < r->supersedes.len; i++)
+        if (!strcmp(r->supersedes.items[i], code)) return true;
+    return false;
+}
+
+static TSPoint point_at(const an_source *src, uint32_t byte) {
+    uint32_t lo = 0, hi = src->nlines;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (src->line_starts[mid] <= byte) lo = mid;
+        else hi = mid;
+    }
+    TSPoint p = {lo, byte - src->line_starts[lo]};
+    return p;
+}
+
+/* ---- line facts for suppressions ------------------------------------------------------------------------- */
+
+static uint32_t end_row(TSNode n) {
+    TSPoint e = ts_node_end_point(n), b = ts_node_start_point(n);
+    return e.column == 0 && e.row > b.row ? e.row - 1 : e.row;
+}
+
+static bool is_statement(TSNode n) {
+    TSNode p = ts_node_parent(n);
+    if (ts_node_is_null(p)) return false;
+    const char *pt = ts_node_type(p), *t = ts_node_type(n);
+    if (!strcmp(t, "comment") || !strcmp(t, "block")) return false;
+    if (!strcmp(pt, "module") || !strcmp(pt, "block")) return true;
+    return !strcmp(t, "elif_clause") || !strcmp(t, "else_clause") || !strcmp(t, "except_clause") ||
+           !strcmp(t, "except_group_clause") || !strcmp(t, "finally_clause") || !strcmp(t, "case_clause");
+}
+
+/* Last row of a statement's logical line: a compound statement's header ends where its block begins. */
+static uint32_t logical_end_row(TSNode n) {
+    TSNode def = n;
+    if (!strcmp(ts_node_type(n), "decorated_definition")) {
+        TSNode d = ts_node_child_by_field_name(n, "definition", 10);
+        if (!ts_node_is_null(d)) def = d;
+    }
+    uint32_t cnt = ts_node_child_count(def);
+    for (uint32_t i = 0; i < cnt; i++) {
+        TSNode c = ts_node_child(def, i);
+        if (strcmp(ts_node_type(c), "block")) continue;
+        TSNode prev = ts_node_prev_sibling(c);
+        return ts_node_is_null(prev) ? ts_node_start_point(n).row : end_row(prev);
+    }
+    return end_row(n);
+}
+
+static void fill_line_info(TSNode root, const an_source *src, an_line_info *li) {
+    an_line_info_init(li, src->nlines);
+    for (uint32_t l = 1; l <= src->nlines; l++) {
+        uint32_t a, b;
+        an_source_line_span(src, l, &a, &b);
+        li->comment_ok[l] = !(b > a && src->text[b - 1] == '\\');
+    }
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        const char *t = ts_node_type(n);
+        bool descend = true;
+        if (!strcmp(t, "string")) {
+            /* the end of a line inside a multi-line string is no place for a comment */
+            uint32_t a = ts_node_start_point(n).row, b = ts_node_end_point(n).row;
+            for (uint32_t r = a; r < b && r + 1 <= src->nlines; r++) li->comment_ok[r + 1] = false;
+            descend = false;
+        } else if (ts_node_is_named(n) && is_statement(n)) {
+            uint32_t first = ts_node_start_point(n).row + 1, last = logical_end_row(n) + 1;
+            if (last > src->nlines) last = src->nlines;
+            if (first <= src->nlines) {
+                if (last < first) last = first;
+                if (li->logical_end[first] < last) li->logical_end[first] = last;
+                for (uint32_t l = first; l <= last; l++) li->stmt_start[l] = first;
+            }
+        }
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+}
+
+static void set_ranges(an_python *py, const an_source *src) {
+    if (src->body) {
+        TSRange r = {{0, src->body}, {UINT32_MAX, UINT32_MAX}, src->body, UINT32_MAX};
+        ts_parser_set_included_ranges(py->parser, &r, 1);
+    } else {
+        ts_parser_set_included_ranges(py->parser, NULL, 0);
+    }
+}
+
+static void collect_comments(an_python *py, TSNode root, const an_source *src, an_suppressions *sup) {
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        if (ts_node_symbol(n) == py->s_comment) {
+            uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+            if (b - a > 8 && memmem(src->text + a, b - a, "xpuify:", 7)) an_suppress_add_comment(sup, src, a, b, "#");
+        } else if (ts_tree_cursor_goto_first_child(&cur)) {
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+}
+
+bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, an_suppressions *sup) {
+    set_ranges(py, src);
+    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+    if (!tree) return false;
+    TSNode root = ts_tree_root_node(tree);
+    fill_line_info(root, src, li);
+    if (sup) {
+        collect_comments(py, root, src, sup);
+        an_suppress_finish(sup, src, li);
+    }
+    ts_tree_delete(tree);
+    return true;
+}
+
+bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
+                       const an_fix_options *fix, bool regions, const uint8_t *found, an_diag_list *out,
+                       uint32_t *bytes) {
+    TSTree *tree = NULL;
+    *bytes = src->len - src->body;
+    an_pyregions reg = {0};
+    /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
+    if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
+        an_pyregion_select(cat, src, found, fix && fix->target == AN_TARGET_COMPAT ? fix->helper_module : NULL, &reg);
+        if (reg.nothing) {
+            an_pyregions_free(&reg);
+            *bytes = 0;
+            return false;
+        }
+        if (!reg.whole) {
+            /* only the statements that can hold a finding: byte offsets stay those of the whole file */
+            TSRange *rs = ut_malloc(reg.spans.len * sizeof(TSRange));
+            for (size_t i = 0; i < reg.spans.len; i++) {
+                uint32_t s = reg.spans.items[i].start < src->body ? src->body : reg.spans.items[i].start;
+                rs[i].start_byte = s;
+                rs[i].end_byte = reg.spans.items[i].end;
+                rs[i].start_point = point_at(src, s);
+                rs[i].end_point = point_at(src, reg.spans.items[i].end);
+            }
+            ts_parser_set_included_ranges(py->parser, rs, (uint32_t)reg.spans.len);
+            ut_free(rs);
+            *bytes = reg.selected;
+            tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+        }
+    }
+    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0};
+    if (reg.hits_known && reg.hits.len) run.hits = reg.hits.items, run.nhits = reg.hits.len;
+    an_python_run(py, cat, src, en, fix, &run, out);
+    an_pyregions_free(&reg);
+    if (tree) ts_tree_delete(tree);
+    return true;
+}
+
+TSTree *an_python_parse(an_python *py, const an_source *src, const TSTree *old) {
+    set_ranges(py, src);
+    if (src->body) old = NULL; /* the included range starts after the BOM: always parse from scratch */
+    return ts_parser_parse_string(py->parser, (TSTree *)old, src->text, src->len);
+}
+
+/* ---- where the queries run ------------------------------------------------------------------------------------ */
+
+static bool is_type(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
+
+/* the child of n that holds byte pos (NULL node when pos falls between children) */
+static TSNode child_at(TSNode n, uint32_t pos) {
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    TSNode r = {0};
+    if (ts_tree_cursor_goto_first_child_for_byte(&cur, pos) >= 0) {
+        TSNode c = ts_tree_cursor_current_node(&cur);
+        if (ts_node_start_byte(c) <= pos) r = c;
+    }
+    ts_tree_cursor_delete(&cur);
+    return r;
+}
+
+/* the definition inside a statement (itself, or what a decorated_definition decorates), or a NULL node */
+static TSNode def_of(TSNode st) {
+    TSNode d = is_type(st, "decorated_definition") ? ts_node_child_by_field_name(st, "definition", 10) : st;
+    return is_type(d, "function_definition") || is_type(d, "class_definition") ? d : (TSNode){0};
+}
+
+/* The statements that can hold a query match: for each locality match, the outermost statement around it inside a
+ * unit's body (a top-level definition, or a member of a top-level class), a top-level statement, or (a match in a
+ * unit's decorators, name or parameters) that unit's header. Found from the root down, a few levels deep (a walk
+ * up with ts_node_parent costs the depth at each step). Every pattern of the query set is rooted at a statement
+ * or below (an_query.c checks), and a match holds a locality match, so the matches found are those of the whole
+ * tree. Sorted and joined. */
+static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_vec *out) {
+    /* hits ascend: one cursor steps through the top-level statements once */
+    TSTreeCursor top = ts_tree_cursor_new(root);
+    bool more = ts_tree_cursor_goto_first_child(&top);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t h = hits[i];
+        if (out->len && out->items[out->len - 1].start <= h && h < out->items[out->len - 1].end) continue;
+        while (more && ts_node_end_byte(ts_tree_cursor_current_node(&top)) <= h) more = ts_tree_cursor_goto_next_sibling(&top);
+        if (!more) break;
+        TSNode st = ts_tree_cursor_current_node(&top); /* a top-level statement */
+        if (ts_node_start_byte(st) > h) continue;
+        an_span r = {0, 0};
+        for (int level = 0; level < 2 && !ts_node_is_null(st); level++) {
+            TSNode def = def_of(st), body = ts_node_is_null(def) ? def : ts_node_child_by_field_name(def, "body", 4);
+            r.start = ts_node_start_byte(st), r.end = ts_node_end_byte(st);
+            if (ts_node_is_null(body)) break;          /* not a unit: the statement whole */
+            if (h < ts_node_start_byte(body)) {        /* the unit's header */
+                r.end = ts_node_start_byte(body);
+                break;
+            }
+            TSNode inner = child_at(body, h);
+            if (ts_node_is_null(inner)) break;         /* between the body's statements: the unit whole */
+            /* members of a top-level class are units too; statements of a function are not */
+            bool members_are_units = level == 0 && is_type(def, "class_definition");
+            if (!members_are_units || ts_node_is_null(def_of(inner))) {
+                r.start = ts_node_start_byte(inner), r.end = ts_node_end_byte(inner);
+                break;
+            }
+            st = inner;
+        }
+        if (r.end > r.start) ut_vec_push(out, r);
+    }
+    ts_tree_cursor_delete(&top);
+    an_spans_merge(out);
+}
+
+void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
+                   const an_fix_options *fix, an_pyrun *run, an_diag_list *out) {
+    TSTree *tree = run->tree ? NULL : an_python_parse(py, src, NULL);
+    if (!run->tree && !tree) return;
+    TSNode root = ts_tree_root_node(run->tree ? run->tree : tree);
+    ctx c = {0};
+    c.py = py, c.cat = cat, c.src = src, c.enabled = en;
+    c.lo = run->lo, c.hi = run->hi;
+    c.compat = fix && fix->target == AN_TARGET_COMPAT;
+    an_diag_list mine = {0};
+    c.out = &mine;
+    ut_buf_init(&c.tmp);
+    collect_errors(&c, root);
+    if (run->scope) c.scope = *run->scope;
+    else an_pyscope_collect(&c.scope, root, src->text);
+    const an_query_set *qs = an_catalog_queries(cat, AN_LANG_PYTHON);
+    an_span_vec qr = {0};
+    if (run->hits && (!qs || an_query_set_statement_level(qs)) && c.lo == 0 && c.hi == UINT32_MAX) {
+        query_ranges(root, run->hits, run->nhits, &qr);
+        c.only = &qr;
+    }
+    walk(&c, root);
+    if (c.too_deep) {
+        an_diag_list_free(&mine);
+        report_too_deep(&c);
+        run->needs = 0;
+        goto finish;
+    }
+    if (c.only) {
+        for (size_t i = 0; i < qr.len; i++)
+            an_query_run_range(qs, root, qr.items[i].start, qr.items[i].end, src->text, resolve_cb, &c, on_query_match, &c);
+    } else {
+        an_query_run_range(qs, root, c.lo, c.hi, src->text, resolve_cb, &c, on_query_match, &c);
+    }
+    report_syntax_error(&c, root);
+    /* a re-analyzed region reports the findings that start inside it */
+    if (c.lo > 0 || c.hi < UINT32_MAX) {
+        size_t kept = 0;
+        for (size_t i = 0; i < mine.len; i++) {
+            an_diag *d = &mine.items[i];
+            if (d->start >= c.lo && d->start < c.hi) {
+                mine.items[kept++] = *d;
+                continue;
+            }
+            ut_free(d->message);
+            an_fix_free(d->fix);
+        }
+        mine.len = kept;
+    }
+    /* every filter below scans findings sorted by start and binary-searches sorted ranges: a file with tens of
+     * thousands of findings costs n log n, not n squared */
+    an_diag_list_sort(&mine);
+    size_t nerr, nagn, ngrd, ntry, nbr;
+    range *err = outermost(c.errors.items, c.errors.len, &nerr);
+    range *agn = outermost(c.agnostic.items, c.agnostic.len, &nagn);
+    range *grd = outermost(c.cuda_guarded.items, c.cuda_guarded.len, &ngrd);
+    range *try_b = outermost(c.try_bodies.items, c.try_bodies.len, &ntry);
+    range *brs = outermost(c.cuda_branches.items, c.cuda_branches.len, &nbr);
+    /* filter: error regions, agnostic guards, try bodies, CUDA-only branches */
+    for (size_t i = 0; i < mine.len; i++) {
+        an_diag *d = &mine.items[i];
+        if (!d->rule || d->rule->builtin) continue;
+        if (overlaps(err, nerr, d->start, d->end) ||
+            (!d->rule->in_guarded_code && inside(agn, nagn, d->start, d->end)) ||
+            (d->rule->cuda_guard_ok && inside(grd, ngrd, d->start, d->end)) ||
+            (d->rule->in_try_ok && inside(try_b, ntry, d->start, d->end)) ||
+            (!d->rule->in_guarded_code && inside(brs, nbr, d->start, d->end)))
+            drop_diag(d);
+    }
+    ut_free(err), ut_free(agn), ut_free(grd), ut_free(try_b), ut_free(brs);
+    /* superseded findings: inside a finding of a rule that names their code in `supersedes` */
+    bool *superseded = ut_calloc(mine.len ? mine.len : 1, sizeof(bool));
+    for (size_t j = 0; j < mine.len; j++) {
+        const an_diag *o = &mine.items[j];
+        if (!o->rule || !o->rule->supersedes.len) continue;
+        for (size_t i = first_diag_from(&mine, o->start); i < mine.len && mine.items[i].start < o->end; i++) {
+            const an_diag *d = &mine.items[i];
+            if (i != j && d->rule && !d->rule->builtin && d->rule != o->rule && d->end <= o->end &&
+                supersedes(o->rule, d->rule->code))
+                superseded[i] = true;
+        }
+    }
+    for (size_t i = 0; i < mine.len; i++)
+        if (superseded[i]) drop_diag(&mine.items[i]);
+    ut_free(superseded);
+    /* a CUDA test that guards calls which must stay CUDA-only (rules with cuda_guard_ok) is not a finding of
+     * rules marked guard_condition: rewriting it to torch.accelerator would run CUDA-only code on XPU */
+    for (size_t k = 0; k < c.cuda_guard_conds.len; k++) {
+        range cond = c.cuda_guard_conds.items[k], body = c.cuda_guarded.items[k];
+        bool guards_cuda_only = false;
+        for (size_t j = first_diag_from(&mine, body.start); j < mine.len && mine.items[j].start < body.end && !guards_cuda_only; j++)
+            guards_cuda_only = mine.items[j].rule && mine.items[j].rule->cuda_guard_ok && mine.items[j].end <= body.end;
+        if (!guards_cuda_only) continue;
+        for (size_t j = first_diag_from(&mine, cond.start); j < mine.len && mine.items[j].start < cond.end; j++) {
+            an_diag *d = &mine.items[j];
+            if (d->rule && d->rule->guard_condition && d->end <= cond.end) drop_diag(d);
+        }
+    }
+    an_suppressions sup = {0};
+    /* a separate pass: the walk above does not descend into every statement (imports) */
+    if (memmem(src->text, src->len, "xpuify:", 7)) collect_comments(py, root, src, &sup);
+    an_line_info li = {0};
+    bool need_li = false;
+    for (size_t i = 0; i < sup.items.len; i++) need_li |= sup.items.items[i].next_line;
+    if (need_li) fill_line_info(root, src, &li);
+    an_suppress_finish(&sup, src, need_li ? &li : NULL);
+    an_line_info_free(&li);
+    size_t w = 0;
+    for (size_t i = 0; i < mine.len; i++) {
+        an_diag *d = &mine.items[i];
+        if (!d->rule) continue;
+        if (sup.items.len && !d->rule->builtin) {
+            an_diag_locate(d, src);
+            if (an_suppress_hides(&sup, d)) {
+                ut_free(d->message);
+                an_fix_free(d->fix);
+                continue;
+            }
+        }
+        mine.items[w++] = *d;
+    }
+    mine.len = w;
+    run->needs = 0;
+    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, &c.scope, &mine, run->extra_needs);
+    /* suppressions that hid nothing (after every other finding is known) */
+    const an_rule *unused = an_catalog_builtin(cat, "unused-suppression");
+    if (unused && enabled(&c, unused) && sup.items.len && !an_suppress_hides_unused(&sup, unused))
+        an_suppress_report_unused(&sup, src, cat, unused, en, AN_LANG_PYTHON, &mine);
+    an_suppress_free(&sup);
+finish:
+    ut_vec_free(&qr);
+    for (size_t i = 0; i < mine.len; i++) {
+        an_diag_locate(&mine.items[i], src);
+        ut_vec_push(out, mine.items[i]);
+    }
+    ut_vec_free(&mine);
+    an_diag_list_sort(out);
+    ut_buf_free(&c.tmp);
+    ut_vec_free(&c.errors);
+    ut_vec_free(&c.agnostic);
+    ut_vec_free(&c.cuda_guarded);
+    ut_vec_free(&c.try_bodies);
+    ut_vec_free(&c.cuda_branches);
+    ut_vec_free(&c.cuda_guard_conds);
+    if (run->scope) {} /* borrowed */
+    else if (run->keep_scope) *run->keep_scope = c.scope;
+    else an_pyscope_free(&c.scope);
+    if (tree) ts_tree_delete(tree);
+}
+
+bool an_python_parses(an_python *py, const an_source *src) {
+    TSTree *tree = an_python_parse(py, src, NULL);
+    if (!tree) return false;
+    bool ok = !ts_node_has_error(ts_tree_root_node(tree));
+    ts_tree_delete(tree);
+    return ok;
+}
