@@ -13,6 +13,36 @@ static void on_applied(void *vc, const an_diag *d) {
     ut_vec_push(&c->pass_rules, d->rule);
 }
 
+static int count_lines(const char *t, size_t n) {
+    int k = 0;
+    for (size_t i = 0; i < n; i++) k += t[i] == '\n';
+    return k;
+}
+
+/* C/C++/CUDA: when every syntax error of the fixed text sits on a line that already had an error of any kind
+ * (an undeclared name that a fix turns into a declaration: `rEturn !t.is_cuda()` -> `rEturn t.is_cpu()`), returns
+ * the first such line of the original: the fix met broken code, not a bug of its own. Lines the fixes added (a
+ * portable-layer include) shift what follows, so a line matches itself or itself less that shift. 0 otherwise. */
+static int line_already_broken(const an_catalog *cat, const an_source *src, const char *text, size_t len) {
+    an_c_lines before = {0}, after = {0};
+    an_engine_c_error_lines(cat, src->path, src->text, src->len, NULL, &before);
+    an_engine_c_error_lines(cat, src->path, text, len, &after, NULL);
+    int shift = count_lines(text, len) - count_lines(src->text, src->len), first = 0;
+    bool all = after.len > 0;
+    for (size_t i = 0; i < after.len && all; i++) {
+        bool found = false;
+        for (size_t j = 0; j < before.len && !found; j++)
+            if (before.items[j] == after.items[i] || before.items[j] == after.items[i] - shift) {
+                found = true;
+                if (!first) first = before.items[j];
+            }
+        all = found;
+    }
+    ut_free(before.items);
+    ut_free(after.items);
+    return all ? first : 0;
+}
+
 static char *rule_list(const pass_ctx *c) {
     ut_buf b;
     ut_buf_init(&b);
@@ -60,9 +90,14 @@ void rw_fix_source(const an_catalog *cat, an_lang lang, const an_source *src, co
             ut_buf_init(&b);
             /* a file that already has syntax errors: its code around them is not what the fixes were written for
              * (libclang's recovery reads `d,n.is_cuda()` at file scope as declarators); said as such, not as a bug */
+            int broken_line = c_errors_before == 0 ? line_already_broken(cat, src, p.text, p.len) : 0;
             if (c_errors_before > 0)
                 ut_buf_printf(&b, "a fix introduced a syntax error (pass %d, rules %s) into a file that already has %d; "
                                   "file left untouched: correct those first", pass, rules, c_errors_before);
+            else if (broken_line > 0)
+                ut_buf_printf(&b, "a fix introduced a syntax error (pass %d, rules %s) into a file that already has an "
+                                  "error on that line (line %d); file left untouched: correct it first", pass, rules,
+                              broken_line);
             else
                 ut_buf_printf(&b, "a fix introduced a syntax error (pass %d, rules %s); file left untouched: this is a bug in xpuify, please report it", pass, rules);
             out->error = ut_buf_take(&b);

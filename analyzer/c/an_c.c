@@ -808,6 +808,10 @@ static char *cuda_names_back(const an_catalog *cat, const char *t, size_t len, s
 }
 
 int an_c_parse_errors(an_c *cc, const an_catalog *cat, const an_source *src0) {
+    return an_c_error_lines(cc, cat, src0, NULL, NULL);
+}
+
+int an_c_error_lines(an_c *cc, const an_catalog *cat, const an_source *src0, an_c_lines *parse, an_c_lines *all) {
     const char *lwhy = NULL;
     if (!ensure_index(cc, &lwhy)) return -1;
     size_t blen;
@@ -831,10 +835,15 @@ int an_c_parse_errors(an_c *cc, const an_catalog *cat, const an_source *src0) {
             CXDiagnostic d = CL(clang_getDiagnostic)(tu, i);
             if (CL(clang_getDiagnosticSeverity)(d) >= CXDiagnostic_Error) {
                 CXFile f;
-                CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(d), &f, NULL, NULL, NULL);
+                unsigned line = 0;
+                CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(d), &f, &line, NULL, NULL);
                 if (f == file) {
                     char *cat_text = an_clang_take(CL(clang_getDiagnosticCategoryText)(d));
-                    if (cat_text && !strcmp(cat_text, "Parse Issue")) n++;
+                    if (cat_text && !strcmp(cat_text, "Parse Issue")) {
+                        n++;
+                        if (parse) ut_vec_push(parse, (int)line);
+                    }
+                    if (all) ut_vec_push(all, (int)line);
                     ut_free(cat_text);
                 }
             }

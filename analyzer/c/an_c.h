@@ -32,6 +32,10 @@ bool an_c_analyze(an_c *c, const an_catalog *cat, const an_source *src, const bo
  * itself; -1 when libclang cannot be used. The fixer compares the count before and after its edits: semantic
  * errors (a name the fast mode does not declare) do not count, broken syntax does. */
 int an_c_parse_errors(an_c *c, const an_catalog *cat, const an_source *src);
+/* The same count, and (when given) the lines of those syntax errors and of every error in the file itself
+ * (semantic ones too), in libclang's order. */
+typedef UT_VEC(int) an_c_lines;
+int an_c_error_lines(an_c *c, const an_catalog *cat, const an_source *src, an_c_lines *parse, an_c_lines *all);
 /* s[0..n) is a C identifier (letters, digits, `_`; not starting with a digit). */
 bool an_c_identifier(const char *s, size_t n);
 /* The fast-mode declarations header for a file (what an_c_analyze force-includes); for tests and --debug. */

@@ -284,12 +284,17 @@ bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t l
 }
 
 int an_engine_c_parse_errors(const an_catalog *cat, const char *path, const char *text, size_t len) {
+    return an_engine_c_error_lines(cat, path, text, len, NULL, NULL);
+}
+
+int an_engine_c_error_lines(const an_catalog *cat, const char *path, const char *text, size_t len, an_c_lines *parse,
+                            an_c_lines *all) {
     an_lang lang;
     if (!an_lang_for_path(path, &lang) || lang != AN_LANG_C) return -1;
     an_source src;
     an_source_init_mem(&src, path, text, len);
     an_c *c = an_c_new(NULL);
-    int n = an_c_parse_errors(c, cat, &src);
+    int n = an_c_error_lines(c, cat, &src, parse, all);
     an_c_free(c);
     an_source_free(&src);
     return n;

@@ -64,4 +64,7 @@ bool an_engine_parses(an_lang lang, const char *path, const char *text, size_t l
 /* C/C++/CUDA: the syntax errors libclang finds in the text (see an_c_parse_errors); -1 without libclang or for
  * other languages. */
 int an_engine_c_parse_errors(const an_catalog *cat, const char *path, const char *text, size_t len);
+/* The same, with the lines of the syntax errors and of all errors (an_c_error_lines); the vectors may be NULL. */
+int an_engine_c_error_lines(const an_catalog *cat, const char *path, const char *text, size_t len, an_c_lines *parse,
+                            an_c_lines *all);
 #endif
