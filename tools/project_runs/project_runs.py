@@ -32,7 +32,7 @@ ENTRIES = [
      "&& {py} {harness}/dump_weights.py snapshot.pt", None),
     ("timm", "bench/corpus/pytorch-image-models", ".",
      "{py} train.py --data-dir data --model resnet18 --num-classes 2 --img-size 32 --batch-size 8 --epochs 1 "
-     "--workers 0 --seed 0 --log-interval 1 --no-prefetcher --output out --experiment run --warmup-epochs 0 "
+     "--workers 1 --seed 0 --log-interval 1 --no-prefetcher --output out --experiment run --warmup-epochs 0 "
      "--opt sgd --lr 0.01", "--device cpu"),
 ]
 
