@@ -1,0 +1,106 @@
+/* Unit tests for output/out_dirs: the report's per-directory roll-up: rows always sum to the total, never exceed the
+ * limit, split the largest directory first, show a one-child chain as its end, and cover exactly what they count. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include "output/out_dirs.h"
+#include <stdio.h>
+#include <string.h>
+
+static out_dir_leaf leaf(const char *dir, size_t safe, size_t unsafe, size_t human) {
+    return (out_dir_leaf){(char *)dir, {safe, unsafe, human}};
+}
+
+static size_t sum(const out_dir_rows *r) {
+    size_t t = 0;
+    for (size_t i = 0; i < r->len; i++) {
+        assert_int_equal(r->items[i].count, r->items[i].n[0] + r->items[i].n[1] + r->items[i].n[2]);
+        t += r->items[i].count;
+    }
+    return t;
+}
+
+/* every leaf is covered by exactly one row */
+static void covers_once(const out_dir_rows *r, const out_dir_leaf *l, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        int k = 0;
+        for (size_t j = 0; j < r->len; j++) k += out_dir_row_covers(&r->items[j], l[i].dir);
+        assert_int_equal(k, 1);
+    }
+}
+
+static void splits_the_largest_directory(void **s) {
+    (void)s;
+    out_dir_leaf l[] = {leaf("", 1, 0, 0), leaf("src", 2, 0, 0), leaf("src/a", 10, 5, 5), leaf("src/b", 5, 0, 0),
+                        leaf("tests", 3, 0, 1), leaf("tools/x/y", 2, 0, 0)};
+    out_dir_rows r;
+    out_dirs_rollup(l, 6, 10, &r);
+    assert_int_equal(sum(&r), 34);
+    covers_once(&r, l, 6);
+    /* src (27) split into src/a, src/b and its own files; tools/x/y is one chain; at equal counts a directory
+     * comes before a directory's own files */
+    const char *want[] = {"src/a/", "src/b/", "tests/", "tools/x/y/", "src/ (its own files)", "(top-level files)"};
+    assert_int_equal(r.len, 6);
+    for (size_t i = 0; i < 6; i++) assert_string_equal(r.items[i].label, want[i]);
+    out_dir_rows_free(&r);
+}
+
+static void other_row_when_the_top_level_does_not_fit(void **s) {
+    (void)s;
+    char names[30][8];
+    out_dir_leaf l[30];
+    for (int i = 0; i < 30; i++) {
+        snprintf(names[i], sizeof names[i], "d%02d", i);
+        l[i] = leaf(names[i], (size_t)i + 1, 0, 0);
+    }
+    out_dir_rows r;
+    out_dirs_rollup(l, 30, 20, &r);
+    assert_int_equal(r.len, 20);
+    assert_int_equal(sum(&r), 465);
+    covers_once(&r, l, 30);
+    assert_true(r.items[19].other);
+    assert_string_equal(r.items[19].label, "other (11 directories)");
+    assert_string_equal(r.items[0].label, "d29/");
+    out_dir_rows_free(&r);
+}
+
+static void a_split_that_does_not_fit_stops(void **s) {
+    (void)s;
+    /* big/ has 5 subdirectories: with a limit of 4 it stays whole, and small/ (smaller) is not split either */
+    out_dir_leaf l[] = {leaf("big/a", 9, 0, 0), leaf("big/b", 9, 0, 0), leaf("big/c", 9, 0, 0), leaf("big/d", 9, 0, 0),
+                        leaf("big/e", 9, 0, 0), leaf("small/a", 1, 0, 0), leaf("small/b", 1, 0, 0)};
+    out_dir_rows r;
+    out_dirs_rollup(l, 7, 4, &r);
+    assert_int_equal(r.len, 2);
+    assert_string_equal(r.items[0].label, "big/");
+    assert_string_equal(r.items[1].label, "small/");
+    assert_int_equal(sum(&r), 47);
+    out_dir_rows_free(&r);
+    out_dirs_rollup(l, 0, 4, &r);
+    assert_int_equal(r.len, 0);
+    out_dir_rows_free(&r);
+}
+
+static void prefixes_are_whole_names(void **s) {
+    (void)s;
+    /* "lib" must not cover "library" */
+    out_dir_leaf l[] = {leaf("lib/x", 3, 0, 0), leaf("lib/y", 3, 0, 0), leaf("library", 1, 0, 0)};
+    out_dir_rows r;
+    out_dirs_rollup(l, 3, 2, &r);
+    assert_int_equal(r.len, 2);
+    covers_once(&r, l, 3);
+    assert_string_equal(r.items[0].label, "lib/");
+    assert_false(out_dir_row_covers(&r.items[0], "library"));
+    out_dir_rows_free(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(splits_the_largest_directory),
+        cmocka_unit_test(other_row_when_the_top_level_does_not_fit),
+        cmocka_unit_test(a_split_that_does_not_fit_stops),
+        cmocka_unit_test(prefixes_are_whole_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
