@@ -39,7 +39,8 @@ static void children(const out_dir_leaf *leaves, size_t n, const cand *p, cand_v
         bool exact = !strcmp(d, p->prefix);
         if (exact) key = ut_strdup(d);
         else {
-            const char *rest = plen ? d + plen + 1 : d, *sl = strchr(rest, '/');
+            /* an absolute path's first component is "/name", not "" */
+            const char *rest = plen ? d + plen + 1 : d, *sl = strchr(rest + (rest[0] == '/'), '/');
             key = ut_strndup(d, (size_t)((sl ? sl : rest + strlen(rest)) - d));
         }
         cand *c = NULL;
@@ -60,7 +61,7 @@ static void compress(const out_dir_leaf *leaves, size_t n, cand *c) {
     while (!c->exact) {
         cand_vec ch = {0};
         children(leaves, n, c, &ch);
-        bool descend = ch.len == 1 && !ch.items[0].exact;
+        bool descend = ch.len == 1 && !ch.items[0].exact && strcmp(ch.items[0].prefix, c->prefix);
         if (descend) {
             ut_free(c->prefix);
             c->prefix = ch.items[0].prefix;

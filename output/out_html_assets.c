@@ -1,7 +1,8 @@
 /* out_html_assets: the report page's inline style sheet and script (no file is loaded: the page's
  * Content-Security-Policy forbids it). The script draws the charts from the JSON embedded in the page (labels measured,
- * never cut), fills the filters and applies them (rule, directory, severity, kind of fix, path; kept in the address as
- * #filter:...), and marks <body> data-rendered="ok" or data-error. */
+ * never cut; past 20 rules the rule chart ends with an "other" row, the table lists them all), fills the filters and
+ * applies them (rule, directory, severity, kind of fix, path; kept in the address as #filter:...), and marks <body>
+ * data-rendered="ok" or data-error. */
 #include "output/out_html_assets.h"
 
 const char out_html_css[] =
@@ -93,8 +94,10 @@ const char out_html_js[] =
     "$('f-clear').addEventListener('click',function(){for(var j in F)F[j].value='';apply(false);});\n"
     "[].forEach.call(document.querySelectorAll('[data-pick]'),function(a){a.addEventListener('click',function(e){\n"
     " e.preventDefault();var p=a.getAttribute('data-pick').split('=');pick(p[0],p[1]);});});\n"
-    "bars('chart-rules',data.rules.map(function(r){return {label:r.code+' '+r.name,value:r.count,safe:r.safe,unsafe:r.unsafe,human:r.human,code:r.code};}),\n"
-    " function(r){pick('rule',r.code);});\n"
+    "var rr=data.rules.map(function(r){return {label:r.code+' '+r.name,value:r.count,safe:r.safe,unsafe:r.unsafe,human:r.human,code:r.code};});\n"
+    "if(rr.length>20){var o={label:'other ('+(rr.length-19)+' rules)',value:0,safe:0,unsafe:0,human:0};\n"
+    " rr.slice(19).forEach(function(r){['value'].concat(KINDS).forEach(function(k){o[k]+=r[k];});});rr=rr.slice(0,19).concat([o]);}\n"
+    "bars('chart-rules',rr,function(r){if(r.code)pick('rule',r.code);else $('rule-table').scrollIntoView();});\n"
     "bars('chart-dirs',data.dirs.map(function(d,i){return {label:d.label,value:d.count,safe:d.safe,unsafe:d.unsafe,human:d.human,i:i};}),\n"
     " function(r){pick('dir',String(r.i));});\n"
     "if(location.hash.indexOf('#filter:')===0){location.hash.slice(8).split('&').forEach(function(kv){var p=kv.split('=');\n"

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import check, eq, main, read, run, write  # noqa: E402
+from harness import check, eq, fixture, main, read, run, write  # noqa: E402
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--enable-logging=stderr", "--v=0"]
@@ -214,6 +214,21 @@ def test_report_rolls_many_top_level_directories_into_other(d):
     check(re.fullmatch(r"other \(\d+ directories\)", rows[-1][1]), "the last row is other", rows[-1])
     body, _ = page_state("r.html", "#filter:dir=19")
     eq(body["data-shown"], str(rows[-1][0]), "filtering on other lists its findings")
+
+
+def test_report_of_many_rules(d):
+    """The repository's fixtures fire more than 20 rules: the rule chart shows 19 and "other (N rules)", still summing
+    to the total; the table lists every rule."""
+    eq(run("report", "--html", "r.html", fixture()).code, 0)
+    body, dom = page_state("r.html")
+    total = int(re.search(r'id="n-findings">(\d+)<', dom).group(1))
+    rows, _, left = chart_rows(dom, "chart-rules")
+    table = re.findall(r'<tr id="rule-([A-Z]+\d+)">', dom)
+    check(len(table) > 20, "more than 20 rules fire", len(table))
+    eq(len(rows), 20)
+    eq(rows[-1][1], f"other ({len(table) - 19} rules)")
+    eq(sum(v for v, _ in rows), total)
+    check(left >= 0, "labels whole", left)
 
 
 def test_report_without_findings(d):

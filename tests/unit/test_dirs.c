@@ -95,12 +95,27 @@ static void prefixes_are_whole_names(void **s) {
     out_dir_rows_free(&r);
 }
 
+static void absolute_paths(void **s) {
+    (void)s;
+    /* files outside the project keep absolute paths: the roll-up must still end (it looped on the empty first
+     * component once) */
+    out_dir_leaf l[] = {leaf("/work/p/a", 3, 0, 0), leaf("/work/p/b", 2, 0, 0), leaf("/work/p", 1, 0, 0),
+                        leaf("rel", 1, 0, 0), leaf("a//b", 1, 0, 0)};
+    out_dir_rows r;
+    out_dirs_rollup(l, 5, 20, &r);
+    assert_int_equal(sum(&r), 8);
+    covers_once(&r, l, 5);
+    assert_string_equal(r.items[0].label, "/work/p/a/");
+    out_dir_rows_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splits_the_largest_directory),
         cmocka_unit_test(other_row_when_the_top_level_does_not_fit),
         cmocka_unit_test(a_split_that_does_not_fit_stops),
         cmocka_unit_test(prefixes_are_whole_names),
+        cmocka_unit_test(absolute_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
