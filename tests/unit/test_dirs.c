@@ -109,6 +109,48 @@ static void absolute_paths(void **s) {
     out_dir_rows_free(&r);
 }
 
+/* random trees (relative and absolute, shared prefixes like "a" and "ab"): for every limit the rows end, fit, sum
+ * to the total and cover each directory once */
+static void random_trees_keep_the_invariants(void **s) {
+    (void)s;
+    unsigned seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        char names[60][64];
+        out_dir_leaf l[60];
+        size_t n = 0, total = 0;
+        int want = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 60;
+        while ((int)n < want) {
+            char d[64] = "";
+            int depth = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 5;
+            if (((seed = seed * 1103515245u + 12345u) >> 16) % 7 == 0) strcat(d, "/");
+            for (int k = 0; k < depth; k++) {
+                static const char *const part[] = {"a", "ab", "b", "src", "x"};
+                if (k) strcat(d, "/");
+                strcat(d, part[((seed = seed * 1103515245u + 12345u) >> 16) % 5]);
+            }
+            if (!strcmp(d, "/")) d[0] = 0;
+            bool dup = false;
+            for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(names[k], d);
+            if (dup) { want--; continue; }
+            snprintf(names[n], sizeof names[n], "%s", d);
+            size_t c = 1 + ((seed = seed * 1103515245u + 12345u) >> 16) % 9;
+            l[n] = leaf(names[n], c, 0, 1);
+            total += c + 1;
+            n++;
+        }
+        for (size_t limit = 2; limit <= 25; limit += 1 + limit / 4) {
+            out_dir_rows r;
+            out_dirs_rollup(l, n, limit, &r);
+            assert_true(r.len >= 1 && r.len <= limit);
+            assert_int_equal(sum(&r), total);
+            covers_once(&r, l, n);
+            for (size_t k = 1; k < r.len; k++)
+                if (!r.items[k].other) assert_true(r.items[k - 1].count >= r.items[k].count);
+            out_dir_rows_free(&r);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splits_the_largest_directory),
@@ -116,6 +158,7 @@ int main(void) {
         cmocka_unit_test(a_split_that_does_not_fit_stops),
         cmocka_unit_test(prefixes_are_whole_names),
         cmocka_unit_test(absolute_paths),
+        cmocka_unit_test(random_trees_keep_the_invariants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
