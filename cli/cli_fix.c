@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/cli_layers.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_progress.h"
 #include "analyzer/c/an_cfix.h"
 #include <errno.h>
 #include <stdatomic.h>
@@ -30,6 +31,8 @@ typedef struct {
     fix_item *items;
     atomic_size_t next;
     bool diff;
+    atomic_size_t done; /* files finished, for the progress line */
+    cli_progress *progress;
 } fix_job;
 
 /* Reads file i into r; false when it cannot be read or holds nothing any enabled rule could report (then r holds
@@ -51,7 +54,8 @@ static void *fix_worker(void *arg) {
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->o->files.len) break;
         const an_file *f = &j->o->files.items[i];
-        if (f->lang == AN_LANG_C) continue;
+        if (f->lang == AN_LANG_C) continue; /* fixed in file order, after this */
+        cli_progress_update(j->progress, atomic_fetch_add(&j->done, 1) + 1, j->o->files.len);
         an_file_result *r = &j->res[i];
         fix_item *it = &j->items[i];
         if (!load_candidate(j->o, i, r)) continue;
@@ -79,7 +83,7 @@ static void *fix_worker(void *arg) {
 int cli_fix(int argc, char **argv) {
     cli_opts o;
     cli_opts_init(&o);
-    bool bad = false, only_paths = false, diff = false, unsafe = false;
+    bool bad = false, only_paths = false, diff = false, unsafe = false, no_progress = false;
     const char *layer_dir = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -89,6 +93,7 @@ int cli_fix(int argc, char **argv) {
             printf("Usage: xpuify fix [options] [PATH...]\n\nOptions:\n"
                    "      --diff              print a unified diff and write nothing (exit 1 when it would change something)\n"
                    "      --unsafe-fixes      also apply fixes marked unsafe\n"
+                   "      --no-progress       no progress line (shown only on a terminal, for long runs)\n"
                    "      --layer-dir DIR     C/C++/CUDA: where the portable layers (xpuify_gpu.h, xpuify_ccl.h) go\n"
                    "                          (default: the first PATH, or its directory)\n%s", cli_opts_help());
             cli_opts_free(&o);
@@ -96,6 +101,7 @@ int cli_fix(int argc, char **argv) {
         }
         if (!strcmp(a, "--diff")) { diff = true; continue; }
         if (!strcmp(a, "--unsafe-fixes")) { unsafe = true; continue; }
+        if (!strcmp(a, "--no-progress")) { no_progress = true; continue; }
         if (!strcmp(a, "--layer-dir") || !strncmp(a, "--layer-dir=", 12)) {
             layer_dir = a[11] == '=' ? a + 12 : i + 1 < argc ? argv[++i] : NULL;
             if (!layer_dir || !*layer_dir) {
@@ -152,17 +158,22 @@ int cli_fix(int argc, char **argv) {
     res.items = ut_calloc(res.len ? res.len : 1, sizeof(an_file_result));
     /* Python and text files go to their fixpoint on all threads; then, in file order, each is written (or diffed)
      * and C files are fixed (their portable layers are shared state). */
-    fix_job job = {&o, &pj, res.items, ut_calloc(res.len ? res.len : 1, sizeof(fix_item)), 0, diff};
+    cli_progress prog;
+    cli_progress_init(&prog, !no_progress && !o.quiet, "fixed");
+    fix_job job = {&o, &pj, res.items, ut_calloc(res.len ? res.len : 1, sizeof(fix_item)), 0, diff, 0, &prog};
     an_engine_parallel(o.threads, res.len, fix_worker, &job);
     for (size_t i = 0; i < o.files.len; i++) {
         const an_file *f = &o.files.items[i];
         an_file_result *r = &res.items[i];
         fix_item *it = &job.items[i];
         if (f->lang == AN_LANG_C) {
+            cli_progress_update(&prog, ++job.done, o.files.len);
             if (!load_candidate(&o, i, r)) continue;
+            cli_progress_pause(&prog); /* writing a portable layer or an error is said on stderr */
             rw_project_fix_file(&pj, f, &r->src);
             an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
         } else if (it->fx.ran) {
+            if (it->fx.ff.text) cli_progress_pause(&prog); /* the helper written, or a write error, is said */
             bool written = rw_project_apply(&pj, f, &r->src, &it->fx);
             /* what remains, as check reports it: computed on the thread for the text the file now has */
             if (written == it->remain_fixed) {
@@ -184,6 +195,7 @@ int cli_fix(int argc, char **argv) {
         }
     }
     ut_free(job.items);
+    cli_progress_end(&prog);
     bool errors = o.input_error || pj.errors || layer_errors;
     size_t fixed = pj.fixed, files_changed = pj.files_changed;
     ut_buf *patch = &pj.patch;

@@ -37,6 +37,23 @@ void cli_progress_update(void *ctx, size_t done, size_t total) {
     pthread_mutex_unlock(&p->mu);
 }
 
+void cli_progress_pause(cli_progress *p) {
+    if (!p->on) return;
+    pthread_mutex_lock(&p->mu);
+    if (p->shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        p->shown = false;
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void cli_progress_stage(cli_progress *p, const char *what) {
+    pthread_mutex_lock(&p->mu);
+    p->what = what;
+    pthread_mutex_unlock(&p->mu);
+}
+
 void cli_progress_end(cli_progress *p) {
     if (p->shown) {
         fputs("\r\033[K", stderr);

@@ -18,5 +18,9 @@ typedef struct {
 void cli_progress_init(cli_progress *p, bool enabled, const char *what);
 /* an_options.progress callback (thread-safe) */
 void cli_progress_update(void *ctx, size_t done, size_t total);
+/* erases the line before a message goes to stderr; the next update draws it again */
+void cli_progress_pause(cli_progress *p);
+/* a run in stages (report: check, then compute the fixes): the next updates count WHAT */
+void cli_progress_stage(cli_progress *p, const char *what);
 void cli_progress_end(cli_progress *p);
 #endif

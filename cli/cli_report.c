@@ -7,6 +7,7 @@
 #include "rewriters/rw_write.h"
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_progress.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
@@ -110,7 +111,7 @@ static cJSON *read_verify(const char *path) {
 int cli_report(int argc, char **argv) {
     cli_opts o;
     cli_opts_init(&o);
-    bool bad = false, only_paths = false, unsafe = false;
+    bool bad = false, only_paths = false, unsafe = false, no_progress = false;
     const char *html = NULL, *verify = NULL, *title = "xpuify migration report", *v;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -121,7 +122,9 @@ int cli_report(int argc, char **argv) {
                    "      --html FILE         write the report to FILE (required)\n"
                    "      --verify FILE       add the verify matrix from `xpuify verify --format json` (docs/report.md)\n"
                    "      --title TEXT        the page title\n"
-                   "      --unsafe-fixes      show the unsafe fixes in the diffs too\n%s", cli_opts_help());
+                   "      --unsafe-fixes      show the unsafe fixes in the diffs too\n"
+                   "      --no-progress       no progress line (shown only on a terminal, for long runs)\n%s",
+                   cli_opts_help());
             cli_opts_free(&o);
             return 0;
         }
@@ -129,6 +132,7 @@ int cli_report(int argc, char **argv) {
         if (cli_opt(argc, argv, &i, "--verify", &v)) { if (!v) bad = true; verify = v; continue; }
         if (cli_opt(argc, argv, &i, "--title", &v)) { if (!v) bad = true; else title = v; continue; }
         if (!strcmp(a, "--unsafe-fixes")) { unsafe = true; continue; }
+        if (!strcmp(a, "--no-progress")) { no_progress = true; continue; }
         int r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0) bad = true;
         else if (r == 0) {
@@ -159,12 +163,18 @@ int cli_report(int argc, char **argv) {
     opt.fix.unsafe = true;
     opt.fix_for_file = cli_target_fix_for_file;
     opt.fix_ctx = &o.helper;
+    cli_progress prog;
+    cli_progress_init(&prog, !no_progress && !o.quiet, "checked");
+    opt.progress = cli_progress_update;
+    opt.progress_ctx = &prog;
     an_engine_run(o.cat, &o.files, &opt, &res);
+    cli_progress_stage(&prog, "computed the fixes of");
     cli_opts_apply_severity(&o, &res);
     bool input_error = o.input_error | cli_report_unreadable(&o, &res);
     /* what `fix` would write, file by file */
     for (size_t i = 0; i < res.len; i++) {
         an_file_result *f = &res.items[i];
+        cli_progress_update(&prog, i + 1, res.len);
         if (!f->diags.len) continue;
         an_fix_options ffo = opt.fix;
         char buf[1024];
@@ -172,7 +182,10 @@ int cli_report(int argc, char **argv) {
         size_t idx = (size_t)(f->file - o.files.items);
         rw_file_fix ff;
         rw_fix_source(o.cat, f->file->lang, &f->src, o.file_enabled[idx], &ffo, unsafe, &ff);
-        if (ff.error) fprintf(stderr, "xpuify: warning: %s: %s\n", f->file->path, ff.error);
+        if (ff.error) {
+            cli_progress_pause(&prog);
+            fprintf(stderr, "xpuify: warning: %s: %s\n", f->file->path, ff.error);
+        }
         if (ff.text) {
             ut_buf d;
             ut_buf_init(&d);
@@ -182,6 +195,7 @@ int cli_report(int argc, char **argv) {
         }
         rw_file_fix_free(&ff);
     }
+    cli_progress_end(&prog);
     /* kernel sources: C, C++ and CUDA files under the same paths */
     an_walk_options kw = o.walk;
     memset(kw.langs, 0, sizeof kw.langs);

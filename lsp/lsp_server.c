@@ -509,8 +509,10 @@ static void handle(lsp_server *s, cJSON *msg, cancel_set *cancelled) {
                 lsp_rpc_error(&s->rpc, id, LSP_REQUEST_CANCELLED, "%s cancelled", method);
                 return;
             }
+    /* JSON-RPC 2.0 lets a parameterless request omit `params`; eglot sends `"params": null` for shutdown */
+    if (cJSON_IsNull(params)) params = NULL;
     if (params && !cJSON_IsObject(params) && !cJSON_IsArray(params)) {
-        if (request) lsp_rpc_error(&s->rpc, id, LSP_INVALID_PARAMS, "%s: params must be an object", method);
+        if (request) lsp_rpc_error(&s->rpc, id, LSP_INVALID_PARAMS, "%s: params must be an object, an array or null", method);
         return;
     }
     if (!strcmp(method, "initialize")) {

@@ -1,12 +1,15 @@
-/* out_html: the migration report: one self-contained HTML page (inline CSS and JS, no network: a
- * Content-Security-Policy forbids every load) with the key numbers, findings per rule and per directory as bar
- * charts (SVG drawn by the inline script from the JSON embedded in the page), what `fix` would change (diffs), what
- * needs a human (findings without a safe fix, traps noted by the rules, CUDA kernel sources) and, when given, the
- * verify matrix. */
+/* out_html: the migration report: one self-contained HTML page (inline CSS and JS from out_html_assets, no network:
+ * a Content-Security-Policy forbids every load) for whoever plans the migration: the key numbers; where the work is,
+ * by directory (rolled up by out_dirs so the chart sums to the total) and by rule; how much is mechanical (fixed by
+ * `xpuify fix`, or by `--unsafe-fixes` after review) and how much needs a human; an effort estimate with its method;
+ * every finding, grouped by rule and filterable by rule, directory, severity, kind of fix and path, each linked to
+ * its file and line and to its rule's documentation; what `fix` would change (diffs); the kernel sources and traps;
+ * and, when given, the verify matrix. */
 #include "output/out.h"
+#include "output/out_dirs.h"
 #include "output/out_fingerprint.h"
+#include "output/out_html_assets.h"
 #include <cjson/cJSON.h>
-
 static void esc(FILE *fp, const char *s) {
     for (; s && *s; s++) {
         switch (*s) {
@@ -19,74 +22,101 @@ static void esc(FILE *fp, const char *s) {
     }
 }
 
+/* text with `code spans` (rule summaries and messages): the spans become <code> */
+static void esc_code(FILE *fp, const char *s) {
+    bool open = false;
+    for (; s && *s; s++) {
+        if (*s == '`' && (open || strchr(s + 1, '`'))) {
+            fputs(open ? "</code>" : "<code>", fp);
+            open = !open;
+            continue;
+        }
+        char c[2] = {*s, 0};
+        esc(fp, c);
+    }
+    if (open) fputs("</code>", fp);
+}
+
 static void esc_n(FILE *fp, const char *s, size_t n) {
     char *c = ut_strndup(s, n);
     esc(fp, c);
     ut_free(c);
 }
 
-static const char *css =
-    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d2430;background:#f6f7f9}"
-    "header{background:#1d2430;color:#fff;padding:18px 28px}header h1{margin:0;font-size:22px}"
-    "header p{margin:4px 0 0;color:#c5cbd6}main{padding:8px 28px 40px;max-width:1200px}"
-    "section{background:#fff;border:1px solid #e1e4ea;border-radius:8px;padding:14px 18px;margin:16px 0}"
-    "h2{font-size:17px;margin:0 0 10px}.cards{display:flex;flex-wrap:wrap;gap:12px}"
-    ".card{background:#fff;border:1px solid #e1e4ea;border-radius:8px;padding:10px 16px;min-width:140px}"
-    ".card .n{font-size:26px;font-weight:600}.card .l{color:#5b6474;font-size:12px;text-transform:uppercase}"
-    "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eef0f3;"
-    "vertical-align:top}th{color:#5b6474;font-weight:600}code{font-family:ui-monospace,Menlo,Consolas,monospace;"
-    "font-size:12.5px}pre{margin:0;overflow-x:auto;font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}"
-    ".add{background:#e6f6ea}.del{background:#fdecec}.hunk{color:#6b54c6}"
-    "details{margin:6px 0}summary{cursor:pointer}.bar{fill:#3b6fd8}.bar.fix{fill:#2f9e55}svg text{font-size:12px;"
-    "fill:#1d2430}.muted{color:#5b6474}.st{font-weight:600;border-radius:4px;padding:1px 6px}"
-    ".st-pass{background:#e6f6ea;color:#1e7b3c}.st-fail,.st-error{background:#fdecec;color:#b42318}"
-    ".st-skip,.st-not-run{background:#eef0f3;color:#5b6474}.legend span{margin-right:14px}"
-    ".sw{display:inline-block;width:10px;height:10px;margin-right:4px}";
+/* The effort estimate's rates, in minutes per finding; the page states them. */
+enum { MIN_SAFE = 1, MIN_UNSAFE = 5, MIN_HUMAN = 15, MIN_KERNEL = 240 };
+#define DIR_ROWS 20 /* rows of the per-directory chart, "other" included */
+#define DOCS_URL "https://github.com/xpuify/xpuify/blob/main/docs/rules.md#"
 
-static const char *js =
-    "(function(){\n"
-    "var body=document.body;\n"
-    "window.addEventListener('error',function(e){body.setAttribute('data-error',String(e.message));});\n"
-    "document.addEventListener('securitypolicyviolation',function(e){body.setAttribute('data-blocked',e.blockedURI);});\n"
-    "try{\n"
-    "var data=JSON.parse(document.getElementById('xpuify-data').textContent);\n"
-    "var NS='http://www.w3.org/2000/svg';\n"
-    "function el(n,a,t){var e=document.createElementNS(NS,n);for(var k in a)e.setAttribute(k,a[k]);if(t!==undefined)e.textContent=t;return e;}\n"
-    "function bars(id,rows){var box=document.getElementById(id);\n"
-    " if(!rows.length){var p=document.createElement('p');p.className='muted';p.textContent='No findings.';box.appendChild(p);return;}\n"
-    " var max=1;rows.forEach(function(r){if(r.value>max)max=r.value;});\n"
-    " var rowH=22,labelW=300,w=820,h=rows.length*rowH+8,room=w-labelW-70;\n"
-    " var svg=el('svg',{width:w,height:h,viewBox:'0 0 '+w+' '+h,role:'img','aria-label':id});\n"
-    " rows.forEach(function(r,i){var y=i*rowH+4;\n"
-    "  svg.appendChild(el('text',{x:labelW-8,y:y+13,'text-anchor':'end'},r.label));\n"
-    "  var fw=room*r.fixable/max,bw=Math.max(2,room*r.value/max);\n"
-    "  var b=el('rect',{x:labelW,y:y,width:bw,height:rowH-7,'class':'bar','data-value':r.value});\n"
-    "  b.appendChild(el('title',{},r.label+': '+r.value+' finding(s), '+r.fixable+' with a safe fix'));svg.appendChild(b);\n"
-    "  if(r.fixable>0)svg.appendChild(el('rect',{x:labelW,y:y,width:Math.max(1,fw),height:rowH-7,'class':'bar fix'}));\n"
-    "  svg.appendChild(el('text',{x:labelW+bw+6,y:y+13},String(r.value)));});\n"
-    " box.appendChild(svg);}\n"
-    "bars('chart-rules',data.rules.map(function(r){return {label:r.code+' '+r.name,value:r.count,fixable:r.fixable};}));\n"
-    "bars('chart-dirs',data.dirs.map(function(d){return {label:d.dir,value:d.count,fixable:d.fixable};}));\n"
-    "body.setAttribute('data-rendered','ok');\n"
-    "}catch(e){body.setAttribute('data-error',String(e));}\n"
-    "})();\n";
+static const char *const kind_name[OUT_FIX_CLASSES] = {"safe", "unsafe", "human"};
+static const char *const kind_label[OUT_FIX_CLASSES] = {"xpuify fix", "--unsafe-fixes", "by hand"};
 
-typedef struct {
-    char *dir;
-    size_t count, fixable;
-} dir_row;
+static int fix_kind(const an_diag *d) {
+    if (!d->fix || !d->fix->edits.len) return OUT_FIX_HUMAN;
+    return d->fix->applicability == AN_FIX_SAFE ? OUT_FIX_SAFE : d->fix->applicability == AN_FIX_UNSAFE ? OUT_FIX_UNSAFE
+                                                                                                       : OUT_FIX_HUMAN;
+}
 
-static bool safe_fix(const an_diag *d) { return d->fix && d->fix->applicability == AN_FIX_SAFE && d->fix->edits.len; }
+static bool is_kernel(const an_diag *d) { return !strcmp(d->rule->name, "cuda-kernel-definition"); }
+
+static size_t minutes(const an_diag *d) {
+    static const size_t rate[OUT_FIX_CLASSES] = {MIN_SAFE, MIN_UNSAFE, MIN_HUMAN};
+    return is_kernel(d) ? MIN_KERNEL : rate[fix_kind(d)];
+}
+
+static void hours(FILE *fp, size_t min) {
+    if (min < 60) fprintf(fp, "%zu min", min);
+    else fprintf(fp, "%.1f h", (double)min / 60.0);
+}
 
 static void card(FILE *fp, const char *id, size_t n, const char *label) {
     fprintf(fp, "<div class=\"card\"><div class=\"n\" id=\"%s\">%zu</div><div class=\"l\">%s</div></div>\n", id, n, label);
 }
 
-static int dir_cmp(const void *a, const void *b) {
-    const dir_row *x = a, *y = b;
-    if (x->count != y->count) return x->count > y->count ? -1 : 1;
-    return strcmp(x->dir, y->dir);
+/* file:// address of a reported path (percent-encoded; relative paths are under the project root) */
+static void file_url(FILE *fp, const char *path) {
+    ut_buf b;
+    ut_buf_init(&b);
+    if (path[0] != '/') ut_buf_printf(&b, "%s/", out_project_root());
+    ut_buf_puts(&b, path);
+    fputs("file://", fp);
+    for (const unsigned char *p = (const unsigned char *)b.data; p && *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("/-._~", *p))
+            fputc(*p, fp);
+        else fprintf(fp, "%%%02X", *p);
+    }
+    ut_buf_free(&b);
 }
+
+typedef struct {
+    size_t file, diag, rank;
+} ref;
+
+static int ref_cmp(const void *a, const void *b) {
+    const ref *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    return x->diag < y->diag ? -1 : x->diag > y->diag;
+}
+
+/* the directory of a project-relative path ("" at the root), heap */
+static char *dir_of(const char *path) {
+    char *p = out_project_path(path), *slash = strrchr(p, '/');
+    if (slash) *slash = 0;
+    else *p = 0;
+    return p;
+}
+
+static void counts_cells(FILE *fp, size_t count, const size_t n[OUT_FIX_CLASSES], size_t min) {
+    fprintf(fp, "<td class=\"r\">%zu</td><td class=\"r\">%zu</td><td class=\"r\">%zu</td><td class=\"r\">%zu</td>"
+                "<td class=\"r\">", count, n[OUT_FIX_SAFE], n[OUT_FIX_UNSAFE], n[OUT_FIX_HUMAN]);
+    hours(fp, min);
+    fputs("</td>", fp);
+}
+
+static const char *counts_head = "<th class=\"r\">findings</th><th class=\"r\">fixed by <code>xpuify fix</code></th>"
+                                 "<th class=\"r\">with <code>--unsafe-fixes</code></th><th class=\"r\">by hand</th>"
+                                 "<th class=\"r\">effort</th>";
 
 static void verify_section(FILE *fp, const cJSON *v) {
     fputs("<section id=\"verify\"><h2>Verify matrix</h2>\n", fp);
@@ -133,63 +163,96 @@ static void verify_section(FILE *fp, const cJSON *v) {
 void out_html(const out_html_input *in, FILE *fp) {
     const out_report *r = in->rep;
     const an_results *res = r->res;
-    size_t nrules = an_catalog_count(r->cat);
-    size_t *by_rule = ut_calloc(nrules ? nrules : 1, sizeof(size_t)), *fix_rule = ut_calloc(nrules ? nrules : 1, sizeof(size_t));
-    UT_VEC(dir_row) dirs = {0};
-    size_t total = 0, fixable = 0, human = 0;
+    size_t nrules = an_catalog_count(r->cat), nr = nrules ? nrules : 1;
+    size_t *by_rule = ut_calloc(nr, sizeof(size_t)), *rule_n = ut_calloc(nr * OUT_FIX_CLASSES, sizeof(size_t));
+    size_t *rule_min = ut_calloc(nr, sizeof(size_t)), *rank = ut_calloc(nr, sizeof(size_t));
+    UT_VEC(out_dir_leaf) leaves = {0};
+    UT_VEC(size_t) dir_min = {0};
+    char **file_dir = ut_calloc(res->len ? res->len : 1, sizeof(char *));
+    size_t total = 0, kind[OUT_FIX_CLASSES] = {0}, total_min = 0, kernels = 0, kernel_min = 0;
+    size_t knum[OUT_FIX_CLASSES] = {0}, kmin[OUT_FIX_CLASSES] = {0}; /* the findings that are not kernels */
+    bool sev_seen[3] = {false, false, false};
     for (size_t i = 0; i < res->len; i++) {
         const an_file_result *f = &res->items[i];
         if (!f->diags.len) continue;
-        char *p = out_project_path(f->file->path);
-        char *slash = strrchr(p, '/');
-        const char *dir = slash ? (*slash = 0, p) : ".";
-        dir_row *row = NULL;
-        for (size_t k = 0; k < dirs.len && !row; k++)
-            if (!strcmp(dirs.items[k].dir, dir)) row = &dirs.items[k];
-        if (!row) {
-            dir_row n = {ut_strdup(dir), 0, 0};
-            ut_vec_push(&dirs, n);
-            row = &dirs.items[dirs.len - 1];
+        file_dir[i] = dir_of(f->file->path);
+        out_dir_leaf *leaf = NULL;
+        for (size_t k = leaves.len; k-- > 0 && !leaf;) /* files come directory by directory: look back */
+            if (!strcmp(leaves.items[k].dir, file_dir[i])) leaf = &leaves.items[k];
+        if (!leaf) {
+            out_dir_leaf n = {ut_strdup(file_dir[i]), {0}};
+            ut_vec_push(&leaves, n);
+            leaf = &leaves.items[leaves.len - 1];
         }
-        ut_free(p);
         for (size_t j = 0; j < f->diags.len; j++) {
             const an_diag *d = &f->diags.items[j];
-            total++, by_rule[d->rule->index]++, row->count++;
-            if (safe_fix(d)) fixable++, fix_rule[d->rule->index]++, row->fixable++;
-            else human++;
+            int k = fix_kind(d);
+            size_t m = minutes(d);
+            total++, kind[k]++, leaf->n[k]++, total_min += m;
+            by_rule[d->rule->index]++, rule_n[d->rule->index * OUT_FIX_CLASSES + k]++, rule_min[d->rule->index] += m;
+            if (is_kernel(d)) kernels++, kernel_min += m;
+            else knum[k]++, kmin[k] += m;
+            sev_seen[d->severity <= AN_SEV_INFO ? d->severity : AN_SEV_INFO] = true;
         }
     }
-    if (dirs.len > 1) qsort(dirs.items, dirs.len, sizeof(dir_row), dir_cmp);
-    /* the data the charts are drawn from */
-    cJSON *data = cJSON_CreateObject();
-    cJSON *jr = cJSON_AddArrayToObject(data, "rules");
+    out_dir_rows dirs;
+    out_dirs_rollup(leaves.items, leaves.len, DIR_ROWS, &dirs);
+    for (size_t k = 0; k < dirs.len; k++) { /* effort per row: from the findings it covers */
+        size_t m = 0;
+        for (size_t i = 0; i < res->len; i++)
+            if (file_dir[i] && out_dir_row_covers(&dirs.items[k], file_dir[i]))
+                for (size_t j = 0; j < res->items[i].diags.len; j++) m += minutes(&res->items[i].diags.items[j]);
+        ut_vec_push(&dir_min, m);
+    }
+    /* rules by findings, most first */
     UT_VEC(size_t) order = {0};
     for (size_t i = 0; i < nrules; i++)
         if (by_rule[i]) ut_vec_push(&order, i);
-    for (size_t a = 1; a < order.len; a++) /* most findings first (insertion sort: few rules) */
+    for (size_t a = 1; a < order.len; a++) /* insertion sort: few rules */
         for (size_t b = a; b > 0 && by_rule[order.items[b]] > by_rule[order.items[b - 1]]; b--) {
             size_t t = order.items[b];
             order.items[b] = order.items[b - 1];
             order.items[b - 1] = t;
         }
+    for (size_t k = 0; k < order.len; k++) rank[order.items[k]] = k;
+    /* the data the charts and filters are drawn from */
+    cJSON *data = cJSON_CreateObject();
+    cJSON *jr = cJSON_AddArrayToObject(data, "rules");
     for (size_t k = 0; k < order.len; k++) {
         const an_rule *ru = an_catalog_rule(r->cat, order.items[k]);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "code", ru->code);
         cJSON_AddStringToObject(o, "name", ru->name);
         cJSON_AddNumberToObject(o, "count", (double)by_rule[ru->index]);
-        cJSON_AddNumberToObject(o, "fixable", (double)fix_rule[ru->index]);
+        for (int c = 0; c < OUT_FIX_CLASSES; c++)
+            cJSON_AddNumberToObject(o, kind_name[c], (double)rule_n[ru->index * OUT_FIX_CLASSES + c]);
+        cJSON_AddNumberToObject(o, "minutes", (double)rule_min[ru->index]);
         cJSON_AddItemToArray(jr, o);
     }
     cJSON *jd = cJSON_AddArrayToObject(data, "dirs");
-    for (size_t k = 0; k < dirs.len && k < 25; k++) {
+    for (size_t k = 0; k < dirs.len; k++) {
+        const out_dir_row *row = &dirs.items[k];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "dir", dirs.items[k].dir);
-        cJSON_AddNumberToObject(o, "count", (double)dirs.items[k].count);
-        cJSON_AddNumberToObject(o, "fixable", (double)dirs.items[k].fixable);
+        cJSON_AddStringToObject(o, "label", row->label);
+        cJSON_AddNumberToObject(o, "count", (double)row->count);
+        for (int c = 0; c < OUT_FIX_CLASSES; c++) cJSON_AddNumberToObject(o, kind_name[c], (double)row->n[c]);
+        cJSON_AddNumberToObject(o, "minutes", (double)dir_min.items[k]);
+        cJSON *m = cJSON_AddArrayToObject(o, "match");
+        for (size_t x = 0; x < row->nmatch; x++) {
+            cJSON *pair = cJSON_CreateArray();
+            cJSON_AddItemToArray(pair, cJSON_CreateString(row->match[x].prefix));
+            cJSON_AddItemToArray(pair, cJSON_CreateBool(row->match[x].exact));
+            cJSON_AddItemToArray(m, pair);
+        }
+        if (row->other) cJSON_AddBoolToObject(o, "other", true);
         cJSON_AddItemToArray(jd, o);
     }
     cJSON_AddNumberToObject(data, "findings", (double)total);
+    cJSON *rates = cJSON_AddObjectToObject(data, "minutesPerFinding");
+    cJSON_AddNumberToObject(rates, "safe", MIN_SAFE);
+    cJSON_AddNumberToObject(rates, "unsafe", MIN_UNSAFE);
+    cJSON_AddNumberToObject(rates, "human", MIN_HUMAN);
+    cJSON_AddNumberToObject(rates, "kernel", MIN_KERNEL);
     char *json = cJSON_PrintUnformatted(data);
     cJSON_Delete(data);
 
@@ -198,39 +261,176 @@ void out_html(const out_html_input *in, FILE *fp) {
           "script-src 'unsafe-inline'; img-src data:\">\n", fp);
     fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", fp);
     esc(fp, in->title);
-    fprintf(fp, "</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>", css);
+    fprintf(fp, "</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>", out_html_css);
     esc(fp, in->title);
     fprintf(fp, "</h1><p>xpuify %s &middot; fix target: ", r->version);
     esc(fp, in->target ? in->target : "?");
-    fputs("</p></header>\n<main>\n<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">\n", fp);
+    fputs("</p></header>\n<main>\n", fp);
+    fprintf(fp, "<nav class=\"toc\" id=\"toc\"><b>Contents</b> &middot; <a href=\"#summary\">Summary</a>"
+                "<a href=\"#by-dir\">By directory (%zu)</a><a href=\"#by-rule\">By rule (%zu)</a>"
+                "<a href=\"#effort\">Effort</a><a href=\"#findings\">Findings (%zu)</a>"
+                "<a href=\"#fixes\">What <code>fix</code> changes (%zu)</a><a href=\"#human\">Needs a human (%zu)</a>",
+            dirs.len, order.len, total, in->ndiffs, kind[OUT_FIX_HUMAN] + kind[OUT_FIX_UNSAFE]);
+    if (in->verify) fputs("<a href=\"#verify\">Verify matrix</a>", fp);
+    fputs("</nav>\n", fp);
+
+    fputs("<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">\n", fp);
     card(fp, "n-files", res->len, "files checked");
     card(fp, "n-findings", total, "findings");
-    card(fp, "n-fixable", fixable, "fixed by <code>xpuify fix</code>");
-    card(fp, "n-human", human, "need a human");
+    card(fp, "n-fixable", kind[OUT_FIX_SAFE], "fixed by <code>xpuify fix</code>");
+    card(fp, "n-unsafe", kind[OUT_FIX_UNSAFE], "fixed with <code>--unsafe-fixes</code>, after review");
+    card(fp, "n-human", kind[OUT_FIX_HUMAN] + kind[OUT_FIX_UNSAFE], "need a human");
     card(fp, "n-changed", in->ndiffs, "files <code>fix</code> changes");
     card(fp, "n-kernels", in->nkernels, "CUDA kernel sources");
-    fputs("</div></section>\n", fp);
+    fprintf(fp, "<div class=\"card\"><div class=\"n\" id=\"n-effort\">%.1f h</div><div class=\"l\">"
+                "<a href=\"#effort\">estimated effort</a></div></div>\n", (double)total_min / 60.0);
+    fputs("</div>\n", fp);
+    if (total) {
+        fputs("<div class=\"split\" id=\"split\" role=\"img\" aria-label=\"mechanical and human work\">", fp);
+        for (int c = 0; c < OUT_FIX_CLASSES; c++)
+            if (kind[c])
+                fprintf(fp, "<div class=\"sw %s\" style=\"width:%.3f%%\" title=\"%zu: %s\"></div>", kind_name[c],
+                        100.0 * (double)kind[c] / (double)total, kind[c], kind_label[c]);
+        fputs("</div>\n", fp);
+    }
+    fprintf(fp, "<div class=\"legend muted\"><span><i class=\"sw safe\"></i><b>%.0f%%</b> mechanical now: "
+                "<code>xpuify fix</code> (safe fixes)</span><span><i class=\"sw unsafe\"></i><b>%.0f%%</b> mechanical "
+                "after review: <code>xpuify fix --unsafe-fixes</code></span><span><i class=\"sw human\"></i><b>%.0f%%"
+                "</b> by hand (no automatic fix)</span></div>\n</section>\n",
+            total ? 100.0 * (double)kind[0] / (double)total : 0.0, total ? 100.0 * (double)kind[1] / (double)total : 0.0,
+            total ? 100.0 * (double)kind[2] / (double)total : 0.0);
 
-    fputs("<section id=\"by-rule\"><h2>Findings per rule</h2><div class=\"legend muted\"><span><i class=\"sw\" "
-          "style=\"background:#2f9e55\"></i>fixed by <code>xpuify fix</code></span><span><i class=\"sw\" "
-          "style=\"background:#3b6fd8\"></i>other</span></div><div id=\"chart-rules\"></div>\n<table id=\"rule-table\">"
-          "<tr><th>rule</th><th>findings</th><th>safe fixes</th><th>summary</th></tr>\n", fp);
+    /* where the work is: by directory */
+    fprintf(fp, "<section id=\"by-dir\"><h2>Where the work is: by directory</h2><p class=\"muted\">Directories rolled "
+                "up to at most %d rows, split where the findings are; the rows sum to all %zu findings. Click a bar "
+                "or a row to list its findings.</p><div id=\"chart-dirs\"></div>\n<table id=\"dir-table\"><tr>"
+                "<th>directory</th>%s</tr>\n", DIR_ROWS, total, counts_head);
+    for (size_t k = 0; k < dirs.len; k++) {
+        fprintf(fp, "<tr class=\"pick\"><td><a href=\"#findings\" data-pick=\"dir=%zu\"><code>", k);
+        esc(fp, dirs.items[k].label);
+        fputs("</code></a></td>", fp);
+        counts_cells(fp, dirs.items[k].count, dirs.items[k].n, dir_min.items[k]);
+        fputs("</tr>\n", fp);
+    }
+    fputs("</table></section>\n", fp);
+
+    /* by rule */
+    fputs("<section id=\"by-rule\"><h2>Where the work is: by rule</h2><div class=\"legend muted\"><span><i class=\"sw "
+          "safe\"></i>fixed by <code>xpuify fix</code></span><span><i class=\"sw unsafe\"></i>with "
+          "<code>--unsafe-fixes</code></span><span><i class=\"sw human\"></i>by hand</span></div>"
+          "<div id=\"chart-rules\"></div>\n<table id=\"rule-table\"><tr><th>rule</th><th>severity</th>", fp);
+    fprintf(fp, "%s<th>summary (<code>xpuify rule CODE</code> explains it)</th></tr>\n", counts_head);
     for (size_t k = 0; k < order.len; k++) {
         const an_rule *ru = an_catalog_rule(r->cat, order.items[k]);
-        fprintf(fp, "<tr><td><code>%s</code> %s</td><td>%zu</td><td>%zu</td><td>", ru->code, ru->name,
-                by_rule[ru->index], fix_rule[ru->index]);
-        esc(fp, ru->summary);
+        fprintf(fp, "<tr id=\"rule-%s\"><td><a href=\"#findings\" data-pick=\"rule=%s\"><code>%s</code></a> %s "
+                    "<a class=\"muted\" href=\"" DOCS_URL "%s\" title=\"the rule's documentation (docs/rules.md)\">docs"
+                    "</a></td><td class=\"sev-%s\">%s</td>",
+                ru->code, ru->code, ru->code, ru->name, ru->code, an_severity_name(ru->severity),
+                an_severity_name(ru->severity));
+        counts_cells(fp, by_rule[ru->index], &rule_n[ru->index * OUT_FIX_CLASSES], rule_min[ru->index]);
+        fputs("<td>", fp);
+        esc_code(fp, ru->summary);
         fputs("</td></tr>\n", fp);
     }
     fputs("</table></section>\n", fp);
-    fputs("<section id=\"by-dir\"><h2>Findings per directory</h2><div id=\"chart-dirs\"></div></section>\n", fp);
 
-    fputs("<section id=\"fixes\"><h2>What <code>xpuify fix</code> would change</h2>\n", fp);
+    /* the estimate and how it is made */
+    fputs("<section id=\"effort\"><h2>Effort estimate</h2>\n<p><b id=\"effort-total\">", fp);
+    hours(fp, total_min);
+    fprintf(fp, "</b> of engineering time (%.1f person-days of 8 hours), before running the tests on each device.</p>\n"
+                "<p class=\"muted\">Method: every finding is counted at a fixed rate for its kind of work, and the rates "
+                "are summed. The rates are planning assumptions, not measurements: the counts are in the tables, so "
+                "other rates are a multiplication away.</p>\n<table id=\"effort-table\"><tr><th>kind of work</th>"
+                "<th class=\"r\">findings</th><th class=\"r\">minutes each</th><th class=\"r\">total</th><th>why</th>"
+                "</tr>\n", (double)total_min / 480.0);
+    static const char *const why[OUT_FIX_CLASSES] = {
+        "review the diff <code>xpuify fix</code> writes",
+        "review a rewrite that can change behaviour, then apply it with <code>xpuify fix --unsafe-fixes</code>",
+        "read the code, rewrite it by hand, test it"};
+    for (int c = 0; c < OUT_FIX_CLASSES; c++) {
+        static const size_t rate[OUT_FIX_CLASSES] = {MIN_SAFE, MIN_UNSAFE, MIN_HUMAN};
+        size_t n = knum[c];
+        fprintf(fp, "<tr><td><span class=\"k k-%s\">%s</span></td><td class=\"r\">%zu</td><td class=\"r\">%zu</td>"
+                    "<td class=\"r\">", kind_name[c], kind_label[c], n, rate[c]);
+        hours(fp, kmin[c]);
+        fprintf(fp, "</td><td>%s</td></tr>\n", why[c]);
+    }
+    fprintf(fp, "<tr><td><span class=\"k k-human\">CUDA kernel</span></td><td class=\"r\">%zu</td><td class=\"r\">%d</td>"
+                "<td class=\"r\">", kernels, MIN_KERNEL);
+    hours(fp, kernel_min);
+    fputs("</td><td>port a <code>__global__</code> kernel (SYCL, Triton or a portable layer) and validate it; xpuify "
+          "never rewrites kernels</td></tr>\n</table></section>\n", fp);
+
+    /* every finding, grouped by rule, filterable */
+    fprintf(fp, "<section id=\"findings\"><h2>Findings</h2>\n<div class=\"filters\" id=\"filters\">"
+                "<select id=\"f-rule\" aria-label=\"rule\"><option value=\"\">every rule</option></select>"
+                "<select id=\"f-dir\" aria-label=\"directory\"><option value=\"\">every directory</option></select>"
+                "<select id=\"f-sev\" aria-label=\"severity\"><option value=\"\">every severity</option>");
+    for (int sv = AN_SEV_ERROR; sv <= AN_SEV_INFO; sv++)
+        if (sev_seen[sv]) fprintf(fp, "<option value=\"%s\">%s</option>", an_severity_name(sv), an_severity_name(sv));
+    fputs("</select><select id=\"f-fix\" aria-label=\"kind of fix\"><option value=\"\">any fix</option>"
+          "<option value=\"safe\">fixed by xpuify fix</option><option value=\"unsafe\">with --unsafe-fixes</option>"
+          "<option value=\"human\">by hand</option></select>"
+          "<input id=\"f-q\" type=\"search\" placeholder=\"path contains\" aria-label=\"path\">"
+          "<button id=\"f-clear\" type=\"button\">clear</button>", fp);
+    fprintf(fp, "<span class=\"muted\"><b id=\"n-shown\">%zu</b> of %zu shown</span></div>\n", total, total);
+    if (!total) fputs("<p class=\"muted\">No findings.</p>\n", fp);
+    UT_VEC(ref) refs = {0};
+    for (size_t i = 0; i < res->len; i++)
+        for (size_t j = 0; j < res->items[i].diags.len; j++) {
+            ref x = {i, j, rank[res->items[i].diags.items[j].rule->index]};
+            ut_vec_push(&refs, x);
+        }
+    if (refs.len > 1) qsort(refs.items, refs.len, sizeof(ref), ref_cmp);
+    for (size_t a = 0; a < refs.len;) {
+        const an_rule *ru = res->items[refs.items[a].file].diags.items[refs.items[a].diag].rule;
+        size_t b = a;
+        while (b < refs.len && res->items[refs.items[b].file].diags.items[refs.items[b].diag].rule == ru) b++;
+        fprintf(fp, "<details class=\"grp\" data-rule=\"%s\"><summary><code>%s</code> %s &middot; <span class=\"gn\">"
+                    "%zu</span> finding%s &middot; <a href=\"#rule-%s\">summary</a> &middot; <a href=\"" DOCS_URL
+                    "%s\">docs</a></summary>\n<table><tr><th>where</th><th>severity</th><th>fix</th><th>message</th>"
+                    "</tr>\n", ru->code, ru->code, ru->name, b - a, b - a == 1 ? "" : "s", ru->code, ru->code);
+        for (size_t x = a; x < b; x++) {
+            const an_file_result *f = &res->items[refs.items[x].file];
+            const an_diag *d = &f->diags.items[refs.items[x].diag];
+            int k = fix_kind(d);
+            char *pp = out_project_path(f->file->path);
+            fprintf(fp, "<tr class=\"f\" data-rule=\"%s\" data-sev=\"%s\" data-fix=\"%s\" data-dir=\"", ru->code,
+                    an_severity_name(d->severity), kind_name[k]);
+            esc(fp, file_dir[refs.items[x].file]);
+            fputs("\" data-path=\"", fp);
+            esc(fp, pp);
+            fputs("\"><td><a href=\"", fp);
+            file_url(fp, f->file->path);
+            fputs("\"><code>", fp);
+            esc(fp, pp);
+            fprintf(fp, ":%u:%u</code></a></td><td class=\"sev-%s\">%s</td><td><span class=\"k k-%s\">%s</span></td><td>",
+                    d->line, d->col, an_severity_name(d->severity), an_severity_name(d->severity), kind_name[k],
+                    kind_label[k]);
+            esc_code(fp, d->message);
+            if (d->entry && d->entry->note && !strstr(d->message, d->entry->note)) {
+                fputs(" <i>", fp);
+                esc(fp, d->entry->note);
+                fputs("</i>", fp);
+            }
+            fputs("</td></tr>\n", fp);
+            ut_free(pp);
+        }
+        fputs("</table></details>\n", fp);
+        a = b;
+    }
+    ut_vec_free(&refs);
+    fputs("</section>\n", fp);
+
+    fprintf(fp, "<section id=\"fixes\"><h2>What <code>xpuify fix</code> would change</h2>\n");
     if (!in->ndiffs) fputs("<p class=\"muted\">Nothing: no finding has a safe fix.</p>\n", fp);
+    else fprintf(fp, "<p class=\"muted\">%zu file%s; the first ones open.</p>\n", in->ndiffs, in->ndiffs == 1 ? "" : "s");
+    bool fold = in->ndiffs > 20; /* many files: one more level, so that the page stays short */
+    if (fold) fprintf(fp, "<details id=\"all-diffs\"><summary>the %zu diffs</summary>\n", in->ndiffs);
     for (size_t i = 0; i < in->ndiffs; i++) {
         const out_html_diff *df = &in->diffs[i];
         fputs("<details", fp);
-        if (i < 5) fputs(" open", fp);
+        if (i < 3) fputs(" open", fp);
         fputs("><summary><code>", fp);
         esc(fp, df->path);
         fprintf(fp, "</code> &middot; %zu fix%s</summary><pre>", df->fixes, df->fixes == 1 ? "" : "es");
@@ -246,42 +446,51 @@ void out_html(const out_html_input *in, FILE *fp) {
         }
         fputs("</pre></details>\n", fp);
     }
+    if (fold) fputs("</details>\n", fp);
     fputs("</section>\n", fp);
 
-    fputs("<section id=\"human\"><h2>Needs a human</h2>\n<p class=\"muted\">Findings that <code>xpuify fix</code> "
-          "leaves alone (no fix, or only an unsafe one to review with <code>--unsafe-fixes</code>), and traps the "
-          "rules point out.</p>\n<table id=\"human-table\"><tr><th>where</th><th>rule</th><th>why</th><th>message</th></tr>\n", fp);
-    for (size_t i = 0; i < res->len; i++) {
-        const an_file_result *f = &res->items[i];
-        for (size_t j = 0; j < f->diags.len; j++) {
-            const an_diag *d = &f->diags.items[j];
-            bool trap = d->entry && d->entry->note;
-            if (safe_fix(d) && !trap) continue;
-            const char *why = !d->fix ? "no automatic fix" : d->fix->applicability == AN_FIX_UNSAFE ? "unsafe fix: review it"
-                                                                                                   : "fixed; see the note";
-            fputs("<tr><td><code>", fp);
-            esc(fp, f->file->path);
-            fprintf(fp, ":%u:%u</code></td><td><code>%s</code></td><td>%s%s</td><td>", d->line, d->col, d->rule->code, why,
-                    trap ? " &middot; <b>trap</b>" : "");
-            esc(fp, d->message);
-            if (trap && !strstr(d->message, d->entry->note)) {
-                fputs(" <i>", fp);
-                esc(fp, d->entry->note);
-                fputs("</i>", fp);
+    /* what needs a human, by rule, and the traps the tables note */
+    fprintf(fp, "<section id=\"human\"><h2>Needs a human</h2>\n<p class=\"muted\">%zu finding%s that <code>xpuify fix"
+                "</code> leaves alone: %zu with no automatic fix (<a href=\"#findings\" data-pick=\"fix=human\">list "
+                "them</a>), %zu with only an unsafe fix to review with <code>--unsafe-fixes</code> (<a href=\"#findings"
+                "\" data-pick=\"fix=unsafe\">list them</a>).</p>\n<table id=\"human-table\"><tr><th>rule</th>"
+                "<th class=\"r\">by hand</th><th class=\"r\">unsafe fix</th><th>traps the rule notes</th></tr>\n",
+            kind[1] + kind[2], kind[1] + kind[2] == 1 ? "" : "s", kind[OUT_FIX_HUMAN], kind[OUT_FIX_UNSAFE]);
+    for (size_t k = 0; k < order.len; k++) {
+        const an_rule *ru = an_catalog_rule(r->cat, order.items[k]);
+        size_t h = rule_n[ru->index * OUT_FIX_CLASSES + OUT_FIX_HUMAN], u = rule_n[ru->index * OUT_FIX_CLASSES + OUT_FIX_UNSAFE];
+        UT_VEC(const char *) notes = {0};
+        for (size_t i = 0; i < res->len; i++)
+            for (size_t j = 0; j < res->items[i].diags.len; j++) {
+                const an_diag *d = &res->items[i].diags.items[j];
+                if (d->rule != ru || !d->entry || !d->entry->note) continue;
+                bool dup = false;
+                for (size_t q = 0; q < notes.len && !dup; q++) dup = notes.items[q] == d->entry->note;
+                if (!dup && notes.len < 8) ut_vec_push(&notes, d->entry->note);
             }
-            fputs("</td></tr>\n", fp);
+        if (!h && !u && !notes.len) { ut_vec_free(&notes); continue; }
+        fprintf(fp, "<tr><td><a href=\"#findings\" data-pick=\"rule=%s\"><code>%s</code></a> %s</td><td class=\"r\">%zu"
+                    "</td><td class=\"r\">%zu</td><td>", ru->code, ru->code, ru->name, h, u);
+        for (size_t q = 0; q < notes.len; q++) {
+            fputs(q ? "<br><b>trap</b>: " : "<b>trap</b>: ", fp);
+            esc(fp, notes.items[q]);
         }
+        fputs("</td></tr>\n", fp);
+        ut_vec_free(&notes);
     }
     fputs("</table>\n", fp);
     if (in->nkernels) {
-        fprintf(fp, "<h3>CUDA kernel sources (%zu)</h3><p class=\"muted\">C, C++ and CUDA files: kernels need porting "
-                    "by hand (SYCL, Triton) or a C front end.</p><ul id=\"kernels\">\n", in->nkernels);
+        fprintf(fp, "<details%s><summary><b>CUDA kernel sources (%zu)</b></summary><p class=\"muted\">C, C++ and CUDA "
+                    "files: kernels need porting by hand (SYCL, Triton) or a C front end.</p><ul id=\"kernels\">\n",
+                in->nkernels <= 20 ? " open" : "", in->nkernels);
         for (size_t i = 0; i < in->nkernels; i++) {
-            fputs("<li><code>", fp);
+            fputs("<li><a href=\"", fp);
+            file_url(fp, in->kernels[i]);
+            fputs("\"><code>", fp);
             esc(fp, in->kernels[i]);
-            fputs("</code></li>\n", fp);
+            fputs("</code></a></li>\n", fp);
         }
-        fputs("</ul>\n", fp);
+        fputs("</ul></details>\n", fp);
     }
     fputs("</section>\n", fp);
     if (in->verify) verify_section(fp, in->verify);
@@ -291,13 +500,19 @@ void out_html(const out_html_input *in, FILE *fp) {
         if (p[0] == '<' && p[1] == '/') fputs("<\\/", fp), p++;
         else fputc(*p, fp);
     }
-    fprintf(fp, "</script>\n<script>\n%s</script>\n</body></html>\n", js);
+    fprintf(fp, "</script>\n<script>\n%s</script>\n</body></html>\n", out_html_js);
     cJSON_free(json);
-    for (size_t k = 0; k < dirs.len; k++) ut_free(dirs.items[k].dir);
-    ut_vec_free(&dirs);
+    for (size_t i = 0; i < res->len; i++) ut_free(file_dir[i]);
+    ut_free(file_dir);
+    for (size_t k = 0; k < leaves.len; k++) ut_free(leaves.items[k].dir);
+    ut_vec_free(&leaves);
+    ut_vec_free(&dir_min);
+    out_dir_rows_free(&dirs);
     ut_vec_free(&order);
     ut_free(by_rule);
-    ut_free(fix_rule);
+    ut_free(rule_n);
+    ut_free(rule_min);
+    ut_free(rank);
 }
 
 bool out_verify_valid(const cJSON *v, char **why) {

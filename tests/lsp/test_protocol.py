@@ -191,6 +191,30 @@ def test_shutdown_and_exit_codes(d):
     eq(s.wait_exit(), 1, "end of input without exit: no hang")
 
 
+def test_null_or_omitted_params(d):
+    """JSON-RPC 2.0 lets parameterless requests omit `params` or send null (Emacs eglot's shutdown does)."""
+    s = Server()
+    s.send_raw(frame(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}'))
+    check("capabilities" in s.response(1)["result"], "initialize answered")
+    s.send_raw(frame(b'{"jsonrpc":"2.0","method":"initialized","params":null}'))
+    s.send_raw(frame(b'{"jsonrpc":"2.0","method":"workspace/didChangeConfiguration","params":null}'))
+    s.send_raw(frame(b'{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":null}'))
+    check("error" in s.response(2) or s.response(2).get("result") is None, "hover without params: an answer, no crash")
+    alive(s)
+    s.send_raw(frame(b'{"jsonrpc":"2.0","id":3,"method":"shutdown","params":null}'))
+    r = s.response(3)
+    check("error" not in r, "shutdown with null params accepted", r)
+    eq(r["result"], None)
+    s.send_raw(frame(b'{"jsonrpc":"2.0","method":"exit","params":null}'))
+    eq(s.wait_exit(), 0, "clean exit after shutdown with null params")
+    s = Server()
+    s.initialize()
+    s.send_raw(frame(b'{"jsonrpc":"2.0","id":4,"method":"shutdown"}'))
+    eq(s.response(4)["result"], None, "shutdown with params omitted")
+    s.send_raw(frame(b'{"jsonrpc":"2.0","method":"exit"}'))
+    eq(s.wait_exit(), 0)
+
+
 def test_large_document_is_skipped_not_fatal(d):
     s = Server()
     s.initialize()
