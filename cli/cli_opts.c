@@ -70,7 +70,8 @@ const char *cli_opts_help(void) {
            "      --precise           C/C++/CUDA precise mode: real CUDA headers, all includes followed\n"
            "      --cuda-path DIR     the CUDA toolkit for precise mode (default: $CUDA_PATH, /usr/local/cuda)\n"
            "      --no-cache          neither read nor write the results cache\n"
-           "      --cache-dir DIR     where the results cache lives (default $XPUIFY_CACHE_DIR or .xpuify_cache)\n"
+           "      --cache-dir DIR     where the results cache lives (default $XPUIFY_CACHE_DIR, else .xpuify_cache;\n"
+           "                          under CI=true none: name a place outside the checkout)\n"
            "      --exit-zero         exit 0 even with findings (errors still exit 2)\n"
            "  -q, --quiet             no warnings about skipped files, no target line\n"
            "  -v, --verbose           say how many files were read, parsed and how long it took (stderr)\n"
@@ -480,13 +481,31 @@ bool cli_opts_fails(const cli_opts *o, const an_results *res) {
     return false;
 }
 
+/* CI=true (GitHub, GitLab, most services) or any value but "" / 0 / false */
+static bool in_ci(void) {
+    const char *ci = getenv("CI");
+    return ci && *ci && strcmp(ci, "0") && strcasecmp(ci, "false");
+}
+
 struct an_cache *cli_cache_open(cli_opts *o) {
     if (o->no_cache || !o->cat) return NULL;
     const char *dir = o->cache_dir;
     if (!dir) dir = getenv("XPUIFY_CACHE_DIR");
+    /* in CI the checkout is the untrusted input: no cache inside it unless a place is named (docs/security.md) */
+    if ((!dir || !*dir) && in_ci()) return NULL;
     if (!dir || !*dir) dir = ".xpuify_cache";
     an_cache_free(o->cache);
-    o->cache = an_cache_open(dir, XPUIFY_VERSION, o->cat);
+    o->cache = NULL;
+    static uint8_t secret[AN_CACHEKEY_LEN];
+    static int have = -1;
+    char *why = NULL;
+    if (have < 0) have = an_cachekey_load(secret, &why);
+    if (have) o->cache = an_cache_open(dir, XPUIFY_VERSION, o->cat, secret, &why);
+    if (!o->cache) {
+        if (why && !o->quiet) fprintf(stderr, "xpuify: warning: results cache off: %s\n", why);
+        ut_free(why);
+        return NULL;
+    }
     if (o->began_ns) an_cache_trust_stamps(o->cache, o->began_ns);
     return o->cache;
 }
@@ -502,8 +521,8 @@ void cli_cache_save(cli_opts *o) {
     if (stats && *stats && strcmp(stats, "0")) {
         size_t hits, misses;
         an_cache_stats(o->cache, &hits, &misses);
-        fprintf(stderr, "xpuify: cache: %zu hits, %zu misses, %zu files unchanged by size and times\n", hits, misses,
-                an_cache_stamp_hits(o->cache));
+        fprintf(stderr, "xpuify: cache: %zu hits, %zu misses, %zu files unchanged by size and times, %zu entries not authentic\n",
+                hits, misses, an_cache_stamp_hits(o->cache), an_cache_forged(o->cache));
     }
 }
 
