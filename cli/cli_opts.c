@@ -37,6 +37,7 @@ void cli_opts_free(cli_opts *o) {
     ut_vec_free(&o->rule_dirs);
     ut_vec_free(&o->fail_on);
     an_file_list_free(&o->files);
+    an_skip_list_free(&o->skipped);
     ut_free(o->enabled);
     an_cache_free(o->cache);
     an_catalog_free(o->cat);
@@ -354,6 +355,7 @@ static bool prepare(cli_opts *o, builtin_job *bj) {
     /* the files, with the configurations' excludes */
     o->walk.skip = skip_path;
     o->walk.skip_ctx = &sc;
+    o->walk.skipped = &o->skipped;
     ut_buf errs;
     ut_buf_init(&errs);
     int missing = 0;
@@ -481,8 +483,7 @@ bool cli_opts_fails(const cli_opts *o, const an_results *res) {
     return false;
 }
 
-/* CI=true (GitHub, GitLab, most services) or any value but "" / 0 / false */
-static bool in_ci(void) {
+bool cli_in_ci(void) {
     const char *ci = getenv("CI");
     return ci && *ci && strcmp(ci, "0") && strcasecmp(ci, "false");
 }
@@ -492,7 +493,7 @@ struct an_cache *cli_cache_open(cli_opts *o) {
     const char *dir = o->cache_dir;
     if (!dir) dir = getenv("XPUIFY_CACHE_DIR");
     /* in CI the checkout is the untrusted input: no cache inside it unless a place is named (docs/security.md) */
-    if ((!dir || !*dir) && in_ci()) return NULL;
+    if ((!dir || !*dir) && cli_in_ci()) return NULL;
     if (!dir || !*dir) dir = ".xpuify_cache";
     an_cache_free(o->cache);
     o->cache = NULL;
@@ -528,15 +529,25 @@ void cli_cache_save(cli_opts *o) {
 
 bool cli_report_unreadable(const cli_opts *o, const an_results *res) {
     bool err = false;
+    size_t skipped = o->skipped.len;
     for (size_t i = 0; i < res->len; i++) {
         const an_file_result *f = &res->items[i];
         if (f->status == AN_LOAD_OK) continue;
         if (f->file->named) {
             fprintf(stderr, "xpuify: error: %s: %s\n", f->file->path, f->error);
             err = true;
-        } else if (!o->quiet) {
-            fprintf(stderr, "xpuify: warning: %s: %s; skipped\n", f->file->path, f->error);
+        } else {
+            skipped++;
+            if (!o->quiet) fprintf(stderr, "xpuify: warning: %s: %s; skipped\n", f->file->path, f->error);
         }
+    }
+    for (size_t i = 0; i < o->skipped.len && !o->quiet; i++)
+        fprintf(stderr, "xpuify: warning: %s: %s\n", o->skipped.items[i].path, o->skipped.items[i].why);
+    /* a gate must not pass what it did not read: in CI, anything skipped fails the run (exit 2) */
+    if (skipped && cli_in_ci()) {
+        fprintf(stderr, "xpuify: error: %zu path%s not checked (see above); under CI=true that fails the run\n",
+                skipped, skipped == 1 ? " was" : "s were");
+        err = true;
     }
     return err;
 }

@@ -94,11 +94,26 @@ static void add(walker *w, const char *path, an_lang lang, bool named, const str
     ut_vec_push(w->out, f);
 }
 
+static void skipped(walker *w, const char *path, const char *why) {
+    if (!w->opt->skipped) return;
+    an_skip k = {ut_strdup(path), ut_strdup(why)};
+    ut_vec_push(w->opt->skipped, k);
+}
+
 static void walk_dir(walker *w, const char *dir, int depth) {
-    if (depth > 256) return;
+    if (depth > AN_WALK_MAX_DEPTH) {
+        /* a bound on the recursion (and on path lengths), never a silent one: the directory is reported */
+        char why[96];
+        snprintf(why, sizeof why, "more than %d directories deep; not walked", AN_WALK_MAX_DEPTH);
+        skipped(w, dir, why);
+        return;
+    }
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "xpuify: warning: %s: cannot read directory: %s\n", dir, strerror(errno));
+        char why[160];
+        snprintf(why, sizeof why, "cannot read directory: %s", strerror(errno));
+        if (w->opt->skipped) skipped(w, dir, why);
+        else fprintf(stderr, "xpuify: warning: %s: %s\n", dir, why);
         return;
     }
     UT_VEC(char *) names = {0}, subdirs = {0};
@@ -139,6 +154,15 @@ static void walk_dir(walker *w, const char *dir, int depth) {
             if (w->opt->skip && w->opt->skip(w->opt->skip_ctx, p.data, false)) continue;
             if (!w->opt->no_ignore && git_ignored(w, p.data, false)) continue;
             add(w, p.data, lang, false, &st);
+        } else {
+            /* a FIFO, socket or device with a source file's name: never opened (a FIFO would block), but reported */
+            an_lang lang;
+            if (!an_lang_for_path(p.data, &lang) || !w->opt->langs[lang]) continue;
+            if (excluded(w->opt, p.data, false)) continue;
+            if (w->opt->skip && w->opt->skip(w->opt->skip_ctx, p.data, false)) continue;
+            if (!w->opt->no_ignore && git_ignored(w, p.data, false)) continue;
+            skipped(w, p.data, S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)" : S_ISSOCK(st.st_mode)
+                                   ? "not a regular file (a socket)" : "not a regular file (a device)");
         }
     }
     closedir(d);
@@ -225,6 +249,11 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
     }
     out->len = wr;
     return bad;
+}
+
+void an_skip_list_free(an_skip_list *l) {
+    for (size_t i = 0; i < l->len; i++) ut_free(l->items[i].path), ut_free(l->items[i].why);
+    ut_vec_free(l);
 }
 
 void an_file_list_free(an_file_list *l) {

@@ -128,7 +128,9 @@ def test_files_unchanged_by_their_stamp_are_trusted_and_any_change_is_seen(d):
        "its cached findings: none)")
     # a lower --max-file-size applies to files trusted by their stamp too
     r = run("check", "--format", "json", "--exit-zero", "--max-file-size", "10", ".", env=STATS)
-    eq(r.json(), [], r)
+    eq([f for f in r.json() if f["code"]], [], r)
+    eq(sorted(f["path"] for f in r.json() if f["name"] == "not-checked"), ["clean.py", "fresh.py", "hit.py", "nofind.py"],
+       "each file is in the report as not checked")
     check("nofind.py: file is" in r.err and "over the 10-byte limit" in r.err, "each file is reported too large", r)
     # a file replaced by another with the same content, size and times (new inode) is read again
     st = os.stat("nofind.py")
