@@ -1,5 +1,7 @@
 /* an_walk: file discovery. Directories are walked depth-first; symlinked directories are not followed (no loops);
- * .gitignore is honoured through libgit2 unless --no-ignore. */
+ * .gitignore is honoured through libgit2 unless --no-ignore, for untracked files only: a file git tracks (in the
+ * index) is always checked, as git itself ignores .gitignore for it (a committed .gitignore must not hide code from
+ * the gate). */
 #include "analyzer/core/an_walk.h"
 #include <dirent.h>
 #include <errno.h>
@@ -68,12 +70,14 @@ typedef struct {
     const an_walk_options *opt;
     an_file_list *out;
     git_repository *repo;
-    char *workdir; /* absolute, with a trailing slash */
+    git_index *index; /* tracked files: never ignored (NULL: none read) */
+    char *workdir;    /* absolute, with a trailing slash */
 } walker;
 
 static void git_once(void) { git_libgit2_init(); }
 
-static bool git_ignored(walker *w, const char *path, bool dir) {
+/* by .gitignore rules; with index, a file git tracks (or a directory holding one) is never ignored */
+static bool git_ignored_as(walker *w, const char *path, bool dir, bool index) {
     if (!w->repo) return false;
     char abs[PATH_MAX];
     if (!realpath(path, abs)) return false;
@@ -85,8 +89,14 @@ static bool git_ignored(walker *w, const char *path, bool dir) {
     snprintf(buf, sizeof buf, "%s%s", rel, dir ? "/" : "");
     int ignored = 0;
     if (git_ignore_path_is_ignored(&ignored, w->repo, buf) != 0) return false;
-    return ignored != 0;
+    if (!ignored || !w->index || !index) return ignored != 0;
+    /* tracked: the file is in the index; a directory holds tracked files when an entry starts with "dir/" */
+    if (!dir) return git_index_get_bypath(w->index, rel, 0) == NULL;
+    size_t pos;
+    return git_index_find_prefix(&pos, w->index, buf) != 0;
 }
+
+static bool git_ignored(walker *w, const char *path, bool dir) { return git_ignored_as(w, path, dir, true); }
 
 static void add(walker *w, const char *path, an_lang lang, bool named, const struct stat *st) {
     an_file f = {ut_strdup(path), lang, named, {0}};
@@ -185,7 +195,7 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
     int bad = 0;
     for (size_t i = 0; i < npaths; i++) {
         const char *path = paths[i];
-        walker w = {opt, out, NULL, NULL};
+        walker w = {opt, out, NULL, NULL, NULL};
         struct stat st;
         if (stat(path, &st) != 0) {
             ut_buf_printf(errs, "%s: %s\n", path, strerror(errno));
@@ -202,6 +212,7 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
                     w.workdir = ut_malloc(n + 2);
                     memcpy(w.workdir, wabs, n);
                     strcpy(w.workdir + n, "/");
+                    if (git_repository_index(&w.index, w.repo) != 0) w.index = NULL; /* no index: nothing tracked */
                 } else {
                     git_repository_free(w.repo);
                     w.repo = NULL;
@@ -222,7 +233,9 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
                 closedir(d);
                 /* a directory named on the command line is checked even when .gitignore covers it (as ruff does);
                  * rules inside it still apply to what is below */
-                if (w.repo && git_ignored(&w, path, true)) {
+                if (w.repo && git_ignored_as(&w, path, true, false)) {
+                    git_index_free(w.index);
+                    w.index = NULL;
                     git_repository_free(w.repo);
                     w.repo = NULL;
                 }
@@ -233,6 +246,7 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
             if (!an_lang_for_path(path, &lang)) lang = AN_LANG_PYTHON; /* a named file is read as Python */
             add(&w, path, lang, true, &st);
         }
+        git_index_free(w.index);
         if (w.repo) git_repository_free(w.repo);
         ut_free(w.workdir);
     }

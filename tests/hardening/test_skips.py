@@ -128,5 +128,28 @@ def test_a_run_with_an_error_never_says_all_checks_passed(d):
     check("All checks passed (1 file checked)." in r.out, "a clean run still says so", r)
 
 
+def git(*args):
+    import subprocess
+    subprocess.run(["git", *args], check=True, capture_output=True)
+
+
+def test_tracked_files_are_checked_even_when_gitignore_matches_them(d):
+    """Item 4: `git add -f` puts a file in the repository that a committed .gitignore matches; gitignore rules are
+    for untracked files, so the gate checks it (ruff and ripgrep do not; a gate must)."""
+    git("init", "-q", ".")
+    for p in ("gen/a.py", "vendor/deep/b.py", "vendor/untracked.py", "top.py", "scratch.py"):
+        write(p, CUDA)
+    write(".gitignore", "gen/\nvendor/\ntop.py\nscratch.py\n")
+    git("add", ".gitignore")
+    git("add", "-f", "gen/a.py", "vendor/deep/b.py", "top.py")
+    r = run("check", "--no-cache", "--format", "json", ".")
+    eq(r.code, 1, r)
+    eq(sorted({f["path"] for f in r.json()}), ["gen/a.py", "top.py", "vendor/deep/b.py"],
+       "tracked files are checked; untracked ignored ones (vendor/untracked.py, scratch.py) are not")
+    r = run("check", "--no-cache", "--format", "json", "vendor")
+    eq(sorted({f["path"] for f in r.json()}), ["vendor/deep/b.py", "vendor/untracked.py"],
+       "a named directory is checked whole, as before")
+
+
 if __name__ == "__main__":
     main(globals())
