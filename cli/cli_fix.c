@@ -56,6 +56,16 @@ static void *fix_worker(void *arg) {
         fix_item *it = &j->items[i];
         if (!load_candidate(j->o, i, r)) continue;
         const bool *en = j->o->file_enabled[i];
+        if (r->src.encoding) {
+            /* decoded from its coding cookie's encoding for analysis; fix writes UTF-8 only, so it leaves such a
+             * file as it is (its findings remain) rather than change its encoding under it */
+            if (!j->o->quiet)
+                fprintf(stderr, "xpuify: warning: %s: encoded in %s (coding cookie); not fixed: xpuify writes UTF-8 "
+                        "files only (convert it to UTF-8 to fix it)\n", f->path, r->src.encoding);
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, NULL, !j->o->whole_files, &r->diags);
+            if (!r->diags.len) an_source_free(&r->src);
+            continue;
+        }
         rw_project_compute(j->pj, f, &r->src, &it->fx);
         it->remain_fixed = !j->diff && it->fx.ff.text;
         if (it->remain_fixed) {

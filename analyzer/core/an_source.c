@@ -1,5 +1,6 @@
 /* an_source: loading, validating and indexing one input file. */
 #include "analyzer/core/an_source.h"
+#include "analyzer/core/an_encoding.h"
 #include "util/ut_buf.h"
 #include "util/ut_mem.h"
 #include <errno.h>
@@ -159,6 +160,21 @@ an_load_status an_source_load_stamped(an_source *src, const char *path, size_t m
         free(buf);
         return AN_LOAD_BINARY;
     }
+    /* PEP 263: a coding cookie other than UTF-8's is decoded, as Python reads the file */
+    char enc[64];
+    if (an_encoding_cookie(buf, n, enc, sizeof enc)) {
+        size_t dn = 0;
+        char *dec = an_encoding_decode(enc, buf, n, &dn, why);
+        free(buf);
+        if (!dec) return AN_LOAD_NOT_UTF8;
+        if (dn >= UINT32_MAX) {
+            ut_free(dec);
+            *why = fmt("decoded from %s it is over 4 GB", enc);
+            return AN_LOAD_TOO_LARGE;
+        }
+        buf = dec, n = dn;
+        src->encoding = ut_strdup(enc);
+    }
     long bad = an_utf8_invalid_at(buf, n);
     if (bad >= 0) {
         uint32_t line = 1, col = 1;
@@ -181,6 +197,7 @@ void an_source_free(an_source *src) {
     ut_free(src->path);
     ut_free(src->text);
     ut_free(src->line_starts);
+    ut_free(src->encoding);
     memset(src, 0, sizeof *src);
 }
 
