@@ -68,13 +68,15 @@ static void *fix_worker(void *arg) {
         }
         rw_project_compute(j->pj, f, &r->src, &it->fx);
         it->remain_fixed = !j->diff && it->fx.ff.text;
+        /* what remains is described for the chosen target (compat: the helper's names, not torch.accelerator's) */
+        const an_fix_options *mfo = it->fx.ran ? &it->fx.fix : &j->pj->fix;
         if (it->remain_fixed) {
             an_source fixed;
             an_source_init_mem(&fixed, f->path, it->fx.ff.text, it->fx.ff.len);
-            an_engine_analyze_source_ex(j->o->cat, f->lang, &fixed, en, NULL, !j->o->whole_files, &it->remain);
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &fixed, en, mfo, !j->o->whole_files, &it->remain);
             an_source_free(&fixed);
         } else {
-            an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, NULL, !j->o->whole_files, &it->remain);
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, mfo, !j->o->whole_files, &it->remain);
         }
         if (!it->fx.ran) { /* no trigger a fix could act on: what remains is all there is */
             r->diags = it->remain;
@@ -173,13 +175,14 @@ int cli_fix(int argc, char **argv) {
             rw_project_fix_file(&pj, f, &r->src);
             an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
         } else if (it->fx.ran) {
+            an_fix_options mfo = it->fx.fix; /* for what remains; its strings live in it->fx.buf */
             bool written = rw_project_apply(&pj, f, &r->src, &it->fx);
             /* what remains, as check reports it: computed on the thread for the text the file now has */
             if (written == it->remain_fixed) {
                 r->diags = it->remain;
             } else {
                 an_diag_list_free(&it->remain);
-                an_engine_analyze_source_ex(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, !o.whole_files, &r->diags);
+                an_engine_analyze_source_ex(o.cat, f->lang, &r->src, o.file_enabled[i], &mfo, !o.whole_files, &r->diags);
             }
             rw_fixed_file_free(&it->fx);
         }

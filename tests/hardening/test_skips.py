@@ -9,7 +9,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import check, eq, main, run, write  # noqa: E402
+from harness import check, eq, main, read, run, write  # noqa: E402
 
 CUDA = "import torch\ntorch.cuda.synchronize()\n"
 DEEP_REASON = "more than 256 directories deep; not walked"
@@ -126,6 +126,20 @@ def test_a_run_with_an_error_never_says_all_checks_passed(d):
     check("No findings in 1 file checked, 1 not checked; the run had errors (see above)." in r.out, "", r)
     r = run("check", "--no-cache", "a.py")
     check("All checks passed (1 file checked)." in r.out, "a clean run still says so", r)
+
+
+def test_a_read_only_file_gets_no_helper_and_no_advice_for_another_target(d):
+    """Item 17: fix wrote xpuify_device.py for a read-only file it then left untouched, and described what remained
+    with torch.accelerator's names although compat was chosen."""
+    write("ro.py", CUDA)
+    os.chmod("ro.py", 0o444)
+    r = run("fix", "--target", "compat", ".")
+    eq(r.code, 2, r)
+    check("xpuify: error: ro.py: file is read-only; left untouched" in r.err, "", r)
+    eq(sorted(os.listdir(".")), ["ro.py"], "no helper written for a file that is not written")
+    check("use `xpuify_device.synchronize`" in r.out and "torch.accelerator" not in r.out,
+          "what remains is described for the compat target", r)
+    eq(read("ro.py"), CUDA)
 
 
 def git(*args):
