@@ -326,7 +326,7 @@ int cli_check(int argc, char **argv) {
         goto done;
     }
     fps = out_fingerprints(&res);
-    out_report rep = {o.cat, &res, XPUIFY_VERSION, isatty(1) && !getenv("NO_COLOR"), false, fps};
+    out_report rep = {o.cat, &res, XPUIFY_VERSION, isatty(1) && !getenv("NO_COLOR"), false, fps, &o.skipped, input_error};
     bool ok = true;
     if (!to_stdout || o.output_file) {
         out_spec main_out = {o.format, o.output_file};

@@ -60,15 +60,27 @@ static void *fix_worker(void *arg) {
         fix_item *it = &j->items[i];
         if (!load_candidate(j->o, i, r)) continue;
         const bool *en = j->o->file_enabled[i];
+        if (r->src.encoding) {
+            /* decoded from its coding cookie's encoding for analysis; fix writes UTF-8 only, so it leaves such a
+             * file as it is (its findings remain) rather than change its encoding under it */
+            if (!j->o->quiet)
+                fprintf(stderr, "xpuify: warning: %s: encoded in %s (coding cookie); not fixed: xpuify writes UTF-8 "
+                        "files only (convert it to UTF-8 to fix it)\n", f->path, r->src.encoding);
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, NULL, !j->o->whole_files, &r->diags);
+            if (!r->diags.len) an_source_free(&r->src);
+            continue;
+        }
         rw_project_compute(j->pj, f, &r->src, &it->fx);
         it->remain_fixed = !j->diff && it->fx.ff.text;
+        /* what remains is described for the chosen target (compat: the helper's names, not torch.accelerator's) */
+        const an_fix_options *mfo = it->fx.ran ? &it->fx.fix : &j->pj->fix;
         if (it->remain_fixed) {
             an_source fixed;
             an_source_init_mem(&fixed, f->path, it->fx.ff.text, it->fx.ff.len);
-            an_engine_analyze_source_ex(j->o->cat, f->lang, &fixed, en, NULL, !j->o->whole_files, &it->remain);
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &fixed, en, mfo, !j->o->whole_files, &it->remain);
             an_source_free(&fixed);
         } else {
-            an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, NULL, !j->o->whole_files, &it->remain);
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, mfo, !j->o->whole_files, &it->remain);
         }
         if (!it->fx.ran) { /* no trigger a fix could act on: what remains is all there is */
             r->diags = it->remain;
@@ -174,13 +186,14 @@ int cli_fix(int argc, char **argv) {
             an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
         } else if (it->fx.ran) {
             if (it->fx.ff.text) cli_progress_pause(&prog); /* the helper written, or a write error, is said */
+            an_fix_options mfo = it->fx.fix; /* for what remains; its strings live in it->fx.buf */
             bool written = rw_project_apply(&pj, f, &r->src, &it->fx);
             /* what remains, as check reports it: computed on the thread for the text the file now has */
             if (written == it->remain_fixed) {
                 r->diags = it->remain;
             } else {
                 an_diag_list_free(&it->remain);
-                an_engine_analyze_source_ex(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, !o.whole_files, &r->diags);
+                an_engine_analyze_source_ex(o.cat, f->lang, &r->src, o.file_enabled[i], &mfo, !o.whole_files, &r->diags);
             }
             rw_fixed_file_free(&it->fx);
         }
@@ -219,7 +232,7 @@ int cli_fix(int argc, char **argv) {
         rc = errors ? CLI_EXIT_USAGE : files_changed ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
     } else {
         if (remaining && o.format != OUT_TEXT) {
-            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL};
+            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL, &o.skipped, errors};
             out_write(o.format, &rep, out);
         } else if (o.format == OUT_TEXT) {
             /* remaining findings, then a summary that counts what was fixed */
@@ -227,7 +240,8 @@ int cli_fix(int argc, char **argv) {
                 an_file_result *f = &res.items[i];
                 if (!f->diags.len) continue;
                 an_results one = {f, 1};
-                out_report rep = {o.cat, &one, XPUIFY_VERSION, !o.output_file && isatty(1) && !getenv("NO_COLOR"), false, NULL};
+                out_report rep = {o.cat, &one, XPUIFY_VERSION, !o.output_file && isatty(1) && !getenv("NO_COLOR"), false, NULL,
+                                  NULL, false};
                 out_text_findings(&rep, out, false);
             }
             fprintf(out, "Fixed %zu finding%s in %zu file%s; %zu remaining%s\n", fixed, fixed == 1 ? "" : "s",
@@ -239,7 +253,7 @@ int cli_fix(int argc, char **argv) {
                 for (size_t k = 0; k < kernels.len; k++) fprintf(out, "  %s\n", kernels.items[k]);
             }
         } else {
-            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL};
+            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL, &o.skipped, errors};
             out_write(o.format, &rep, out);
         }
         rc = errors ? CLI_EXIT_USAGE : (cli_opts_fails(&o, &res) && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;

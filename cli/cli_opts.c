@@ -37,6 +37,7 @@ void cli_opts_free(cli_opts *o) {
     ut_vec_free(&o->rule_dirs);
     ut_vec_free(&o->fail_on);
     an_file_list_free(&o->files);
+    an_skip_list_free(&o->skipped);
     ut_free(o->enabled);
     an_cache_free(o->cache);
     an_catalog_free(o->cat);
@@ -70,7 +71,8 @@ const char *cli_opts_help(void) {
            "      --precise           C/C++/CUDA precise mode: real CUDA headers, all includes followed\n"
            "      --cuda-path DIR     the CUDA toolkit for precise mode (default: $CUDA_PATH, /usr/local/cuda)\n"
            "      --no-cache          neither read nor write the results cache\n"
-           "      --cache-dir DIR     where the results cache lives (default $XPUIFY_CACHE_DIR or .xpuify_cache)\n"
+           "      --cache-dir DIR     where the results cache lives (default $XPUIFY_CACHE_DIR, else .xpuify_cache;\n"
+           "                          under CI=true none: name a place outside the checkout)\n"
            "      --exit-zero         exit 0 even with findings (errors still exit 2)\n"
            "  -q, --quiet             no warnings about skipped files, no target line\n"
            "  -v, --verbose           say how many files were read, parsed and how long it took (stderr)\n"
@@ -353,6 +355,7 @@ static bool prepare(cli_opts *o, builtin_job *bj) {
     /* the files, with the configurations' excludes */
     o->walk.skip = skip_path;
     o->walk.skip_ctx = &sc;
+    o->walk.skipped = &o->skipped;
     ut_buf errs;
     ut_buf_init(&errs);
     int missing = 0;
@@ -480,13 +483,30 @@ bool cli_opts_fails(const cli_opts *o, const an_results *res) {
     return false;
 }
 
+bool cli_in_ci(void) {
+    const char *ci = getenv("CI");
+    return ci && *ci && strcmp(ci, "0") && strcasecmp(ci, "false");
+}
+
 struct an_cache *cli_cache_open(cli_opts *o) {
     if (o->no_cache || !o->cat) return NULL;
     const char *dir = o->cache_dir;
     if (!dir) dir = getenv("XPUIFY_CACHE_DIR");
+    /* in CI the checkout is the untrusted input: no cache inside it unless a place is named (docs/security.md) */
+    if ((!dir || !*dir) && cli_in_ci()) return NULL;
     if (!dir || !*dir) dir = ".xpuify_cache";
     an_cache_free(o->cache);
-    o->cache = an_cache_open(dir, XPUIFY_VERSION, o->cat);
+    o->cache = NULL;
+    static uint8_t secret[AN_CACHEKEY_LEN];
+    static int have = -1;
+    char *why = NULL;
+    if (have < 0) have = an_cachekey_load(secret, &why);
+    if (have) o->cache = an_cache_open(dir, XPUIFY_VERSION, o->cat, secret, &why);
+    if (!o->cache) {
+        if (why && !o->quiet) fprintf(stderr, "xpuify: warning: results cache off: %s\n", why);
+        ut_free(why);
+        return NULL;
+    }
     if (o->began_ns) an_cache_trust_stamps(o->cache, o->began_ns);
     return o->cache;
 }
@@ -502,22 +522,32 @@ void cli_cache_save(cli_opts *o) {
     if (stats && *stats && strcmp(stats, "0")) {
         size_t hits, misses;
         an_cache_stats(o->cache, &hits, &misses);
-        fprintf(stderr, "xpuify: cache: %zu hits, %zu misses, %zu files unchanged by size and times\n", hits, misses,
-                an_cache_stamp_hits(o->cache));
+        fprintf(stderr, "xpuify: cache: %zu hits, %zu misses, %zu files unchanged by size and times, %zu entries not authentic\n",
+                hits, misses, an_cache_stamp_hits(o->cache), an_cache_forged(o->cache));
     }
 }
 
 bool cli_report_unreadable(const cli_opts *o, const an_results *res) {
     bool err = false;
+    size_t skipped = o->skipped.len;
     for (size_t i = 0; i < res->len; i++) {
         const an_file_result *f = &res->items[i];
         if (f->status == AN_LOAD_OK) continue;
         if (f->file->named) {
             fprintf(stderr, "xpuify: error: %s: %s\n", f->file->path, f->error);
             err = true;
-        } else if (!o->quiet) {
-            fprintf(stderr, "xpuify: warning: %s: %s; skipped\n", f->file->path, f->error);
+        } else {
+            skipped++;
+            if (!o->quiet) fprintf(stderr, "xpuify: warning: %s: %s; skipped\n", f->file->path, f->error);
         }
+    }
+    for (size_t i = 0; i < o->skipped.len && !o->quiet; i++)
+        fprintf(stderr, "xpuify: warning: %s: %s\n", o->skipped.items[i].path, o->skipped.items[i].why);
+    /* a gate must not pass what it did not read: in CI, anything skipped fails the run (exit 2) */
+    if (skipped && cli_in_ci()) {
+        fprintf(stderr, "xpuify: error: %zu path%s not checked (see above); under CI=true that fails the run\n",
+                skipped, skipped == 1 ? " was" : "s were");
+        err = true;
     }
     return err;
 }

@@ -42,6 +42,7 @@ typedef struct {
     size_t builtin_rules;         /* rules [0, builtin_rules) are built in */
     bool *enabled;                /* the first path's configuration, without per-file ignores */
     an_file_list files;
+    an_skip_list skipped; /* what the walk did not enter (too deep): reported, never dropped */
     bool input_error; /* a named path is missing */
     char helper_buf[4096];
     char module_buf[256];
@@ -53,6 +54,9 @@ typedef struct {
 } cli_opts;
 
 void cli_opts_init(cli_opts *o);
+/* CI=true (GitHub, GitLab, most services) or any value but "", 0 and false: the checkout is untrusted input, and
+ * a run that skipped anything is not a clean one. */
+bool cli_in_ci(void);
 void cli_opts_free(cli_opts *o);
 /* 1: argv[*i] (and maybe its value) consumed; 0: not a shared option; -1: bad value (message printed). */
 int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i);
@@ -72,6 +76,7 @@ bool cli_opts_fails(const cli_opts *o, const an_results *res);
 struct an_cache *cli_cache_open(cli_opts *o);
 /* Writes it; a failure is a warning (the results stand). XPUIFY_CACHE_STATS=1 prints hits and misses. */
 void cli_cache_save(cli_opts *o);
-/* Reports unreadable files: named ones are errors (returns true), walked ones warnings. */
+/* Reports what was not checked (unreadable files, directories too deep): named files are errors (returns true),
+ * walked ones warnings, errors too under CI=true. */
 bool cli_report_unreadable(const cli_opts *o, const an_results *res);
 #endif

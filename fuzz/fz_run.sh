@@ -64,11 +64,11 @@ n = 0
 for f in glob.glob(c + "/v1/*.bin"):
     b = open(f, "rb").read()
     open(f"{d}/file-{n}", "wb").write(b)
-    off = 44
-    while off + 44 <= len(b):
-        (ln,) = struct.unpack_from("<I", b, off + 40)
-        open(f"{d}/entry-{n}", "wb").write(b[off + 44:off + 44 + ln])
-        off += 44 + ln
+    off = 44  # header; an entry: key[20] content[20] mac[32] u32 length, blob
+    while off + 76 <= len(b):
+        (ln,) = struct.unpack_from("<I", b, off + 72)
+        open(f"{d}/entry-{n}", "wb").write(b[off + 76:off + 76 + ln])
+        off += 76 + ln
         n += 1
 PY
       fi

@@ -85,3 +85,21 @@ char *out_utf8_lossy(const char *s) {
     }
     return ut_buf_take(&b);
 }
+
+size_t out_skips(const out_report *r, out_skip **out) {
+    size_t n = r->skipped ? r->skipped->len : 0;
+    for (size_t i = 0; i < r->res->len; i++) n += r->res->items[i].status != AN_LOAD_OK;
+    *out = NULL;
+    if (!n) return 0;
+    out_skip *s = ut_calloc(n, sizeof *s);
+    size_t k = 0;
+    for (size_t i = 0; i < r->res->len; i++) {
+        const an_file_result *f = &r->res->items[i];
+        if (f->status == AN_LOAD_OK) continue;
+        s[k++] = (out_skip){f->file->path, f->error ? f->error : "not checked", f->file->named};
+    }
+    for (size_t i = 0; r->skipped && i < r->skipped->len; i++)
+        s[k++] = (out_skip){r->skipped->items[i].path, r->skipped->items[i].why, false};
+    *out = s;
+    return n;
+}

@@ -14,7 +14,18 @@ typedef struct {
     bool color;
     bool show_fixes; /* text: print the fix under the finding */
     char **fingerprints; /* one per finding, in order (out_fingerprints); NULL: computed where needed */
+    const an_skip_list *skipped; /* directories the walk did not enter (NULL: none) */
+    bool failed;         /* the run had an error (a named path missing, a configuration error, a failed write) */
 } out_report;
+
+/* What a run did not check: files it could not read or analyze (results whose status is not AN_LOAD_OK) and the
+ * directories the walk did not enter. Every format reports them; none says "passed" when there are any. */
+typedef struct {
+    const char *path, *why;
+    bool error; /* named on the command line (an error) rather than found by walking (a warning) */
+} out_skip;
+/* The list (heap, free with ut_free; NULL when empty) and its length. */
+size_t out_skips(const out_report *r, out_skip **out);
 
 /* The fingerprint of finding j of file i (NULL when the report has none). */
 const char *out_report_fingerprint(const out_report *r, size_t i, size_t j);

@@ -1,4 +1,5 @@
-/* out_github: GitHub Actions workflow commands (`::error file=...,line=...::message`), one per finding. */
+/* out_github: GitHub Actions workflow commands (`::error file=...,line=...::message`), one per finding, and one per
+ * path the run did not check (error when named on the command line, else warning). */
 #include "output/out.h"
 
 /* data escaping per the workflow-command spec; properties also escape ':' and ',' */
@@ -35,4 +36,18 @@ void out_github(const out_report *r, FILE *fp) {
             fputc('\n', fp);
         }
     }
+    out_skip *sk;
+    size_t n = out_skips(r, &sk);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(fp, "::%s file=", sk[i].error ? "error" : "warning");
+        esc(fp, sk[i].path, true);
+        fputs(",title=", fp);
+        esc(fp, "xpuify: not checked", true);
+        fputs("::", fp);
+        esc(fp, sk[i].path, false);
+        esc(fp, ": not checked: ", false);
+        esc(fp, sk[i].why, false);
+        fputc('\n', fp);
+    }
+    ut_free(sk);
 }

@@ -1,5 +1,6 @@
 /* out_json: an array of findings: path, line, column, end_line, end_column (1-based, code points), code, name,
- * severity, message, fix. */
+ * severity, message, fix; then one entry per path the run did not check: code null, name "not-checked", severity
+ * "error" (named on the command line) or "warning", the reason in message, at line 1 column 1. */
 #include "output/out.h"
 #include <cjson/cJSON.h>
 
@@ -26,6 +27,29 @@ void out_json(const out_report *r, FILE *fp) {
             cJSON_AddItemToArray(arr, o);
         }
     }
+    out_skip *sk;
+    size_t n = out_skips(r, &sk);
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        char *path = out_utf8_lossy(sk[i].path), *why = out_utf8_lossy(sk[i].why);
+        cJSON_AddStringToObject(o, "path", path);
+        out_json_add_uint(o, "line", 1);
+        out_json_add_uint(o, "column", 1);
+        out_json_add_uint(o, "end_line", 1);
+        out_json_add_uint(o, "end_column", 1);
+        cJSON_AddNullToObject(o, "code");
+        cJSON_AddStringToObject(o, "name", "not-checked");
+        cJSON_AddStringToObject(o, "severity", sk[i].error ? "error" : "warning");
+        ut_buf m;
+        ut_buf_init(&m);
+        ut_buf_printf(&m, "not checked: %s", why);
+        cJSON_AddStringToObject(o, "message", m.data);
+        ut_buf_free(&m);
+        cJSON_AddNullToObject(o, "fix");
+        cJSON_AddItemToArray(arr, o);
+        ut_free(path), ut_free(why);
+    }
+    ut_free(sk);
     char *s = cJSON_Print(arr);
     fputs(s, fp);
     fputc('\n', fp);

@@ -1,5 +1,6 @@
 /* out_junit: JUnit XML, as CI test-report viewers read it: one testsuite per file with findings, one failing
- * testcase per finding; a run without findings is one passing testcase. */
+ * testcase per finding; a run without findings is one passing testcase; the paths the run did not check are a
+ * testsuite "xpuify: not checked" of testcases in error. */
 #include "output/out.h"
 
 static void esc(FILE *fp, const char *s) {
@@ -19,8 +20,11 @@ static void esc(FILE *fp, const char *s) {
 
 void out_junit(const out_report *r, FILE *fp) {
     size_t total = out_count(r->res);
+    out_skip *sk;
+    size_t nskip = out_skips(r, &sk);
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", fp);
-    fprintf(fp, "<testsuites name=\"xpuify\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", total ? total : 1, total);
+    fprintf(fp, "<testsuites name=\"xpuify\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
+            (total ? total : 1) + nskip, total, nskip);
     if (!total) {
         fprintf(fp, "  <testsuite name=\"xpuify\" tests=\"1\" failures=\"0\" errors=\"0\">\n"
                     "    <testcase name=\"no findings\" classname=\"xpuify\"/>\n  </testsuite>\n");
@@ -47,5 +51,25 @@ void out_junit(const out_report *r, FILE *fp) {
         }
         fputs("  </testsuite>\n", fp);
     }
+    if (nskip) {
+        fprintf(fp, "  <testsuite name=\"xpuify: not checked\" tests=\"%zu\" failures=\"0\" errors=\"%zu\">\n", nskip, nskip);
+        for (size_t i = 0; i < nskip; i++) {
+            fputs("    <testcase name=\"not checked: ", fp);
+            esc(fp, sk[i].path);
+            fputs("\" classname=\"", fp);
+            esc(fp, sk[i].path);
+            fputs("\" file=\"", fp);
+            esc(fp, sk[i].path);
+            fputs("\">\n      <error type=\"not-checked\" message=\"", fp);
+            esc(fp, sk[i].why);
+            fputs("\">", fp);
+            esc(fp, sk[i].path);
+            fputs(": not checked: ", fp);
+            esc(fp, sk[i].why);
+            fputs("</error>\n    </testcase>\n", fp);
+        }
+        fputs("  </testsuite>\n", fp);
+    }
+    ut_free(sk);
     fputs("</testsuites>\n", fp);
 }

@@ -72,6 +72,44 @@ void out_sarif(const out_report *r, FILE *fp) {
         cJSON_AddItemToObject(o, "properties", props);
         cJSON_AddItemToArray(rules, o);
     }
+    /* what the run did not check: toolExecutionNotifications of the invocation (SARIF 2.1.0 3.20.21), so that code
+     * scanning shows them as tool errors rather than as a clean result */
+    out_skip *sk;
+    size_t nskip = out_skips(r, &sk);
+    if (nskip || r->failed) {
+        bool failed = r->failed;
+        for (size_t i = 0; i < nskip; i++) failed |= sk[i].error;
+        cJSON *invs = cJSON_AddArrayToObject(run, "invocations");
+        cJSON *inv = cJSON_CreateObject();
+        cJSON_AddItemToArray(invs, inv);
+        cJSON_AddBoolToObject(inv, "executionSuccessful", !failed);
+        cJSON *notes = cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
+        for (size_t i = 0; i < nskip; i++) {
+            cJSON *n = cJSON_CreateObject();
+            cJSON_AddStringToObject(n, "level", sk[i].error ? "error" : "warning");
+            char *path = out_utf8_lossy(sk[i].path), *why = out_utf8_lossy(sk[i].why), *u = uri(sk[i].path);
+            ut_buf m;
+            ut_buf_init(&m);
+            ut_buf_printf(&m, "%s: not checked: %s", path, why);
+            cJSON *msg = cJSON_CreateObject();
+            cJSON_AddStringToObject(msg, "text", m.data);
+            cJSON_AddItemToObject(n, "message", msg);
+            cJSON *desc = cJSON_CreateObject();
+            cJSON_AddStringToObject(desc, "id", "xpuify/not-checked");
+            cJSON_AddItemToObject(n, "descriptor", desc);
+            cJSON *locs = cJSON_AddArrayToObject(n, "locations");
+            cJSON *loc = cJSON_CreateObject(), *phys = cJSON_CreateObject(), *art = cJSON_CreateObject();
+            cJSON_AddStringToObject(art, "uri", u);
+            cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
+            cJSON_AddItemToObject(phys, "artifactLocation", art);
+            cJSON_AddItemToObject(loc, "physicalLocation", phys);
+            cJSON_AddItemToArray(locs, loc);
+            cJSON_AddItemToArray(notes, n);
+            ut_buf_free(&m);
+            ut_free(path), ut_free(why), ut_free(u);
+        }
+    }
+    ut_free(sk);
     cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
     cJSON *results = cJSON_AddArrayToObject(run, "results");
     char **own = r->fingerprints ? NULL : out_fingerprints(r->res);

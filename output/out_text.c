@@ -55,12 +55,26 @@ void out_text(const out_report *r, FILE *fp, bool concise) {
         }
     }
     out_text_findings(r, fp, concise);
+    out_skip *sk;
+    size_t nskip = out_skips(r, &sk), unread = 0;
+    for (size_t i = 0; i < nskip; i++) {
+        fprintf(fp, "%s: not checked: %s\n", sk[i].path, sk[i].why);
+        unread += i < nskip - (r->skipped ? r->skipped->len : 0);
+    }
+    ut_free(sk);
+    size_t checked = r->res->len - unread;
+    char tail[96] = "";
+    if (nskip) snprintf(tail, sizeof tail, ", %zu not checked", nskip);
     if (total) {
-        fprintf(fp, "Found %zu finding%s in %zu file%s (%zu file%s checked).", total, total == 1 ? "" : "s", files,
-                files == 1 ? "" : "s", r->res->len, r->res->len == 1 ? "" : "s");
+        fprintf(fp, "Found %zu finding%s in %zu file%s (%zu file%s checked%s).", total, total == 1 ? "" : "s", files,
+                files == 1 ? "" : "s", checked, checked == 1 ? "" : "s", tail);
         if (fixable) fprintf(fp, " [*] %zu fixable with `xpuify fix`.", fixable);
         fputc('\n', fp);
+    } else if (nskip || r->failed) {
+        /* a run that skipped something or failed has not passed, whatever it found */
+        fprintf(fp, "No findings in %zu file%s checked%s%s.\n", checked, checked == 1 ? "" : "s", tail,
+                r->failed ? "; the run had errors (see above)" : "");
     } else {
-        fprintf(fp, "All checks passed (%zu file%s checked).\n", r->res->len, r->res->len == 1 ? "" : "s");
+        fprintf(fp, "All checks passed (%zu file%s checked).\n", checked, checked == 1 ? "" : "s");
     }
 }

@@ -4,6 +4,7 @@
 #include "rewriters/rw_fixer.h"
 #include "rewriters/rw_target.h"
 #include "rewriters/rw_write.h"
+#include <sys/stat.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -67,6 +68,13 @@ bool rw_project_apply(rw_project *p, const an_file *f, an_source *src, rw_fixed_
         p->errors = true;
     }
     if (!ff->text) return false;
+    /* a file that will not be written gets no helper: refuse it before anything is placed beside it */
+    struct stat st;
+    if (!p->diff && stat(f->path, &st) == 0 && !(st.st_mode & S_IWUSR)) {
+        fprintf(stderr, "xpuify: error: %s: file is read-only; left untouched\n", f->path);
+        p->errors = true;
+        return false;
+    }
     bool helper_ok = place_helper(p, f->path, &fx->fix, ff->text);
     if (helper_ok && p->on_fixed && !p->on_fixed(p->on_fixed_ctx, f->path, f->lang, &fx->fix, ff->text, &p->patch)) {
         helper_ok = false;

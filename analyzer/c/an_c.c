@@ -79,6 +79,7 @@ typedef struct {
     ut_buf tmp;
     UT_VEC(char *) declared; /* fast mode: names this file declares (sorted), see user_owned */
     UT_VEC(uint32_t) redeclared; /* fast mode: where clang saw the file redeclare a generated declaration */
+    char *rule_error;       /* the first pattern rule that failed (PCRE2 limit): the file is not completely checked */
 } ctx;
 
 static const char *text(const ctx *c, const tok *t) { return c->src->text + t->s; }
@@ -658,6 +659,7 @@ static void scan_patterns(ctx *c) {
         while (at <= c->src->len) {
             const char *subject = r->strings ? c->masked_comments : c->masked;
             int rc = pcre2_match(re, (PCRE2_SPTR)subject, c->src->len, at, PCRE2_NO_UTF_CHECK, md, NULL);
+            if (rc < PCRE2_ERROR_NOMATCH && !c->rule_error) c->rule_error = an_rule_match_error(r, rc, at);
             if (rc < 0) break;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
             uint32_t s = (uint32_t)ov[2 * grp], e = (uint32_t)ov[2 * grp + 1];
@@ -926,7 +928,9 @@ bool an_c_analyze(an_c *cc, const an_catalog *cat, const an_source *src, const b
     }
     an_suppress_free(&sup);
     an_diag_list_sort(out);
+    if (c.rule_error && why && !*why) *why = c.rule_error, c.rule_error = NULL;
 done:
+    ut_free(c.rule_error);
     ut_vec_free(&mine);
     if (c.tu) CL(clang_disposeTranslationUnit)(c.tu);
     ut_vec_free(&c.toks);

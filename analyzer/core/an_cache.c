@@ -1,8 +1,13 @@
 /* an_cache: the on-disk results cache.
  *
  * File DIR/v1/<hex of the build hash>.bin:
- *   "XPUIFYC2" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | ut_hash20 of the payload
- *   payload: entries: key[20] (run, path, per-file options) | content[20] (an_cache_content) | u32 n | blob[n]
+ *   "XPUIFYC3" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | ut_hash20 of the payload
+ *   payload: entries: key[20] (run, path, per-file options) | content[20] (an_cache_content) | mac[32] | u32 n |
+ *            blob[n]
+ *   mac: HMAC-SHA-256 under the machine's key (an_cachekey) of "xpuify-cache-entry" | build | key | content | n |
+ *        blob, checked when an entry is first used: the header's checksum finds damage, the MAC finds forgery (a cache
+ *        file committed to a repository, or written by anyone without the key, yields misses, never findings or
+ *        their absence). Entries that fail are dropped at save.
  *   blob: u8 parsed | u32 findings | findings: u32 rule index | u32 entry index (~0: none) | u8 origin |
  *         u32 start end line col end_line end_col | str message | u8 has fix
  *         [fix: str title | u8 applicability | str min_torch | u32 edits | edits: u32 start end | str text]
@@ -14,15 +19,19 @@
 #include "analyzer/core/an_cache.h"
 #include "util/ut_buf.h"
 #include "util/ut_hash.h"
+#include "util/ut_safedir.h"
+#include "util/ut_sha256.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <time.h>
 
 #define MAGIC AN_CACHE_MAGIC
 #define HDR (8 + 4 + 4 + 8 + 20)
+#define ENTRY_HDR (20 + 20 + UT_SHA256_LEN + 4)
 #define NONE UINT32_MAX
 /* entries not used by this run beyond this many are dropped at save (paths that no longer exist, other configs) */
 #define MAX_STALE 200000
@@ -32,15 +41,18 @@
 #define RACY_NS (3LL * 1000000000)
 
 typedef struct {
-    uint8_t key[20], content[20];
+    uint8_t key[20], content[20], mac[UT_SHA256_LEN];
     const uint8_t *blob; /* into c->file or owned (below) */
     uint32_t len;
     bool owned, used;
+    bool checked, authentic; /* read from the file: MAC checked (once), and it matched */
 } entry;
 
 struct an_cache {
-    char *dir, *path;
+    char *dir, *path, *name; /* path: dir/v1/name, for messages; files are opened relative to dir, links refused */
     uint8_t build[20];
+    uint8_t secret[AN_CACHEKEY_LEN];
+    size_t forged;        /* entries whose MAC did not match */
     uint8_t *file;        /* the cache file as read */
     entry *tab;           /* open addressing by key */
     size_t cap, n;
@@ -123,8 +135,16 @@ static entry *insert(an_cache *c, const uint8_t key[20]) {
 static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-static uint8_t *slurp(const char *path, size_t *n) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+static uint8_t *slurp(const char *dir, const char *name, size_t *n) {
+    const char *refused;
+    size_t bad;
+    int dfd = ut_dir_open_nofollow(dir, false, 0, &refused, &bad);
+    if (dfd < 0) return NULL;
+    int vfd = openat(dfd, "v1", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(dfd);
+    if (vfd < 0) return NULL;
+    int fd = openat(vfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    close(vfd);
     if (fd < 0) return NULL;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HDR || st.st_size > (1LL << 32)) {
@@ -147,7 +167,7 @@ static uint8_t *slurp(const char *path, size_t *n) {
 
 static void load(an_cache *c) {
     size_t n;
-    uint8_t *b = slurp(c->path, &n);
+    uint8_t *b = slurp(c->dir, c->name, &n);
     if (!b) return;
     uint8_t sum[20];
     if (memcmp(b, MAGIC, 8) || rd32(b + 8) != 0x01020304u || rd64(b + 16) != n - HDR) goto bad;
@@ -156,15 +176,17 @@ static void load(an_cache *c) {
     uint32_t count = rd32(b + 12);
     size_t off = HDR;
     for (uint32_t i = 0; i < count; i++) {
-        if (n - off < 44) goto bad;
-        uint32_t len = rd32(b + off + 40);
-        if (n - off - 44 < len) goto bad;
+        if (n - off < ENTRY_HDR) goto bad;
+        uint32_t len = rd32(b + off + ENTRY_HDR - 4);
+        if (n - off - ENTRY_HDR < len) goto bad;
         entry *e = insert(c, b + off);
         memcpy(e->content, b + off + 20, 20);
-        e->blob = b + off + 44;
+        memcpy(e->mac, b + off + 40, UT_SHA256_LEN);
+        e->blob = b + off + ENTRY_HDR;
         e->len = len;
         e->owned = false;
-        off += 44 + (size_t)len;
+        e->checked = e->authentic = false;
+        off += ENTRY_HDR + (size_t)len;
     }
     c->file = b;
     return;
@@ -175,16 +197,46 @@ bad: /* another format, a torn or damaged file: start empty, rewrite it at save 
     ut_free(b);
 }
 
-an_cache *an_cache_open(const char *dir, const char *version, const an_catalog *cat) {
+an_cache *an_cache_open(const char *dir, const char *version, const an_catalog *cat,
+                        const uint8_t secret[AN_CACHEKEY_LEN], char **why) {
+    *why = NULL;
+    /* a directory that exists must be one, reached without a link: refuse it now rather than write through it */
+    const char *refused;
+    size_t bad;
+    int dfd = ut_dir_open_nofollow(dir, false, 0, &refused, &bad);
+    if (dfd < 0 && errno != ENOENT) {
+        ut_buf m;
+        ut_buf_init(&m);
+        ut_buf_printf(&m, "%.*s: %s", (int)bad, dir, refused ? refused : strerror(errno));
+        *why = ut_buf_take(&m);
+        return NULL;
+    }
+    if (dfd >= 0) {
+        int vfd = openat(dfd, "v1", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int e = errno;
+        close(dfd);
+        if (vfd >= 0) close(vfd);
+        else if (e != ENOENT) {
+            ut_buf m;
+            ut_buf_init(&m);
+            ut_buf_printf(&m, "%s/v1: %s", dir, e == ELOOP || e == ENOTDIR ? "is a symbolic link or not a directory, which xpuify does not follow for what it writes" : strerror(e));
+            *why = ut_buf_take(&m);
+            return NULL;
+        }
+    }
     an_cache *c = ut_calloc(1, sizeof *c);
     pthread_mutex_init(&c->mu, NULL);
     c->dir = ut_strdup(dir);
+    memcpy(c->secret, secret, AN_CACHEKEY_LEN);
     build_hash(version, cat, c->build);
     char h[41];
     hex(c->build, 20, h);
     ut_buf p;
     ut_buf_init(&p);
-    ut_buf_printf(&p, "%s/v1/%s.bin", dir, h);
+    ut_buf_printf(&p, "%s.bin", h);
+    c->name = ut_buf_take(&p);
+    ut_buf_init(&p);
+    ut_buf_printf(&p, "%s/v1/%s", dir, c->name);
     c->path = ut_buf_take(&p);
     c->trust_before = INT64_MIN;
     grow(c);
@@ -202,6 +254,8 @@ void an_cache_free(an_cache *c) {
     ut_vec_free(&c->strings);
     ut_free(c->dir);
     ut_free(c->path);
+    ut_free(c->name);
+    memset(c->secret, 0, sizeof c->secret);
     pthread_mutex_destroy(&c->mu);
     ut_free(c);
 }
@@ -386,6 +440,34 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
     return true;
 }
 
+/* ---- authentication ------------------------------------------------------------------------------------------- */
+
+void an_cache_entry_mac(const an_cache *c, const uint8_t key[20], const uint8_t content[20], const uint8_t *blob,
+                        uint32_t len, uint8_t out[32]) {
+    ut_hmac256 m;
+    ut_hmac256_init(&m, c->secret, AN_CACHEKEY_LEN);
+    ut_hmac256_update(&m, "xpuify-cache-entry", 18);
+    ut_hmac256_update(&m, c->build, 20);
+    ut_hmac256_update(&m, key, 20);
+    ut_hmac256_update(&m, content, 20);
+    ut_hmac256_update(&m, &len, 4);
+    ut_hmac256_update(&m, blob, len);
+    ut_hmac256_final(&m, out);
+}
+
+/* an entry read from the file is trusted once its MAC matches (checked at its first use, under c->mu) */
+static bool authentic(an_cache *c, entry *e) {
+    if (e->owned) return true;
+    if (!e->checked) {
+        uint8_t mac[UT_SHA256_LEN];
+        an_cache_entry_mac(c, e->key, e->content, e->blob, e->len, mac);
+        e->authentic = ut_mac_equal(mac, e->mac, UT_SHA256_LEN);
+        e->checked = true;
+        if (!e->authentic) c->forged++, c->dirty = true;
+    }
+    return e->authentic;
+}
+
 /* ---- lookups ----------------------------------------------------------------------------------------------------- */
 
 /* the content hash: ut_hash20 (the cache tells its own files' versions apart, nobody crafts collisions against it, and
@@ -398,7 +480,8 @@ bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
     an_cache_key(run, path, fix, key);
     pthread_mutex_lock(&c->mu);
     entry *e = &c->tab[slot(c, key)];
-    bool hit = e->blob && !memcmp(e->content, content, 20) && decode(c, cat, e->blob, e->len, len, out, parsed);
+    bool hit = e->blob && !memcmp(e->content, content, 20) && authentic(c, e) &&
+               decode(c, cat, e->blob, e->len, len, out, parsed);
     if (hit) e->used = true, c->hits++;
     else c->misses++;
     pthread_mutex_unlock(&c->mu);
@@ -418,6 +501,7 @@ void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
     memcpy(e->content, content, 20);
     e->len = (uint32_t)b.len;
     e->blob = (const uint8_t *)ut_buf_take(&b);
+    an_cache_entry_mac(c, key, content, e->blob, e->len, e->mac);
     e->owned = true;
     e->used = true;
     c->dirty = true;
@@ -453,7 +537,7 @@ an_cache_stamp_state an_cache_stamp_get(an_cache *c, const an_cache_run *run, co
     an_cache_stamp_state r = AN_CACHE_STAMP_UNKNOWN;
     pthread_mutex_lock(&c->mu);
     entry *e = &c->tab[slot(c, key)];
-    if (e->blob && e->len == STAMP_LEN && !memcmp(e->blob, want, 40) && e->blob[40] <= 1) {
+    if (e->blob && e->len == STAMP_LEN && !memcmp(e->blob, want, 40) && e->blob[40] <= 1 && authentic(c, e)) {
         r = e->blob[40] ? AN_CACHE_STAMP_PASSED : AN_CACHE_STAMP_REJECTED;
         memcpy(content, e->content, 20);
         e->used = true;
@@ -476,6 +560,7 @@ void an_cache_stamp_put(an_cache *c, const an_cache_run *run, const char *path, 
     else memset(e->content, 0, 20);
     e->len = STAMP_LEN;
     e->blob = blob;
+    an_cache_entry_mac(c, key, e->content, blob, STAMP_LEN, e->mac);
     e->owned = true;
     e->used = true;
     c->dirty = true;
@@ -483,6 +568,8 @@ void an_cache_stamp_put(an_cache *c, const an_cache_run *run, const char *path, 
 }
 
 size_t an_cache_stamp_hits(const an_cache *c) { return c->stamp_hits; }
+
+size_t an_cache_forged(const an_cache *c) { return c->forged; }
 
 const char *an_cache_file(const an_cache *c) { return c->path; }
 
@@ -500,41 +587,42 @@ static char *errmsg(const char *what, const char *path, int err) {
     return ut_buf_take(&b);
 }
 
-/* mkdir -p; errno tells why on failure */
-static int mkdir_p(const char *dir) {
-    char *p = ut_strdup(dir);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/') continue;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) { ut_free(p); return -1; }
-        *s = '/';
-    }
-    int r = mkdir(p, 0777) == 0 || errno == EEXIST ? 0 : -1;
-    int e = errno;
-    ut_free(p);
-    errno = e;
-    struct stat st;
-    if (!r && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return r;
-}
-
-/* the cache directory marks itself as a cache (backup tools) and as ignored (git), as ruff's does */
-static void write_markers(const char *dir) {
+/* the cache directory marks itself as a cache (backup tools) and as ignored (git), as ruff's does; created without
+ * following a link that could stand where they go */
+static void write_markers(int dfd) {
     static const char *const files[][2] = {
         {"CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by xpuify.\n"},
         {".gitignore", "# Automatically created by xpuify.\n*\n"}};
     for (int i = 0; i < 2; i++) {
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", dir, files[i][0]);
-        int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        int fd = openat(dfd, files[i][0], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0) continue;
         ssize_t w = write(fd, files[i][1], strlen(files[i][1]));
         (void)w;
         close(fd);
     }
+}
+
+/* a temporary file beside the cache file: O_EXCL with a random name (mkstemp's guarantee, relative to vfd) */
+static int make_temp(int vfd, const char *name, char *tmp, size_t tmpsz) {
+    for (int tries = 0; tries < 100; tries++) {
+        uint8_t r[6];
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t seed = ut_fnv1a(UT_FNV_SEED, &ts, sizeof ts) ^ ((uint64_t)getpid() << 20) ^ (uint64_t)tries;
+        memcpy(r, &seed, sizeof r);
+        snprintf(tmp, tmpsz, "%s.%02x%02x%02x%02x%02x%02x", name, r[0], r[1], r[2], r[3], r[4], r[5]);
+        int fd = openat(vfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+static char *refusal(const char *path, size_t len, const char *refused, int err) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%.*s: %s", (int)len, path, refused ? refused : strerror(err));
+    return ut_buf_take(&b);
 }
 
 int an_cache_save(an_cache *c, char **why) {
@@ -546,10 +634,11 @@ int an_cache_save(an_cache *c, char **why) {
     uint32_t count = 0;
     for (size_t i = 0; i < c->cap; i++) {
         const entry *e = &c->tab[i];
-        if (!e->blob) continue;
+        if (!e->blob || (e->checked && !e->authentic)) continue;
         if (!e->used && ++stale > MAX_STALE) continue;
         ut_buf_append(&payload, (const char *)e->key, 20);
         ut_buf_append(&payload, (const char *)e->content, 20);
+        ut_buf_append(&payload, (const char *)e->mac, UT_SHA256_LEN);
         put32(&payload, e->len);
         ut_buf_append(&payload, (const char *)e->blob, e->len);
         count++;
@@ -563,22 +652,37 @@ int an_cache_save(an_cache *c, char **why) {
     memcpy(hdr + 16, &plen, 8);
     ut_hash20(payload.data ? payload.data : "", payload.len, hdr + 24);
 
-    int rc = -1;
-    ut_buf sub, tmp;
-    ut_buf_init(&sub), ut_buf_init(&tmp);
+    int rc = -1, dfd = -1, vfd = -1;
+    char tmp[4096];
+    ut_buf sub;
+    ut_buf_init(&sub);
     ut_buf_printf(&sub, "%s/v1", c->dir);
-    if (mkdir_p(c->dir) != 0 || mkdir_p(sub.data) != 0) {
+    const char *refused = NULL;
+    size_t bad;
+    dfd = ut_dir_open_nofollow(c->dir, true, 0777, &refused, &bad);
+    if (dfd < 0) {
+        *why = errno == ELOOP || errno == ENOTDIR ? refusal(c->dir, bad, refused, errno)
+                                                  : errmsg("cannot create", c->dir, errno);
+        goto out;
+    }
+    if (mkdirat(dfd, "v1", 0777) != 0 && errno != EEXIST) {
         *why = errmsg("cannot create", sub.data, errno);
         goto out;
     }
-    write_markers(c->dir);
-    ut_buf_printf(&tmp, "%s.XXXXXX", c->path);
-    int fd = mkstemp(tmp.data);
+    vfd = openat(dfd, "v1", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (vfd < 0) {
+        *why = errno == ELOOP || errno == ENOTDIR
+                   ? refusal(sub.data, sub.len, "is a symbolic link or not a directory, which xpuify does not follow for what it writes", errno)
+                   : errmsg("cannot create", sub.data, errno);
+        goto out;
+    }
+    write_markers(dfd);
+    int fd = make_temp(vfd, c->name, tmp, sizeof tmp);
     if (fd < 0) {
         *why = errmsg("cannot write in", sub.data, errno);
         goto out;
     }
-    mode_t um = umask(0); /* mkstemp makes 0600; a cache is as readable as the files it describes */
+    mode_t um = umask(0); /* the temporary file is 0600; a cache is as readable as the files it describes */
     umask(um);
     int err = fchmod(fd, 0666 & ~um) != 0 ? errno : 0;
     const struct { const void *p; size_t n; } parts[2] = {{hdr, HDR}, {payload.data, payload.len}};
@@ -592,15 +696,18 @@ int an_cache_save(an_cache *c, char **why) {
         }
     }
     if (close(fd) != 0 && !err) err = errno;
-    if (!err && rename(tmp.data, c->path) != 0) err = errno;
+    /* rename replaces whatever is at the name, a link included, and never writes through it */
+    if (!err && renameat(vfd, tmp, vfd, c->name) != 0) err = errno;
     if (err) {
-        unlink(tmp.data);
+        unlinkat(vfd, tmp, 0);
         *why = errmsg("cannot write", c->path, err);
         goto out;
     }
     c->dirty = false;
     rc = 0;
 out:
-    ut_buf_free(&sub), ut_buf_free(&tmp), ut_buf_free(&payload);
+    if (vfd >= 0) close(vfd);
+    if (dfd >= 0) close(dfd);
+    ut_buf_free(&sub), ut_buf_free(&payload);
     return rc;
 }

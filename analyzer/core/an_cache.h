@@ -12,9 +12,14 @@
  * and ruff's cache do. A stamp is only stored when the file had not changed for a while before the run began
  * (git's "racy" entries: a write in the same clock tick as the stat would leave the times as they were).
  * Lookups and stores are thread-safe. Diagnostics handed out keep pointers into the catalog and the cache's own
- * strings: free the results before the cache. */
+ * strings: free the results before the cache.
+ * The cache directory may be one a checked-out tree controls (.xpuify_cache/ in it): every entry carries an
+ * HMAC-SHA-256 under the machine's secret key (an_cachekey), and one that does not match is a miss, so a committed
+ * or forged cache can cost time, never change a report. The directory and what is written in it are opened without
+ * following symbolic links (ut_safedir). */
 #ifndef AN_CACHE_H
 #define AN_CACHE_H
+#include "analyzer/core/an_cachekey.h"
 #include "analyzer/core/an_diag.h"
 #include "analyzer/core/an_rule.h"
 
@@ -25,9 +30,11 @@ typedef struct {
     uint8_t h[20];
 } an_cache_run;
 
-/* Opens the cache under dir (created at save time) for this build and catalog. Never fails: a missing or broken
- * cache file gives an empty cache. */
-an_cache *an_cache_open(const char *dir, const char *version, const an_catalog *cat);
+/* Opens the cache under dir (created at save time) for this build and catalog, its entries authenticated with
+ * secret. A missing, broken or forged cache file gives an empty cache; NULL with *why (heap) only when dir or dir/v1
+ * exists as a symbolic link or as something else than a directory (the run goes on without a cache). */
+an_cache *an_cache_open(const char *dir, const char *version, const an_catalog *cat,
+                        const uint8_t secret[AN_CACHEKEY_LEN], char **why);
 void an_cache_free(an_cache *c);
 /* enabled: by rule index (NULL = all); fix: the run's fix options (NULL = none); regions: Python is parsed by
  * regions (not --whole-files) */
@@ -59,8 +66,13 @@ int an_cache_save(an_cache *c, char **why);
 /* The key of one file's entry, and the cache file's path (for tests and the fz_cache fuzzer, which write cache
  * files of their own). */
 void an_cache_key(const an_cache_run *run, const char *path, const an_fix_options *fix, uint8_t out[20]);
-/* The cache file's first 8 bytes (its checksum and every key are ut_hash20). */
-#define AN_CACHE_MAGIC "XPUIFYC2"
+/* The cache file's first 8 bytes (its checksum and every key are ut_hash20; the MACs HMAC-SHA-256). */
+#define AN_CACHE_MAGIC "XPUIFYC3"
+/* The MAC an entry must carry (for tests and the fuzzer, which write entries of their own). */
+void an_cache_entry_mac(const an_cache *c, const uint8_t key[20], const uint8_t content[20], const uint8_t *blob,
+                        uint32_t len, uint8_t out[32]);
+/* Entries read whose MAC did not match so far (XPUIFY_CACHE_STATS=1 prints them). */
+size_t an_cache_forged(const an_cache *c);
 const char *an_cache_file(const an_cache *c);
 /* Lookups that hit and missed so far (for tests and benchmarks: XPUIFY_CACHE_STATS=1 prints them). */
 void an_cache_stats(const an_cache *c, size_t *hits, size_t *misses);

@@ -751,6 +751,16 @@ const an_entry *an_catalog_lookup_c(const an_catalog *c, const char *q, size_t q
     return NULL;
 }
 
+char *an_rule_match_error(const an_rule *r, int rc, size_t at) {
+    PCRE2_UCHAR msg[256];
+    if (pcre2_get_error_message(rc, msg, sizeof msg) < 0) snprintf((char *)msg, sizeof msg, "PCRE2 error %d", rc);
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "rule %s: its pattern failed at byte %zu (%s); findings of this rule in this file may be missing",
+                  r->code, at, (const char *)msg);
+    return ut_buf_take(&b);
+}
+
 const void *an_catalog_pattern(const an_catalog *c, const an_rule *r) {
     return c->patterns && r->index < c->rules.len ? c->patterns[r->index] : NULL;
 }
@@ -944,6 +954,10 @@ static uint8_t *scan_literals(const an_catalog *c, an_lang lang, const char *tex
     return found;
 }
 
+/* a prefilter match that fails with an error (match or depth limit) cannot rule the file out: it goes on to its
+ * front end, as if it had matched */
+static int may_match_rc(int rc) { return rc < PCRE2_ERROR_NOMATCH ? 0 : rc; }
+
 bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, size_t len, uint8_t *out) {
     uint8_t stack[512];
     if (out) scan_literals(c, lang, text, len, out, NULL, 0);
@@ -954,7 +968,7 @@ bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, s
     int rc = -1;
     for (size_t k = 0; rc < 0 && k < c->prefilter[lang].len; k++)
         if (may_match(&c->prefilter_cov[lang].items[k], found))
-            rc = pcre2_match(c->prefilter[lang].items[k], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
+            rc = may_match_rc(pcre2_match(c->prefilter[lang].items[k], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL));
     for (size_t k = 0; rc < 0 && k < c->anchored[lang].len; k++) {
         const an_re_vec *g = &c->anchored[lang].items[k];
         const an_cover_vec *gc = &c->anchored_cov[lang].items[k];
@@ -962,7 +976,7 @@ bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, s
         for (size_t p = 0; rc >= 0 && p < g->len; p++) /* every part's literals first: they cost nothing */
             if (!may_match(&gc->items[p], found)) rc = -1;
         for (size_t p = 0; rc >= 0 && p < g->len; p++)
-            rc = pcre2_match(g->items[p], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL);
+            rc = may_match_rc(pcre2_match(g->items[p], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL));
     }
     pcre2_match_data_free(md);
     if (found != stack && found != out) ut_free(found);

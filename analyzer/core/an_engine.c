@@ -76,7 +76,7 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
         else if (fix) an_cfix_generate(fix, src, out), an_cextfix_generate(fix, src, out);
         break;
     case AN_LANG_TEXT:
-        an_text_analyze(cat, src, en, out);
+        an_text_analyze(cat, src, en, out, why);
         break;
     default:
         break;

@@ -133,6 +133,9 @@ const an_entry *an_catalog_lookup(const an_catalog *c, const char *qualname, boo
 const an_entry *an_catalog_lookup_c(const an_catalog *c, const char *name, size_t len);
 /* The compiled PCRE2 pattern of a `pattern` rule (a pcre2_code *, JIT-compiled), or NULL. */
 const void *an_catalog_pattern(const an_catalog *c, const an_rule *r);
+/* The message (heap) for a pattern rule whose match stopped with PCRE2 error rc (match or depth limit, ...) at
+ * byte at: a rule error to report, never "no more matches" (its findings past that point would be lost). */
+char *an_rule_match_error(const an_rule *r, int rc, size_t at);
 const char *an_kind_name(an_api_kind k);
 
 /* Compiled per-language query and predicate data, used by the front ends (an_query.c). */

@@ -1,5 +1,6 @@
 /* an_source: loading, validating and indexing one input file. */
 #include "analyzer/core/an_source.h"
+#include "analyzer/core/an_encoding.h"
 #include "util/ut_buf.h"
 #include "util/ut_mem.h"
 #include <errno.h>
@@ -113,11 +114,20 @@ an_load_status an_source_load_stamped(an_source *src, const char *path, size_t m
     memset(src, 0, sizeof *src);
     *why = NULL;
     seen->valid = false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; what was opened is tested by fstat, so a
+     * file swapped for something else after a stat is caught too */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) { *why = fmt("cannot open: %s", strerror(errno)); return AN_LOAD_UNREADABLE; }
     struct stat st;
     if (fstat(fd, &st) != 0) { *why = fmt("cannot stat: %s", strerror(errno)); close(fd); return AN_LOAD_UNREADABLE; }
-    if (!S_ISREG(st.st_mode)) { *why = fmt("not a regular file"); close(fd); return AN_LOAD_NOT_REGULAR; }
+    if (!S_ISREG(st.st_mode)) {
+        *why = fmt("not a regular file (%s)", S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                   : S_ISSOCK(st.st_mode) ? "a socket" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "special");
+        close(fd);
+        return AN_LOAD_NOT_REGULAR;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     if ((uint64_t)st.st_size > max_size || (uint64_t)st.st_size >= UINT32_MAX) {
         *why = fmt("file is %lld bytes, over the %zu-byte limit (--max-file-size)", (long long)st.st_size, max_size);
         close(fd);
@@ -150,6 +160,21 @@ an_load_status an_source_load_stamped(an_source *src, const char *path, size_t m
         free(buf);
         return AN_LOAD_BINARY;
     }
+    /* PEP 263: a coding cookie other than UTF-8's is decoded, as Python reads the file */
+    char enc[64];
+    if (an_encoding_cookie(buf, n, enc, sizeof enc)) {
+        size_t dn = 0;
+        char *dec = an_encoding_decode(enc, buf, n, &dn, why);
+        free(buf);
+        if (!dec) return AN_LOAD_NOT_UTF8;
+        if (dn >= UINT32_MAX) {
+            ut_free(dec);
+            *why = fmt("decoded from %s it is over 4 GB", enc);
+            return AN_LOAD_TOO_LARGE;
+        }
+        buf = dec, n = dn;
+        src->encoding = ut_strdup(enc);
+    }
     long bad = an_utf8_invalid_at(buf, n);
     if (bad >= 0) {
         uint32_t line = 1, col = 1;
@@ -172,6 +197,7 @@ void an_source_free(an_source *src) {
     ut_free(src->path);
     ut_free(src->text);
     ut_free(src->line_starts);
+    ut_free(src->encoding);
     memset(src, 0, sizeof *src);
 }
 

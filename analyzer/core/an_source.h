@@ -13,6 +13,8 @@ typedef struct {
     uint32_t nlines;
     uint32_t body;        /* first byte after a UTF-8 BOM (0 or 3) */
     bool ascii;           /* no byte >= 0x80: a column is a byte offset (no counting along long lines) */
+    char *encoding;       /* NULL: the file is UTF-8; else the encoding its PEP 263 coding cookie declares (iconv
+                           * name), which text was decoded from: text is UTF-8 either way */
 } an_source;
 
 /* What stat says of a file, enough to tell that it has not changed since (as git's index does): a write changes

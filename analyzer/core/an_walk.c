@@ -1,5 +1,7 @@
 /* an_walk: file discovery. Directories are walked depth-first; symlinked directories are not followed (no loops);
- * .gitignore is honoured through libgit2 unless --no-ignore. */
+ * .gitignore is honoured through libgit2 unless --no-ignore, for untracked files only: a file git tracks (in the
+ * index) is always checked, as git itself ignores .gitignore for it (a committed .gitignore must not hide code from
+ * the gate). */
 #include "analyzer/core/an_walk.h"
 #include <dirent.h>
 #include <errno.h>
@@ -68,12 +70,14 @@ typedef struct {
     const an_walk_options *opt;
     an_file_list *out;
     git_repository *repo;
-    char *workdir; /* absolute, with a trailing slash */
+    git_index *index; /* tracked files: never ignored (NULL: none read) */
+    char *workdir;    /* absolute, with a trailing slash */
 } walker;
 
 static void git_once(void) { git_libgit2_init(); }
 
-static bool git_ignored(walker *w, const char *path, bool dir) {
+/* by .gitignore rules; with index, a file git tracks (or a directory holding one) is never ignored */
+static bool git_ignored_as(walker *w, const char *path, bool dir, bool index) {
     if (!w->repo) return false;
     char abs[PATH_MAX];
     if (!realpath(path, abs)) return false;
@@ -85,8 +89,14 @@ static bool git_ignored(walker *w, const char *path, bool dir) {
     snprintf(buf, sizeof buf, "%s%s", rel, dir ? "/" : "");
     int ignored = 0;
     if (git_ignore_path_is_ignored(&ignored, w->repo, buf) != 0) return false;
-    return ignored != 0;
+    if (!ignored || !w->index || !index) return ignored != 0;
+    /* tracked: the file is in the index; a directory holds tracked files when an entry starts with "dir/" */
+    if (!dir) return git_index_get_bypath(w->index, rel, 0) == NULL;
+    size_t pos;
+    return git_index_find_prefix(&pos, w->index, buf) != 0;
 }
+
+static bool git_ignored(walker *w, const char *path, bool dir) { return git_ignored_as(w, path, dir, true); }
 
 static void add(walker *w, const char *path, an_lang lang, bool named, const struct stat *st) {
     an_file f = {ut_strdup(path), lang, named, {0}};
@@ -94,11 +104,26 @@ static void add(walker *w, const char *path, an_lang lang, bool named, const str
     ut_vec_push(w->out, f);
 }
 
+static void skipped(walker *w, const char *path, const char *why) {
+    if (!w->opt->skipped) return;
+    an_skip k = {ut_strdup(path), ut_strdup(why)};
+    ut_vec_push(w->opt->skipped, k);
+}
+
 static void walk_dir(walker *w, const char *dir, int depth) {
-    if (depth > 256) return;
+    if (depth > AN_WALK_MAX_DEPTH) {
+        /* a bound on the recursion (and on path lengths), never a silent one: the directory is reported */
+        char why[96];
+        snprintf(why, sizeof why, "more than %d directories deep; not walked", AN_WALK_MAX_DEPTH);
+        skipped(w, dir, why);
+        return;
+    }
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "xpuify: warning: %s: cannot read directory: %s\n", dir, strerror(errno));
+        char why[160];
+        snprintf(why, sizeof why, "cannot read directory: %s", strerror(errno));
+        if (w->opt->skipped) skipped(w, dir, why);
+        else fprintf(stderr, "xpuify: warning: %s: %s\n", dir, why);
         return;
     }
     UT_VEC(char *) names = {0}, subdirs = {0};
@@ -139,6 +164,15 @@ static void walk_dir(walker *w, const char *dir, int depth) {
             if (w->opt->skip && w->opt->skip(w->opt->skip_ctx, p.data, false)) continue;
             if (!w->opt->no_ignore && git_ignored(w, p.data, false)) continue;
             add(w, p.data, lang, false, &st);
+        } else {
+            /* a FIFO, socket or device with a source file's name: never opened (a FIFO would block), but reported */
+            an_lang lang;
+            if (!an_lang_for_path(p.data, &lang) || !w->opt->langs[lang]) continue;
+            if (excluded(w->opt, p.data, false)) continue;
+            if (w->opt->skip && w->opt->skip(w->opt->skip_ctx, p.data, false)) continue;
+            if (!w->opt->no_ignore && git_ignored(w, p.data, false)) continue;
+            skipped(w, p.data, S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)" : S_ISSOCK(st.st_mode)
+                                   ? "not a regular file (a socket)" : "not a regular file (a device)");
         }
     }
     closedir(d);
@@ -161,7 +195,7 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
     int bad = 0;
     for (size_t i = 0; i < npaths; i++) {
         const char *path = paths[i];
-        walker w = {opt, out, NULL, NULL};
+        walker w = {opt, out, NULL, NULL, NULL};
         struct stat st;
         if (stat(path, &st) != 0) {
             ut_buf_printf(errs, "%s: %s\n", path, strerror(errno));
@@ -178,6 +212,7 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
                     w.workdir = ut_malloc(n + 2);
                     memcpy(w.workdir, wabs, n);
                     strcpy(w.workdir + n, "/");
+                    if (git_repository_index(&w.index, w.repo) != 0) w.index = NULL; /* no index: nothing tracked */
                 } else {
                     git_repository_free(w.repo);
                     w.repo = NULL;
@@ -198,7 +233,9 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
                 closedir(d);
                 /* a directory named on the command line is checked even when .gitignore covers it (as ruff does);
                  * rules inside it still apply to what is below */
-                if (w.repo && git_ignored(&w, path, true)) {
+                if (w.repo && git_ignored_as(&w, path, true, false)) {
+                    git_index_free(w.index);
+                    w.index = NULL;
                     git_repository_free(w.repo);
                     w.repo = NULL;
                 }
@@ -209,6 +246,7 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
             if (!an_lang_for_path(path, &lang)) lang = AN_LANG_PYTHON; /* a named file is read as Python */
             add(&w, path, lang, true, &st);
         }
+        git_index_free(w.index);
         if (w.repo) git_repository_free(w.repo);
         ut_free(w.workdir);
     }
@@ -225,6 +263,11 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
     }
     out->len = wr;
     return bad;
+}
+
+void an_skip_list_free(an_skip_list *l) {
+    for (size_t i = 0; i < l->len; i++) ut_free(l->items[i].path), ut_free(l->items[i].why);
+    ut_vec_free(l);
 }
 
 void an_file_list_free(an_file_list *l) {

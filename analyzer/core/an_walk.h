@@ -14,6 +14,17 @@ typedef struct {
 
 typedef UT_VEC(an_file) an_file_list;
 
+/* A path the walk found and did not enter: reported in every output format, never dropped silently. */
+typedef struct {
+    char *path;
+    char *why;
+} an_skip;
+typedef UT_VEC(an_skip) an_skip_list;
+void an_skip_list_free(an_skip_list *l);
+
+/* Directories nested deeper than this below a named path are not walked (and are reported as skipped). */
+#define AN_WALK_MAX_DEPTH 256
+
 typedef struct {
     bool no_ignore;               /* do not read .gitignore */
     UT_VEC(char *) excludes;      /* extra globs */
@@ -22,6 +33,7 @@ typedef struct {
     bool (*skip)(void *ctx, const char *path, bool dir);
     void *skip_ctx;
     bool force_exclude;           /* excludes apply to paths named on the command line too */
+    an_skip_list *skipped;        /* receives the directories not entered (too deep); NULL: not recorded */
 } an_walk_options;
 
 /* Returns the number of named paths that do not exist (each reported into errs as "path: reason"). */

@@ -536,6 +536,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
     for (size_t k = 0; k < nloc; k++)
         for (PCRE2_SIZE off = 0; live[k] && off < src->len;) {
             int rc = pcre2_match(locs[k], (PCRE2_SPTR)src->text, src->len, off, PCRE2_NO_UTF_CHECK, md, NULL);
+            if (rc < PCRE2_ERROR_NOMATCH) goto done; /* a match limit: hits unknown, the whole file is parsed */
             if (rc < 0) break;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
             if (!in_spans(&inert, (uint32_t)ov[0])) { /* a comment or a docstring holds nothing to report */
@@ -552,8 +553,12 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
         bool relevant = import_relevant(cat, src->text, l->first, l->end) ||
                         (helper && next_word(src->text, src->text + l->first, src->text + l->end, helper, strlen(helper)));
         bool hit = false;
-        for (size_t q = 0; q < nloc && !hit; q++)
-            hit = live[q] && pcre2_match(locs[q], (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;
+        for (size_t q = 0; q < nloc && !hit; q++) {
+            int rc = live[q] ? pcre2_match(locs[q], (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL)
+                             : PCRE2_ERROR_NOMATCH;
+            if (rc < PCRE2_ERROR_NOMATCH) goto done; /* as above: parse the whole file */
+            hit = rc >= 0;
+        }
         if (relevant || hit) ut_vec_push(&hits, l->first);
         if (hit) {
             ut_vec_push(&out->hits, l->first);

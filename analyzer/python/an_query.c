@@ -304,11 +304,12 @@ void an_py_string_content(TSNode str, const char *src, uint32_t *start, uint32_t
     if (*end < *start) *end = *start;
 }
 
-static bool re_match(pcre2_code *re, const char *s, size_t n) {
+/* 1: a match, 0: none, -1: the match failed (match or depth limit): undecided */
+static int re_match(pcre2_code *re, const char *s, size_t n) {
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
     pcre2_match_data_free(md);
-    return rc >= 0;
+    return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
 static bool text_eq(const char *src, TSNode n, const char *s) {
@@ -398,6 +399,7 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
     }
     if (!have) return p->neg;
     bool r = false;
+    int rm;
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     switch (p->kind) {
     case P_EQ:
@@ -407,16 +409,23 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
             r = b - a == b2 - a2 && !memcmp(src + a, src + a2, b - a);
         } else r = text_eq(src, n, p->args.items[0]);
         break;
-    case P_MATCH: r = re_match(p->re, src + a, b - a); break;
+    /* a regex that cannot be decided (PCRE2 limit) lets the predicate hold either way: a finding is kept, never
+     * silently lost */
+    case P_MATCH:
+        if ((rm = re_match(p->re, src + a, b - a)) < 0) return true;
+        r = rm;
+        break;
     case P_CODE_MATCH:
         code_text(n, src, tmp);
-        r = re_match(p->re, tmp->data, tmp->len);
+        if ((rm = re_match(p->re, tmp->data, tmp->len)) < 0) return true;
+        r = rm;
         break;
     case P_STRING_MATCH: {
         if (strcmp(ts_node_type(n), "string")) { r = false; break; }
         uint32_t s, e;
         an_py_string_content(n, src, &s, &e);
-        r = re_match(p->re, src + s, e - s);
+        if ((rm = re_match(p->re, src + s, e - s)) < 0) return true;
+        r = rm;
         break;
     }
     case P_ANY_OF:

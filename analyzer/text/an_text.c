@@ -291,7 +291,7 @@ static char *squeeze(const char *s, size_t n, size_t max) {
     return ut_buf_take(&b);
 }
 
-void an_text_analyze(const an_catalog *cat, const an_source *src, const bool *en, an_diag_list *out) {
+void an_text_analyze(const an_catalog *cat, const an_source *src, const bool *en, an_diag_list *out, char **why) {
     an_text_kind kind = an_text_kind_for_path(src->path);
     an_text_ranges comments = {0};
     char *masked = NULL;
@@ -309,6 +309,7 @@ void an_text_analyze(const an_catalog *cat, const an_source *src, const bool *en
         PCRE2_SIZE at = src->body;
         while (at <= src->len) {
             int rc = pcre2_match(re, (PCRE2_SPTR)masked, src->len, at, PCRE2_NO_UTF_CHECK, md, NULL);
+            if (rc < PCRE2_ERROR_NOMATCH && why && !*why) *why = an_rule_match_error(r, rc, at);
             if (rc < 0) break;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
             PCRE2_SIZE s = ov[2 * grp], e = ov[2 * grp + 1];

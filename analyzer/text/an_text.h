@@ -28,5 +28,8 @@ const char *an_text_kind_name(an_text_kind k);
  * comments when it is not NULL. */
 char *an_text_mask(an_text_kind k, const char *text, size_t len, an_text_ranges *comments);
 /* enabled: indexed by rule->index, NULL = all. */
-void an_text_analyze(const an_catalog *cat, const an_source *src, const bool *enabled, an_diag_list *out);
+/* why: NULL, or receives (heap) the first rule error (a pattern that hit PCRE2's match limit): the findings are
+ * those found, the file is reported as not completely checked. */
+void an_text_analyze(const an_catalog *cat, const an_source *src, const bool *enabled, an_diag_list *out,
+                     char **why);
 #endif

@@ -143,14 +143,17 @@ def test_bad_files_are_skipped_and_named(d):
     write("big.py", "x = 1\n" * 300000)
     r = run("check", "--format", "json", "--max-file-size", "1M", ".")
     eq(r.code, 1)
-    eq({f["path"] for f in r.json()}, {"good.py"})
+    eq({f["path"] for f in r.json() if f["code"]}, {"good.py"})
+    eq({(f["path"], f["name"], f["severity"]) for f in r.json() if not f["code"]},
+       {(p, "not-checked", "warning") for p in ("bin.py", "latin1.py", "big.py")}, "the report names what it skipped")
     check("bin.py: binary file" in r.err, "binary named", r)
     check("latin1.py: not valid UTF-8 (first bad byte 0xe9 at line 1, column 6)" in r.err, "utf8 named", r)
     check("big.py: file is 1800000 bytes, over the 1048576-byte limit" in r.err, "size named", r)
     # a file named on the command line that cannot be read is an input error
     r = run("check", "--format", "json", "bin.py", "good.py")
     eq(r.code, 2)
-    eq(len(r.json()), 2)
+    eq(sorted((f["path"], f["severity"]) for f in r.json() if not f["code"]), [("bin.py", "error")])
+    eq(len(r.json()), 3)
     eq(run("check", "-q", "--max-file-size", "1M", ".").err, "")
 
 

@@ -1,9 +1,13 @@
 """The results cache (.xpuify_cache/): a second run serves every unchanged file from the cache with the same
 report (files the prefilter rejects are neither looked up nor stored); anything that could change a file's findings (its content, the rules, the selection, the fix target and
 options, the per-file helper import, the xpuify build) misses; --no-cache / --cache-dir / XPUIFY_CACHE_DIR; a
-damaged cache file is ignored and rewritten; concurrent runs never break it. Speed is measured by
+damaged cache file is ignored and rewritten; concurrent runs never break it; a forged cache (entries whose MAC was
+not made with this machine's key) is never trusted, the cache directory is never written through a symbolic link,
+and under CI=true there is no cache unless a place is named. Speed is measured by
 bench/cache_bench.sh, not here. XPUIFY_CACHE_STATS=1 makes xpuify print "cache: N hits, M misses"."""
 import glob
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -12,10 +16,15 @@ import subprocess
 import sys
 import time
 
+import stat
+import struct
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from harness import ROOT, XPUIFY, check, eq, main, read, run, write  # noqa: E402
 
 STATS = {"XPUIFY_CACHE_STATS": "1"}
+# these tests are about the cache's local default (.xpuify_cache/); under CI=true there is none (see test_ci_*)
+os.environ.pop("CI", None)
 
 
 def stats(r):
@@ -119,7 +128,9 @@ def test_files_unchanged_by_their_stamp_are_trusted_and_any_change_is_seen(d):
        "its cached findings: none)")
     # a lower --max-file-size applies to files trusted by their stamp too
     r = run("check", "--format", "json", "--exit-zero", "--max-file-size", "10", ".", env=STATS)
-    eq(r.json(), [], r)
+    eq([f for f in r.json() if f["code"]], [], r)
+    eq(sorted(f["path"] for f in r.json() if f["name"] == "not-checked"), ["clean.py", "fresh.py", "hit.py", "nofind.py"],
+       "each file is in the report as not checked")
     check("nofind.py: file is" in r.err and "over the 10-byte limit" in r.err, "each file is reported too large", r)
     # a file replaced by another with the same content, size and times (new inode) is read again
     st = os.stat("nofind.py")
@@ -230,7 +241,7 @@ def test_an_unwritable_cache_is_a_warning_not_an_error(d):
     write("blocker", "a file where the cache directory should be")
     r = run("check", "--cache-dir", "blocker", "a.py")
     eq(r.code, 1, r)
-    check("xpuify: warning: results cache not saved" in r.err and "blocker" in r.err, "", r)
+    check("xpuify: warning: results cache off: blocker: is not a directory" in r.err, "", r)
     check("XPU202" in r.out, "the report is complete", r)
     r = run("check", "-q", "--cache-dir", "blocker", "a.py")
     eq(r.err, "", "quiet")
@@ -258,6 +269,202 @@ def test_concurrent_runs_keep_the_cache_valid(d):
         eq(r.out, expected[c])
         hits, misses = stats(r)
         eq(hits + misses, n)
+
+
+
+
+# ---- a cache the checked-out tree controls cannot change a report (issue 19, items 1 and 7) --------------------
+
+FORGED_BLOB = b"\x01" + struct.pack("<I", 0)  # "parsed, 0 findings"
+
+
+def entries(data):
+    """(offset, key, content, mac, blob) of each entry of a cache file (format in analyzer/core/an_cache.c)."""
+    off, out = 44, []
+    while off + 76 <= len(data):
+        (n,) = struct.unpack_from("<I", data, off + 72)
+        out.append((off, data[off:off + 20], data[off + 20:off + 40], data[off + 40:off + 72], data[off + 76:off + 76 + n]))
+        off += 76 + n
+    return out
+
+
+M64 = (1 << 64) - 1
+
+
+def murmur3_128(data, seed):
+    """MurmurHash3_x64_128, as util/ut_hash.c computes it (no secret: anyone can recompute a cache file's checksum)."""
+    def rotl(x, r):
+        return ((x << r) | (x >> (64 - r))) & M64
+
+    def fmix(k):
+        k ^= k >> 33
+        k = (k * 0xff51afd7ed558ccd) & M64
+        k ^= k >> 33
+        k = (k * 0xc4ceb9fe1a85ec53) & M64
+        return k ^ (k >> 33)
+    c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
+    h1 = h2 = seed
+    nblocks = len(data) // 16
+    for i in range(nblocks):
+        k1, k2 = struct.unpack_from("<QQ", data, 16 * i)
+        k1 = rotl((k1 * c1) & M64, 31) * c2 & M64
+        h1 = ((rotl(h1 ^ k1, 27) + h2) * 5 + 0x52dce729) & M64
+        k2 = rotl((k2 * c2) & M64, 33) * c1 & M64
+        h2 = ((rotl(h2 ^ k2, 31) + h1) * 5 + 0x38495ab5) & M64
+    tail = data[16 * nblocks:]
+    k1 = k2 = 0
+    for i in range(len(tail) - 1, 7, -1):
+        k2 ^= tail[i] << (8 * (i - 8))
+    if len(tail) > 8:
+        h2 ^= rotl((k2 * c2) & M64, 33) * c1 & M64
+    for i in range(min(len(tail), 8) - 1, -1, -1):
+        k1 ^= tail[i] << (8 * i)
+    if tail:
+        h1 ^= rotl((k1 * c1) & M64, 31) * c2 & M64
+    h1 ^= len(data)
+    h2 ^= len(data)
+    h1 = (h1 + h2) & M64
+    h2 = (h2 + h1) & M64
+    h1, h2 = fmix(h1), fmix(h2)
+    h1 = (h1 + h2) & M64
+    h2 = (h2 + h1) & M64
+    return struct.pack("<QQ", h1, h2)
+
+
+def hash20(data):
+    return murmur3_128(data, 0x58505531) + struct.pack("<I", len(data) & 0xFFFFFFFF)
+
+
+def forge(path, secret):
+    """Rewrites every findings entry of a cache file as "0 findings" with a valid header and checksum, and MACs made
+    with secret: what someone who has the same build and a key of their own can do offline."""
+    data = read(path, "rb")
+    build = bytes.fromhex(os.path.basename(path)[:-4])
+    payload, count = b"", 0
+    for _, key, content, mac, blob in entries(data):
+        if len(blob) != 41:  # findings, not a stamp: claim there are none
+            blob = FORGED_BLOB
+            mac = hmac.new(secret, b"xpuify-cache-entry" + build + key + content + struct.pack("<I", len(blob)) + blob,
+                           hashlib.sha256).digest()
+        payload += key + content + mac + struct.pack("<I", len(blob)) + blob
+        count += 1
+    hdr = data[:12] + struct.pack("<IQ", count, len(payload)) + hash20(payload)
+    with open(path, "wb") as f:
+        f.write(hdr + payload)
+
+
+def cache_env(d, name):
+    home = os.path.join(d, "keys-" + name)
+    os.makedirs(home, exist_ok=True)
+    return {"XDG_CACHE_HOME": home, **STATS}
+
+
+def key_of(env):
+    return read(os.path.join(env["XDG_CACHE_HOME"], "xpuify", "key"), "rb")
+
+
+def test_a_forged_committed_cache_never_makes_check_pass(d):
+    """The attack of issue 19: a repository commits .xpuify_cache/ whose entries say "0 findings". Made with the
+    attacker's own key it would work on the attacker's machine (the forgery is real), never on another one."""
+    write("a.py", "import torch\ntorch.cuda.synchronize()\nx = torch.zeros(1).cuda()\n")
+    attacker, victim = cache_env(d, "attacker"), cache_env(d, "victim")
+    honest = run("check", "--format", "json", "a.py", env=victim)
+    eq((honest.code, len(honest.json())), (1, 2), honest)
+    shutil.rmtree(".xpuify_cache")
+    run("check", "a.py", env=attacker)
+    (path,) = cache_files(d)
+    forge(path, key_of(attacker))
+    committed = read(path, "rb")
+    r = run("check", "a.py", env=attacker)
+    eq(r.code, 0, "the forgery is well-formed: under the key that made it, the cache is trusted")
+    check("All checks passed" in r.out, "", r)
+    with open(path, "wb") as f:
+        f.write(committed)
+    r = run("check", "--format", "json", "a.py", env=victim)
+    eq((r.code, r.out), (honest.code, honest.out), "another machine's key: the forged entries are misses")
+    check(re.search(r"[1-9]\d* entries not authentic", r.err), "the forgery is counted", r)
+    check(FORGED_BLOB not in [e[4] for e in entries(read(path, "rb"))], "forged entries are not written back")
+
+
+def test_the_machine_key_is_private_and_checked(d):
+    write("a.py", "import torch\ntorch.cuda.synchronize()\n")
+    env = cache_env(d, "home")
+    key = os.path.join(env["XDG_CACHE_HOME"], "xpuify", "key")
+    run("check", "a.py", env=env)
+    st = os.lstat(key)
+    eq((stat.S_IMODE(st.st_mode), st.st_size), (0o600, 32), "a fresh key: 32 bytes, 0600")
+    first = read(key, "rb")
+    run("check", "a.py", env=env)
+    eq(read(key, "rb"), first, "the key is kept")
+    for what, damage, message in (
+            ("readable by others", lambda: os.chmod(key, 0o644), "readable or writable by others"),
+            ("a link", lambda: (os.unlink(key), os.symlink(os.path.join(d, "elsewhere"), key)), "a symbolic link"),
+            ("a directory", lambda: (os.unlink(key), os.mkdir(key)), "not a regular file"),
+            ("short", lambda: (os.rmdir(key), write(key, "short"), os.chmod(key, 0o600)), "of the wrong length")):
+        damage()
+        r = run("check", "a.py", env=env)
+        eq(r.code, 1, f"{what}: the run goes on without the cache")
+        check("XPU202" in r.out and f"results cache off: the cache key {key} is {message}" in r.err, what, r)
+        check("cache:" not in r.err, f"{what}: no cache was used", r)
+    os.unlink(key)
+    r = run("check", "a.py", env={"XDG_CACHE_HOME": "", "HOME": "", **STATS})
+    check(r.code == 1 and "neither $XDG_CACHE_HOME nor $HOME" in r.err, "no home: no key, no cache", r)
+
+
+def test_ci_has_no_cache_in_the_tree_unless_a_place_is_named(d):
+    write("a.py", "import torch\ntorch.cuda.synchronize()\n")
+    env = cache_env(d, "ci")
+    for ci in ("true", "1"):
+        r = run("check", "a.py", env={**env, "CI": ci})
+        eq(r.code, 1, r)
+        check(not os.path.exists(".xpuify_cache") and "cache:" not in r.err, f"CI={ci}: no cache by default", r)
+    run("check", "a.py", env={**env, "CI": "false"})
+    check(os.path.isdir(".xpuify_cache"), "CI=false is no CI")
+    shutil.rmtree(".xpuify_cache")
+    outside = os.path.join(d, "runner-temp", "xpuify")
+    for _ in range(2):
+        r = run("check", "a.py", env={**env, "CI": "true", "XPUIFY_CACHE_DIR": outside})
+    eq(stats(r), (1, 0), "a named place is used in CI")
+    check(not os.path.exists(".xpuify_cache"), "")
+
+
+def listing(top):
+    return sorted(os.path.relpath(os.path.join(r, f), top) for r, ds, fs in os.walk(top) for f in fs + ds)
+
+
+def test_a_symlinked_cache_directory_is_never_written_through(d):
+    """Item 7: `.xpuify_cache -> ..` committed to a repository made check write into the parent directory."""
+    os.makedirs("outside")
+    os.makedirs("proj")
+    write("proj/a.py", "import torch\ntorch.cuda.synchronize()\n")
+    env = cache_env(d, "links")
+    before = listing("outside")
+    cases = [
+        (".xpuify_cache", "../outside", [], ".xpuify_cache: is a symbolic link"),
+        (".xpuify_cache/v1", "../../outside", [], ".xpuify_cache/v1: is a symbolic link"),
+        ("sub", "../outside", ["--cache-dir", "sub/cache"], "sub: is a symbolic link"),
+    ]
+    for link, target, args, message in cases:
+        shutil.rmtree("proj/.xpuify_cache", ignore_errors=True)
+        os.makedirs(os.path.dirname(os.path.join("proj", link)) or "proj", exist_ok=True)
+        os.symlink(target, os.path.join("proj", link))
+        r = run("check", *args, "a.py", cwd="proj", env=env)
+        eq(r.code, 1, f"{link}: the run goes on")
+        check("XPU202" in r.out, f"{link}: the report is complete", r)
+        check(f"results cache off: {message}" in r.err, f"{link}: refused with a message", r)
+        eq(listing("outside"), before, f"{link}: nothing written outside the project")
+        os.unlink(os.path.join("proj", link))
+    # the cache file itself as a link: replaced by the rename, its target untouched
+    run("check", "a.py", cwd="proj", env=env)
+    (path,) = glob.glob("proj/.xpuify_cache/v1/*.bin")
+    write("outside/victim", "precious\n")
+    os.unlink(path)
+    os.symlink(os.path.join(d, "outside", "victim"), path)
+    write("proj/a.py", "import torch\ntorch.cuda.synchronize()\ntorch.cuda.empty_cache()\n")
+    r = run("check", "a.py", cwd="proj", env=env)
+    eq(r.code, 1, r)
+    eq(read("outside/victim"), "precious\n", "the link's target is never written")
+    check(not os.path.islink(path), "the link was replaced by the cache file")
 
 
 if __name__ == "__main__":

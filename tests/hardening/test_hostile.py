@@ -71,7 +71,9 @@ def test_binary_invalid_utf8_and_nul_files_are_skipped_with_a_reason(d):
     write("nul.py", (CUDA + "\x00\n").encode(), "wb")
     r = run("check", "--format", "json", ".")
     eq(r.code, 1, "findings in good.py; the others are skipped, not errors")
-    eq({f["path"] for f in r.json()}, {"good.py"})
+    eq({f["path"] for f in r.json() if f["code"]}, {"good.py"})
+    eq({f["path"] for f in r.json() if f["name"] == "not-checked"}, {"bin.py", "latin1.py", "nul.py"},
+       "and the report names what it skipped")
     check("bin.py: binary file (contains NUL bytes); skipped" in r.err, "names the binary file", r)
     check("nul.py: binary file (contains NUL bytes); skipped" in r.err, "a NUL byte in a text file", r)
     check("latin1.py: not valid UTF-8 (first bad byte 0xe9 at line 2, column 6); skipped" in r.err,
@@ -79,7 +81,8 @@ def test_binary_invalid_utf8_and_nul_files_are_skipped_with_a_reason(d):
     # named on the command line they are input errors (exit 2), and the run still reports good.py
     r = run("check", "--format", "json", "good.py", "latin1.py", "bin.py")
     eq(r.code, 2)
-    eq({f["path"] for f in r.json()}, {"good.py"})
+    eq({f["path"] for f in r.json() if f["code"]}, {"good.py"})
+    eq({(f["path"], f["severity"]) for f in r.json() if not f["code"]}, {("latin1.py", "error"), ("bin.py", "error")})
     check("xpuify: error: latin1.py: not valid UTF-8" in r.err and "xpuify: error: bin.py: binary file" in r.err, "", r)
     # fix leaves them byte for byte
     before = {p: read(p, "rb") for p in ("bin.py", "latin1.py", "nul.py")}
@@ -113,7 +116,8 @@ def test_50mb_file(d):
     check(size > 50 << 20, "50 MB")
     r = run("check", "--format", "json", ".", timeout=120)
     eq(r.code, 1)
-    eq({f["path"] for f in r.json()}, {"good.py"})
+    eq({f["path"] for f in r.json() if f["code"]}, {"good.py"})
+    eq({f["path"] for f in r.json() if f["name"] == "not-checked"}, {"data.py"})
     check(f"data.py: file is {size} bytes, over the 10485760-byte limit (--max-file-size); skipped" in r.err, "", r)
     eq(run("check", "data.py").code, 2, "named: an input error")
     # raised limit: measured in a child of a fresh interpreter so that the peak is this run's alone
@@ -271,7 +275,9 @@ def test_unreadable_files_and_directories(d):
     try:
         r = run_bytes("check", "--format", "json", ".", prefix=prefix)
         eq(r.code, 1, r.err)
-        eq({f["path"] for f in json.loads(r.out)}, {"ok/a.py"})
+        eq({f["path"] for f in json.loads(r.out) if f["code"]}, {"ok/a.py"})
+        eq({f["path"] for f in json.loads(r.out) if f["name"] == "not-checked"}, {"locked", "secret.py"},
+           "the report names what it could not read")
         check("xpuify: warning: locked: cannot read directory: Permission denied" in r.err, "", r.err)
         check("xpuify: warning: secret.py: cannot open: Permission denied; skipped" in r.err, "", r.err)
         r = run_bytes("check", "secret.py", "ok", prefix=prefix)

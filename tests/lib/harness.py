@@ -28,6 +28,7 @@ class Result:
 def run(*args, cwd=None, input=None, env=None, timeout=120):
     e = dict(os.environ)
     e.pop("NO_COLOR", None)
+    e.pop("CI", None)  # CI=true changes xpuify's defaults (no cache, skips exit 2): tests that want it say so
     if env:
         e.update(env)
     p = subprocess.run([XPUIFY, *args], cwd=cwd, input=input, capture_output=True, text=True, env=e,
