@@ -1,5 +1,6 @@
 /* an_python: the Python front end (tree-sitter + tree-sitter-python). */
 #include "analyzer/python/an_python.h"
+#include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_message.h"
 #include "analyzer/python/an_query.h"
 #include "analyzer/python/an_pyfix.h"
@@ -658,9 +659,15 @@ done:
     ts_tree_cursor_delete(&cur);
 }
 
+/* Never hands tree-sitter a file nested deeper than it survives (an_pynest.h): NULL then. */
+static TSTree *parse_text(an_python *py, const an_source *src, const TSTree *old) {
+    if (an_py_nesting_over(src->text, src->len, AN_PY_MAX_NESTING, NULL)) return NULL;
+    return ts_parser_parse_string(py->parser, (TSTree *)old, src->text, src->len);
+}
+
 bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, an_suppressions *sup) {
     set_ranges(py, src);
-    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+    TSTree *tree = parse_text(py, src, NULL);
     if (!tree) return false;
     TSNode root = ts_tree_root_node(tree);
     fill_line_info(root, src, li);
@@ -678,6 +685,10 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     TSTree *tree = NULL;
     *bytes = src->len - src->body;
     an_pyregions reg = {0};
+    if (an_py_nesting_over(src->text, src->len, AN_PY_MAX_NESTING, NULL)) { /* an_engine says why */
+        *bytes = 0;
+        return false;
+    }
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
     if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
         an_pyregion_select(cat, src, found, fix && fix->target == AN_TARGET_COMPAT ? fix->helper_module : NULL, &reg);
@@ -713,7 +724,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
 TSTree *an_python_parse(an_python *py, const an_source *src, const TSTree *old) {
     set_ranges(py, src);
     if (src->body) old = NULL; /* the included range starts after the BOM: always parse from scratch */
-    return ts_parser_parse_string(py->parser, (TSTree *)old, src->text, src->len);
+    return parse_text(py, src, old);
 }
 
 /* ---- where the queries run ------------------------------------------------------------------------------------ */
