@@ -79,7 +79,10 @@ bool rw_project_apply(rw_project *p, const an_file *f, an_source *src, rw_fixed_
     }
     if (!helper_ok) return false;
     char *why;
-    if (rw_write_atomic(f->path, ff->text, ff->len, &why) != 0) {
+    int w = rw_replace_atomic(f->path, ff->text, ff->len, src->text, src->len, &why);
+    if (w == RW_WRITE_ALREADY) { /* a concurrent run got there first: the file is as this run would leave it */
+        ut_free(why);
+    } else if (w != 0) {
         fprintf(stderr, "xpuify: error: %s: %s\n", f->path, why);
         ut_free(why);
         p->errors = true;

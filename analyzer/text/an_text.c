@@ -111,7 +111,10 @@ static void mask_docker(masker *k) {
             quote = 0;
         } else {
             mask_shell_line(k, s, e, &quote);
-            if (!(e > s && k->t[e - 1 - (k->t[e - 1] == '\r')] == '\\')) quote = 0;
+            /* a backslash before the line end (CR LF or LF) continues the RUN line; a line of a lone CR has none
+             * (looking one byte before it read before the buffer on a file opening with an empty CRLF line) */
+            size_t last = e > s && k->t[e - 1] == '\r' ? e - 1 : e;
+            if (!(last > s && k->t[last - 1] == '\\')) quote = 0;
         }
         i = e + 1;
     }
