@@ -259,6 +259,17 @@ def test_crlf_bom_and_tabs_positions_and_fixes(d):
                     check(b"\tx = torch.zeros(3)" in out and b"    x" not in out, f"{name}: tabs kept", out)
 
 
+def test_dockerfile_opening_with_an_empty_crlf_line(d):
+    """The Dockerfile masker looked one byte before the buffer for a line continuation when the file opened with an
+    empty CRLF line (ASan: a 1-byte read before the buffer; found by fuzz/fz_text)."""
+    write("Dockerfile", b"\r\nRUN nvidia-smi\n", "wb")
+    write("Containerfile", b"\r\n\r\n# nvidia-smi\r\nRUN \\\r\n  nvidia-smi\r\n", "wb")
+    r = run_bytes("check", "--format", "json", ".")
+    eq(r.code, 1, r.err)
+    got = sorted((f["path"], f["line"], f["code"]) for f in json.loads(r.out))
+    eq(got, [("Containerfile", 5, "XPT102"), ("Dockerfile", 2, "XPT102")], "the comment masked, the commands found")
+
+
 def test_odd_file_names_keep_reports_valid(d):
     names = [b"space name.py", b"quote\"s.py", b"back\\slash.py", b"pct%41.py", b"caf\xc3\xa9.py",
              b"latin\xe9.py", b"new\nline.py", b"-dash.py"]
