@@ -290,7 +290,17 @@ static char *squeeze(const char *s, size_t n, size_t max) {
         sp = false;
         ut_buf_putc(&b, s[i]);
     }
-    if (b.len >= max) ut_buf_puts(&b, "...");
+    if (b.len >= max) {
+        /* never cut a character in two: the message must stay UTF-8 (found by fuzz/fz_text) */
+        size_t j = b.len;
+        while (j > 0 && ((unsigned char)b.data[j - 1] & 0xC0) == 0x80) j--;
+        if (j > 0) {
+            unsigned char lead = (unsigned char)b.data[j - 1];
+            size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+            if (b.len - (j - 1) < want) b.len = j - 1;
+        }
+        ut_buf_puts(&b, "...");
+    }
     return ut_buf_take(&b);
 }
 
