@@ -1,6 +1,7 @@
 /* cli_fix: `xpuify fix [PATH...]`: applies safe fixes in place (--unsafe-fixes: unsafe ones too) or prints a
  * unified diff (--diff); writes the compat helper once where it is imported; prints what remains as `check`
  * would. Exit: 0 nothing remains, 1 findings remain (--diff: something would change), 2 errors. */
+#include "analyzer/python/an_pynest.h"
 #include "rewriters/rw_diff.h"
 #include "rewriters/rw_project.h"
 #include "rewriters/rw_target.h"
@@ -59,6 +60,11 @@ static void *fix_worker(void *arg) {
         an_file_result *r = &j->res[i];
         fix_item *it = &j->items[i];
         if (!load_candidate(j->o, i, r)) continue;
+        if (f->lang == AN_LANG_PYTHON && (r->error = an_py_nesting_why(&r->src))) { /* never parsed (an_pynest.h) */
+            r->status = AN_LOAD_NOT_ANALYZED;
+            an_source_free(&r->src);
+            continue;
+        }
         const bool *en = j->o->file_enabled[i];
         if (r->src.encoding) {
             /* decoded from its coding cookie's encoding for analysis; fix writes UTF-8 only, so it leaves such a

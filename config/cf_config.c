@@ -1,6 +1,7 @@
 /* cf_config: loading, inheriting, overriding and applying `.xpuify.yml` files. */
 #include "util/ut_yaml.h"
 #include "config/cf_config.h"
+#include "config/cf_confine.h"
 #include "util/ut_hash.h"
 #include "analyzer/core/an_suppress.h"
 #include <cjson/cJSON.h>
@@ -232,6 +233,7 @@ typedef struct {
     const char *dir;   /* absolute directory of the file */
     ut_buf *err;
     int nerr;
+    const char *root;  /* its project (cf_project_root): what paths it names must stay inside */
 } ld;
 
 static void lerr(ld *l, yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -363,6 +365,17 @@ static void parse_rule_options(ld *l, yaml_node_t *v, cf_config *c) {
 static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const char *from, yaml_node_t *from_node,
                             const char *from_shown);
 
+/* The first key before p in the mapping spelled like p's, or NULL. */
+static yaml_node_t *earlier_key(ld *l, yaml_node_t *map, yaml_node_pair_t *p) {
+    const char *key = scalar(node(l, p->key));
+    if (!key) return NULL;
+    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+        const char *k = scalar(node(l, q->key));
+        if (k && !strcmp(k, key)) return node(l, q->key);
+    }
+    return NULL;
+}
+
 static void parse_keys(ld *l, yaml_node_t *root, cf_config *c) {
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
         yaml_node_t *k = node(l, p->key), *v = node(l, p->value);
@@ -370,6 +383,12 @@ static void parse_keys(ld *l, yaml_node_t *root, cf_config *c) {
         int idx = -1;
         for (int i = 0; key && i < CF__COUNT; i++)
             if (!strcmp(key, key_names[i])) idx = i;
+        yaml_node_t *first = idx >= 0 ? earlier_key(l, root, p) : NULL;
+        if (first) { /* YAML says keys are unique; silently taking the last would hide a mistake */
+            if (idx != CF_EXTEND) /* said where `extend` is read */
+                lerr(l, k, "duplicate key `%s` (first at line %zu)", key, first->start_mark.line + 1);
+            continue;
+        }
         if (idx < 0) {
             ut_buf known;
             ut_buf_init(&known);
@@ -408,7 +427,15 @@ static void parse_keys(ld *l, yaml_node_t *root, cf_config *c) {
         }
         case CF_HELPER_PATH:
             if (!sv || strlen(sv) < 4 || strcmp(sv + strlen(sv) - 3, ".py")) lerr(l, v, "`helper-path` must name a .py file");
-            else ut_free(c->helper_path), c->helper_path = absolute(l->dir, sv);
+            else {
+                char *a = absolute(l->dir, sv);
+                if (!cf_confined(l->root, a)) {
+                    lerr(l, v, "`helper-path` must stay inside the project (%s): `%s` leaves it; refused", l->root, sv);
+                    ut_free(a);
+                } else {
+                    ut_free(c->helper_path), c->helper_path = a;
+                }
+            }
             break;
         case CF_RULE_OPTIONS: parse_rule_options(l, v, c); break;
         case CF_RULE_DIRS: {
@@ -418,12 +445,13 @@ static void parse_keys(ld *l, yaml_node_t *root, cf_config *c) {
             for (size_t i = 0; i < dirs.len; i++) {
                 char *a = absolute(l->dir, dirs.items[i].text);
                 struct stat st;
-                if (stat(a, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                    yaml_node_t fake = *v;
-                    fake.start_mark.line = (size_t)dirs.items[i].origin.line - 1;
-                    fake.start_mark.column = (size_t)dirs.items[i].origin.col - 1;
+                yaml_node_t fake = *v;
+                fake.start_mark.line = (size_t)dirs.items[i].origin.line - 1;
+                fake.start_mark.column = (size_t)dirs.items[i].origin.col - 1;
+                if (!cf_confined(l->root, a))
+                    lerr(l, &fake, "rule directory `%s` lies outside the project (%s); refused", dirs.items[i].text, l->root);
+                else if (stat(a, &st) != 0 || !S_ISDIR(st.st_mode))
                     lerr(l, &fake, "rule directory `%s` does not exist", dirs.items[i].text);
-                }
                 ut_free(dirs.items[i].text);
                 dirs.items[i].text = a;
                 ut_vec_push(&c->rule_dirs, dirs.items[i]);
@@ -438,20 +466,6 @@ static void parse_keys(ld *l, yaml_node_t *root, cf_config *c) {
         }
         if (l->nerr == before) c->origin[idx] = at(l, k);
     }
-}
-
-static char *read_all(const char *path, size_t *len, char **why) {
-    FILE *f = fopen(path, "rb");
-    if (!f) { *why = ut_strdup(strerror(errno)); return NULL; }
-    ut_buf b;
-    ut_buf_init(&b);
-    char chunk[8192];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) ut_buf_append(&b, chunk, k);
-    fclose(f);
-    *len = b.len;
-    if (!b.data) ut_buf_puts(&b, "");
-    return ut_buf_take(&b);
 }
 
 /* how a path is shown in messages: relative to the working directory when inside it */
@@ -476,7 +490,7 @@ static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const cha
     const char *shown = shown_path(s, abs);
     size_t len;
     char *why = NULL;
-    char *text = read_all(abs, &len, &why);
+    char *text = cf_read_regular(abs, CF_MAX_CONFIG_BYTES, &len, &why);
     if (!text) {
         if (from) ut_buf_printf(err, "%s:%zu:%zu: `extend`: cannot read %s: %s\n", from_shown, from_node->start_mark.line + 1,
                                 from_node->start_mark.column + 1, shown, why);
@@ -496,7 +510,8 @@ static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const cha
         return NULL;
     }
     char *dir = dirname_of(abs);
-    ld l = {s, &doc, intern(s, shown), shown, dir, err, 0};
+    char *root_dir = cf_project_root(abs, s->cwd);
+    ld l = {s, &doc, intern(s, shown), shown, dir, err, 0, root_dir};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     cf_config *c = NULL;
     if (root && root->type != YAML_MAPPING_NODE && !(root->type == YAML_SCALAR_NODE && !*scalar(root))) {
@@ -508,10 +523,19 @@ static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const cha
             for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
                 const char *key = scalar(node(&l, p->key));
                 if (!key || strcmp(key, "extend")) continue;
-                yaml_node_t *v = node(&l, p->value);
+                yaml_node_t *v = node(&l, p->value), *first = earlier_key(&l, root, p);
+                if (first) {
+                    lerr(&l, node(&l, p->key), "duplicate key `extend` (first at line %zu)", first->start_mark.line + 1);
+                    continue;
+                }
                 const char *target = scalar(v);
                 if (!target || !*target) { lerr(&l, v, "`extend` must be a path"); continue; }
                 char *babs = absolute(dir, target);
+                if (!cf_confined(root_dir, babs)) { /* never read: its lines would be echoed in errors */
+                    lerr(&l, v, "`extend`: `%s` lies outside the project (%s); refused", target, root_dir);
+                    ut_free(babs);
+                    continue;
+                }
                 ut_vec_push(&s->loading, (char *)abs);
                 int before = (int)err->len;
                 base = load_file(s, babs, err, abs, v, shown);
@@ -534,6 +558,7 @@ static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const cha
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
     ut_free(text);
+    ut_free(root_dir);
     if (l.nerr || !c) {
         config_free(c);
         ut_free(dir);

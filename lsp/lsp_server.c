@@ -4,6 +4,7 @@
  * as cancelled, and analyses are incremental (an_incr), so typing stays responsive. */
 #include "lsp/lsp_server_int.h"
 #include "analyzer/core/an_suppress.h"
+#include "analyzer/python/an_pynest.h"
 #include "lsp/lsp_io.h"
 #include <errno.h>
 #include <malloc.h>
@@ -222,6 +223,14 @@ bool lsp_analyze(lsp_server *s, lsp_doc *doc) {
         if (!doc->skipped)
             lsp_show(s, LSP_LOG_WARNING, "%s: not analyzed: %u bytes, over the %lld-byte limit (setting maxFileSize)",
                      doc->src.path, doc->src.len, doc->max_file_size);
+        doc->skipped = true;
+        an_incr_reset(doc->inc);
+        return false;
+    }
+    char *deep = doc->lang == AN_LANG_PYTHON ? an_py_nesting_why(&doc->src) : NULL;
+    if (deep) { /* never parsed: tree-sitter does not survive such a file (an_pynest.h) */
+        if (!doc->skipped) lsp_show(s, LSP_LOG_WARNING, "%s: %s", doc->src.path, deep);
+        ut_free(deep);
         doc->skipped = true;
         an_incr_reset(doc->inc);
         return false;

@@ -87,6 +87,26 @@ static uint64_t fnv_mix(uint64_t h, const char *s, size_t n) {
     return (h ^ 0xff) * 1099511628211ull; /* field separator */
 }
 
+/* how often each base hash was seen so far in one file: open addressing, sized once for the file's findings */
+typedef struct {
+    uint64_t *keys;
+    unsigned *vals; /* the findings seen with that key; 0: an empty slot */
+    size_t cap;
+} fp_counts;
+
+/* the number of earlier findings with base hash h, and counts this one */
+static unsigned fp_counts_bump(fp_counts *t, uint64_t h, size_t n) {
+    if (!t->cap) {
+        for (t->cap = 16; t->cap < 2 * n; t->cap *= 2) {}
+        t->keys = ut_calloc(t->cap, sizeof *t->keys);
+        t->vals = ut_calloc(t->cap, sizeof *t->vals);
+    }
+    size_t i = (size_t)(h ^ (h >> 29)) & (t->cap - 1);
+    while (t->vals[i] && t->keys[i] != h) i = (i + 1) & (t->cap - 1);
+    if (!t->vals[i]) t->keys[i] = h;
+    return t->vals[i]++;
+}
+
 char **out_fingerprints(const an_results *res) {
     size_t total = 0;
     for (size_t i = 0; i < res->len; i++) total += res->items[i].diags.len;
@@ -96,18 +116,28 @@ char **out_fingerprints(const an_results *res) {
         const an_file_result *f = &res->items[i];
         if (!f->diags.len) continue;
         char *path = out_project_path(f->file->path);
-        uint64_t *base = ut_calloc(f->diags.len, sizeof(uint64_t));
+        /* findings come in line order: one normalized line (and its hash, per rule) serves all those on it, and the
+         * occurrences are counted in a table, so a line with 40,000 findings costs its length once, not once each */
+        fp_counts counts = {0};
+        char *line = NULL;
+        uint32_t line_no = 0;
+        const an_rule *line_rule = NULL;
+        uint64_t line_base = 0;
         for (size_t j = 0; j < f->diags.len; j++) {
             const an_diag *d = &f->diags.items[j];
-            char *line = out_normalized_line(&f->src, d->line);
-            uint64_t h = 1469598103934665603ull;
-            h = fnv_mix(h, d->rule->code, strlen(d->rule->code));
-            h = fnv_mix(h, path, strlen(path));
-            h = fnv_mix(h, line, strlen(line));
-            ut_free(line);
-            base[j] = h;
-            unsigned occurrence = 0;
-            for (size_t m = 0; m < j; m++) occurrence += base[m] == h;
+            if (!line || d->line != line_no) {
+                ut_free(line);
+                line = NULL;
+            }
+            if (!line || d->rule != line_rule) {
+                uint64_t b = 1469598103934665603ull;
+                if (!line) line = out_normalized_line(&f->src, d->line), line_no = d->line;
+                b = fnv_mix(b, d->rule->code, strlen(d->rule->code));
+                b = fnv_mix(b, path, strlen(path));
+                line_base = fnv_mix(b, line, strlen(line)), line_rule = d->rule;
+            }
+            uint64_t h = line_base;
+            unsigned occurrence = fp_counts_bump(&counts, h, f->diags.len);
             char num[16];
             int nl = snprintf(num, sizeof num, "%u", occurrence);
             h = fnv_mix(h, num, (size_t)nl);
@@ -115,7 +145,9 @@ char **out_fingerprints(const an_results *res) {
             snprintf(s, 17, "%016llx", (unsigned long long)h);
             fps[k++] = s;
         }
-        ut_free(base);
+        ut_free(line);
+        ut_free(counts.keys);
+        ut_free(counts.vals);
         ut_free(path);
     }
     return fps;

@@ -4,6 +4,9 @@
 #include "rewriters/rw_fixer.h"
 #include "rewriters/rw_target.h"
 #include "rewriters/rw_write.h"
+#include "config/cf_confine.h"
+#include <limits.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -60,6 +63,49 @@ void rw_project_compute(const rw_project *p, const an_file *f, const an_source *
     out->ran = true;
 }
 
+/* Where the fix of path is written, or NULL (said why) when it is not: a symlink is kept and its target fixed when
+ * that lies inside the project (the git work tree holding the link, or the working directory), else left alone; a
+ * file with several hard links is left alone (the atomic rename would split them: the other names would keep the
+ * old text without a word). real: room for the resolved target. */
+static const char *write_target(const char *path, char real[PATH_MAX]) {
+    struct stat st;
+    const char *dest = path;
+    real[0] = 0;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char *root = NULL, cwd[PATH_MAX], here[PATH_MAX * 2 + 2], dir[PATH_MAX];
+        bool inside = false;
+        if (realpath(path, real) && getcwd(cwd, sizeof cwd)) {
+            char rcwd[PATH_MAX];
+            if (realpath(cwd, rcwd)) snprintf(cwd, sizeof cwd, "%s", rcwd);
+            /* the link's own place (its directory resolved, not the link) decides the project */
+            snprintf(dir, sizeof dir, "%s", path);
+            char *sl = strrchr(dir, '/');
+            const char *base = sl ? sl + 1 : path;
+            if (sl) *sl = 0;
+            char rdir[PATH_MAX];
+            if (realpath(sl ? (*dir ? dir : "/") : ".", rdir)) {
+                snprintf(here, sizeof here, "%s/%s", rdir, base);
+                root = cf_project_root(here, cwd);
+                inside = cf_confined(root, real);
+            }
+        }
+        if (!inside) {
+            fprintf(stderr, "xpuify: warning: %s: a symlink to %s, outside the project%s%s; left untouched\n", path,
+                    *real ? real : "a missing file", root ? " " : "", root ? root : "");
+            ut_free(root);
+            return NULL;
+        }
+        ut_free(root);
+        dest = real;
+    }
+    if (stat(dest, &st) == 0 && st.st_nlink > 1) {
+        fprintf(stderr, "xpuify: warning: %s: has %lu hard links; replacing it would split them (the other names "
+                        "would keep the old text); left untouched\n", path, (unsigned long)st.st_nlink);
+        return NULL;
+    }
+    return dest;
+}
+
 bool rw_project_apply(rw_project *p, const an_file *f, an_source *src, rw_fixed_file *fx) {
     if (!fx->ran) return false;
     rw_file_fix *ff = &fx->ff;
@@ -86,8 +132,14 @@ bool rw_project_apply(rw_project *p, const an_file *f, an_source *src, rw_fixed_
         return false;
     }
     if (!helper_ok) return false;
+    char real[PATH_MAX];
+    const char *dest = write_target(f->path, real);
+    if (!dest) return false;
     char *why;
-    if (rw_write_atomic(f->path, ff->text, ff->len, &why) != 0) {
+    int w = rw_replace_atomic(dest, ff->text, ff->len, src->text, src->len, &why);
+    if (w == RW_WRITE_ALREADY) { /* a concurrent run got there first: the file is as this run would leave it */
+        ut_free(why);
+    } else if (w != 0) {
         fprintf(stderr, "xpuify: error: %s: %s\n", f->path, why);
         ut_free(why);
         p->errors = true;

@@ -167,6 +167,19 @@ char *rw_helper_text(const char *priority) {
     return NULL;
 }
 
+/* path is a regular file holding exactly text */
+static bool holds(const char *path, const char *text) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return false;
+    size_t n = strlen(text), got = 0;
+    char *buf = ut_malloc(n + 1);
+    got = fread(buf, 1, n + 1, fp);
+    fclose(fp);
+    bool same = got == n && !memcmp(buf, text, n);
+    ut_free(buf);
+    return same;
+}
+
 int rw_helper_write(const char *path, const char *priority, char **why) {
     *why = NULL;
     if (exists(path, false)) return 0;
@@ -189,6 +202,12 @@ int rw_helper_write(const char *path, const char *priority, char **why) {
         *p = '/';
     }
     int rc = rw_create_atomic(path, t, strlen(t), why);
+    if (rc != 0 && holds(path, t)) { /* another run created it meanwhile, the same: nothing left to do */
+        ut_free(*why);
+        *why = NULL;
+        ut_free(t);
+        return 0;
+    }
     ut_free(t);
     return rc == 0 ? 1 : -1;
 }

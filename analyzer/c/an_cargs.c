@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FAST_DIR "/xpuify-fast/"
@@ -17,7 +18,8 @@
 /* ---- process-wide state: warnings said once, the compilation database ---------------------------------------- */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static bool warned_cuda, warned_db;
+static bool warned_cuda, warned_db, warned_include;
+#define AN_CARGS_MAX_INCLUDE (64ll << 20)
 static char *db_dir;
 static CXCompilationDatabase db;
 
@@ -125,7 +127,8 @@ static void sealed_make(void) {
 static const char *const common_args[] = {"-ferror-limit=0", "-w", "-fno-spell-checking", "-Qunused-arguments", NULL};
 
 /* Flags of a compile command that shape parsing: include paths, macros, forced includes, the standard. Everything
- * else (code generation, nvcc's -gencode and the like) is dropped; relative paths are made absolute. */
+ * else (code generation, nvcc's -gencode and the like) is dropped; relative paths are made absolute. Called with
+ * `lock` held. */
 static void translate_command(CXCompileCommand cmd, an_cargs_strvec *a) {
     char *dir = an_clang_take(CL(clang_CompileCommand_getDirectory)(cmd));
     unsigned n = CL(clang_CompileCommand_getNumArgs)(cmd);
@@ -149,8 +152,19 @@ static void translate_command(CXCompileCommand cmd, an_cargs_strvec *a) {
             char p[PATH_MAX * 2];
             if (val[0] == '/' || !dir[0]) snprintf(p, sizeof p, "%s", val);
             else snprintf(p, sizeof p, "%s/%s", dir, val);
-            add(a, flag);
-            add(a, p);
+            /* a forced include is read whole by clang: a device or FIFO there (`-include /dev/zero`) would grow
+             * memory without bound or block, so only a regular file of sane size is passed on */
+            struct stat st;
+            bool forced = !strcmp(flag, "-include") || !strcmp(flag, "-imacros");
+            if (forced && (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > AN_CARGS_MAX_INCLUDE)) {
+                if (!warned_include) /* `lock` is held here (db_args): warn_once would take it again */
+                    fprintf(stderr, "xpuify: warning: the compile database forces the inclusion of %s, which is not "
+                                    "a regular file of at most 64 MiB; that flag is dropped\n", p);
+                warned_include = true;
+            } else {
+                add(a, flag);
+                add(a, p);
+            }
             ut_free(next);
             taken = true;
         }

@@ -3,6 +3,7 @@
 #include "analyzer/c/an_cfix.h"
 #include "analyzer/core/an_cache.h"
 #include "analyzer/python/an_python.h"
+#include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_suppress.h"
 #include "analyzer/text/an_text.h"
 #include <pthread.h>
@@ -65,10 +66,18 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
     const uint8_t *found = lang == AN_LANG_PYTHON ? ws->found : NULL;
     size_t before = out->len;
     switch (lang) {
-    case AN_LANG_PYTHON:
+    case AN_LANG_PYTHON: {
+        char *deep = an_py_nesting_why(src);
+        if (deep) { /* skipped, with its reason, rather than parsed (an_pynest.h) */
+            if (why) *why = deep;
+            else ut_free(deep);
+            *parsed = false;
+            break;
+        }
         if (!ws->py) ws->py = an_python_new();
         *parsed = an_python_analyze(ws->py, cat, src, en, fix, regions, found, out, bytes);
         break;
+    }
     case AN_LANG_C:
         if (!ws->c) ws->c = an_c_new(ws->copt);
         *bytes = src->len;

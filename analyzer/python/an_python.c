@@ -1,5 +1,6 @@
 /* an_python: the Python front end (tree-sitter + tree-sitter-python). */
 #include "analyzer/python/an_python.h"
+#include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_message.h"
 #include "analyzer/python/an_query.h"
 #include "analyzer/python/an_pyfix.h"
@@ -658,9 +659,15 @@ done:
     ts_tree_cursor_delete(&cur);
 }
 
+/* Never hands tree-sitter a file nested deeper than it survives (an_pynest.h): NULL then. */
+static TSTree *parse_text(an_python *py, const an_source *src, const TSTree *old) {
+    if (an_py_nesting_over(src->text, src->len, AN_PY_MAX_NESTING, NULL)) return NULL;
+    return ts_parser_parse_string(py->parser, (TSTree *)old, src->text, src->len);
+}
+
 bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, an_suppressions *sup) {
     set_ranges(py, src);
-    TSTree *tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+    TSTree *tree = parse_text(py, src, NULL);
     if (!tree) return false;
     TSNode root = ts_tree_root_node(tree);
     fill_line_info(root, src, li);
@@ -678,6 +685,10 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     TSTree *tree = NULL;
     *bytes = src->len - src->body;
     an_pyregions reg = {0};
+    if (an_py_nesting_over(src->text, src->len, AN_PY_MAX_NESTING, NULL)) { /* an_engine says why */
+        *bytes = 0;
+        return false;
+    }
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
     if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
         an_pyregion_select(cat, src, found, fix && fix->target == AN_TARGET_COMPAT ? fix->helper_module : NULL, &reg);
@@ -713,7 +724,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
 TSTree *an_python_parse(an_python *py, const an_source *src, const TSTree *old) {
     set_ranges(py, src);
     if (src->body) old = NULL; /* the included range starts after the BOM: always parse from scratch */
-    return ts_parser_parse_string(py->parser, (TSTree *)old, src->text, src->len);
+    return parse_text(py, src, old);
 }
 
 /* ---- where the queries run ------------------------------------------------------------------------------------ */
@@ -780,6 +791,29 @@ static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_ve
     an_spans_merge(out);
 }
 
+/* The query matches inside the spans (ascending, disjoint), found from the top-level statements each span overlaps
+ * rather than from the root: a cursor at the root narrowed to a byte range still steps over every statement before
+ * the range, so one such cursor per span made a file with a finding on every line quadratic (10,000 lines: 22 s).
+ * No pattern is rooted above a statement (query_ranges is used only then), so the matches are the same ones. */
+static void run_spans(const an_query_set *qs, TSNode root, const an_span_vec *spans, ctx *c) {
+    TSTreeCursor top = ts_tree_cursor_new(root);
+    bool more = ts_tree_cursor_goto_first_child(&top);
+    for (size_t i = 0; i < spans->len && more; i++) {
+        an_span s = spans->items[i];
+        while (more && ts_node_end_byte(ts_tree_cursor_current_node(&top)) <= s.start)
+            more = ts_tree_cursor_goto_next_sibling(&top);
+        /* a span may cover several statements; the next span may start in the last of them */
+        TSTreeCursor it = ts_tree_cursor_copy(&top);
+        for (bool m = more; m; m = ts_tree_cursor_goto_next_sibling(&it)) {
+            TSNode st = ts_tree_cursor_current_node(&it);
+            if (ts_node_start_byte(st) >= s.end) break;
+            an_query_run_range(qs, st, s.start, s.end, c->src->text, resolve_cb, c, on_query_match, c);
+        }
+        ts_tree_cursor_delete(&it);
+    }
+    ts_tree_cursor_delete(&top);
+}
+
 void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                    const an_fix_options *fix, an_pyrun *run, an_diag_list *out) {
     TSTree *tree = run->tree ? NULL : an_python_parse(py, src, NULL);
@@ -809,8 +843,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         goto finish;
     }
     if (c.only) {
-        for (size_t i = 0; i < qr.len; i++)
-            an_query_run_range(qs, root, qr.items[i].start, qr.items[i].end, src->text, resolve_cb, &c, on_query_match, &c);
+        run_spans(qs, root, &qr, &c);
     } else {
         an_query_run_range(qs, root, c.lo, c.hi, src->text, resolve_cb, &c, on_query_match, &c);
     }

@@ -111,7 +111,10 @@ static void mask_docker(masker *k) {
             quote = 0;
         } else {
             mask_shell_line(k, s, e, &quote);
-            if (!(e > s && k->t[e - 1 - (k->t[e - 1] == '\r')] == '\\')) quote = 0;
+            /* a backslash before the line end (CR LF or LF) continues the RUN line; a line of a lone CR has none
+             * (looking one byte before it read before the buffer on a file opening with an empty CRLF line) */
+            size_t last = e > s && k->t[e - 1] == '\r' ? e - 1 : e;
+            if (!(last > s && k->t[last - 1] == '\\')) quote = 0;
         }
         i = e + 1;
     }
@@ -287,7 +290,17 @@ static char *squeeze(const char *s, size_t n, size_t max) {
         sp = false;
         ut_buf_putc(&b, s[i]);
     }
-    if (b.len >= max) ut_buf_puts(&b, "...");
+    if (b.len >= max) {
+        /* never cut a character in two: the message must stay UTF-8 (found by fuzz/fz_text) */
+        size_t j = b.len;
+        while (j > 0 && ((unsigned char)b.data[j - 1] & 0xC0) == 0x80) j--;
+        if (j > 0) {
+            unsigned char lead = (unsigned char)b.data[j - 1];
+            size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+            if (b.len - (j - 1) < want) b.len = j - 1;
+        }
+        ut_buf_puts(&b, "...");
+    }
     return ut_buf_take(&b);
 }
 

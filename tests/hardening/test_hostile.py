@@ -153,9 +153,15 @@ DEEP_INPUTS = {
 }
 
 
+# brackets nested deeper than AN_PY_MAX_NESTING (1000; CPython allows 200) are never handed to tree-sitter
+BRACKETS_DEEP = {"parens.py", "calls.py", "broken.py"}
+
+
 def test_deeply_nested_code_is_refused_in_bounded_time_and_stack(d):
     for name, src in DEEP_INPUTS.items():
         write(name, src)
+        if name in BRACKETS_DEEP:
+            continue
         r = run_bytes("check", "--format", "json", name, timeout=300, preexec=small_stack)
         check(r.code == 1, f"{name}: exit {r.code}", r.err[-3000:])
         got = json.loads(r.out)
@@ -163,6 +169,40 @@ def test_deeply_nested_code_is_refused_in_bounded_time_and_stack(d):
         check("nested more than 4000 levels deep" in got[0]["message"], name, got)
         r = run_bytes("fix", name, timeout=300, preexec=small_stack)
         eq(read(name), src, f"{name}: fix leaves it alone")
+
+
+def test_deep_brackets_are_skipped_before_parsing(d):
+    """65,535 unclosed `(` aborted check, fix and the language server (a double free in tree-sitter 0.20.7, before
+    any depth limit of the front end applied): a byte scan refuses such files before the parse, naming the file,
+    the line and the reason, and the rest of the run goes on."""
+    files = dict((n, DEEP_INPUTS[n]) for n in BRACKETS_DEEP)
+    files["unclosed.py"] = "import torch\ntorch.cuda.synchronize()\nx = " + "(" * 65535 + "\n"
+    files["unclosed_list.py"] = "import torch\ntorch.cuda.synchronize()\nx = " + "[" * 65535 + "\n"
+    files["fstring.py"] = "import torch\ntorch.cuda.synchronize()\nx = f'{" + "(" * 65535 + "'\n"
+    # brackets in strings and comments do not nest: analyzed as usual
+    files["strings.py"] = "import torch\ns = '" + "(" * 5000 + "'\n# " + "[" * 5000 + "\nt = \"\"\"" + \
+        "{" * 5000 + "\"\"\"\ntorch.cuda.synchronize()\n"
+    for name, src in files.items():
+        write(name, src)
+    write("good.py", CUDA)
+    r = run_bytes("check", "--format", "json", ".", timeout=300, preexec=small_stack)
+    eq(r.code, 1, r.err[-3000:])
+    eq({f["path"] for f in json.loads(r.out)}, {"good.py", "strings.py"}, "the deep files are skipped, the rest checked")
+    for name in BRACKETS_DEEP | {"unclosed.py", "unclosed_list.py", "fstring.py"}:
+        line = 2 if name in BRACKETS_DEEP else 3
+        check(f"{name}: brackets nested more than 1000 deep at line {line} (CPython allows 200); not analyzed; "
+              "skipped" in r.err, f"{name}: named with the reason", r.err[-3000:])
+    # named on the command line: an input error, still no crash
+    r = run_bytes("check", "unclosed.py", timeout=300, preexec=small_stack)
+    eq(r.code, 2, r.err[-2000:])
+    check("error: unclosed.py: brackets nested more than 1000 deep" in r.err, "", r.err[-2000:])
+    r = run_bytes("fix", ".", timeout=300, preexec=small_stack)
+    check(r.code in (0, 1), f"fix exit {r.code}", r.err[-3000:])
+    check("unclosed.py: brackets nested more than 1000 deep" in r.err, "fix names the skipped file", r.err[-3000:])
+    for name, src in files.items():
+        if name != "strings.py":
+            eq(read(name), src, f"{name}: fix leaves it alone")
+    check(read("good.py") != CUDA, "good.py fixed", r.err[-2000:])
 
 
 def test_deep_but_valid_python_is_analyzed(d):
@@ -221,6 +261,17 @@ def test_crlf_bom_and_tabs_positions_and_fixes(d):
                           f"{name}: BOM kept once", out)
                 if b"\tx = " in b:
                     check(b"\tx = torch.zeros(3)" in out and b"    x" not in out, f"{name}: tabs kept", out)
+
+
+def test_dockerfile_opening_with_an_empty_crlf_line(d):
+    """The Dockerfile masker looked one byte before the buffer for a line continuation when the file opened with an
+    empty CRLF line (ASan: a 1-byte read before the buffer; found by fuzz/fz_text)."""
+    write("Dockerfile", b"\r\nRUN nvidia-smi\n", "wb")
+    write("Containerfile", b"\r\n\r\n# nvidia-smi\r\nRUN \\\r\n  nvidia-smi\r\n", "wb")
+    r = run_bytes("check", "--format", "json", ".")
+    eq(r.code, 1, r.err)
+    got = sorted((f["path"], f["line"], f["code"]) for f in json.loads(r.out))
+    eq(got, [("Containerfile", 5, "XPT102"), ("Dockerfile", 2, "XPT102")], "the comment masked, the commands found")
 
 
 def test_odd_file_names_keep_reports_valid(d):

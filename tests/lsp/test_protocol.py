@@ -235,6 +235,27 @@ def test_large_document_is_skipped_not_fatal(d):
     eq(s.stop(timeout=60), 0)
 
 
+def test_unclosed_brackets_are_skipped_not_fatal(d):
+    """65,535 unclosed `(` made tree-sitter 0.20.7 free a subtree twice (an abort): such a document is never parsed;
+    the server says why, keeps the document in step and serves the others."""
+    s = Server()
+    s.initialize()
+    deep = "import torch\ntorch.cuda.synchronize()\nx = " + "(" * 65535 + "\n"
+    s.open("file:///tmp/deep.py", deep)
+    eq(s.diagnostics("file:///tmp/deep.py", timeout=60), [])
+    shown = [m["params"]["message"] for m in s.messages("window/showMessage")]
+    check(any("deep.py: brackets nested more than 1000 deep at line 3" in m for m in shown), "the skip is shown", shown)
+    # closing them all makes it ordinary code again: analyzed on the next edit
+    s.change("file:///tmp/deep.py", 2, [{"text": "import torch\ntorch.cuda.synchronize()\nx = 1\n"}])
+    eq(len(s.diagnostics("file:///tmp/deep.py", version=2, timeout=60)), 1)
+    s.change("file:///tmp/deep.py", 3, [{"text": deep}])
+    eq(s.diagnostics("file:///tmp/deep.py", version=3, timeout=60), [])
+    s.open("file:///tmp/small.py", CUDA)
+    eq(len(s.diagnostics("file:///tmp/small.py")), 2)
+    alive(s)
+    eq(s.stop(timeout=60), 0)
+
+
 def test_help_and_options(d):
     r = run("lsp", "--help")
     eq(r.code, 0)
