@@ -113,9 +113,9 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit_files.h $(B)/libxpuify.a
 
 unit: $(UNIT_BIN)
 
-build/.deps-test: tools/deps.sh
+build/.deps-test build/.deps-demo: build/.deps-%: tools/deps.sh
 	@mkdir -p build
-	@tools/deps.sh test
+	@tools/deps.sh $*
 	@touch $@
 
 # ---- fuzzing (fuzz/fz_*.c, libFuzzer) ---------------------------------------------------------------------------
@@ -157,17 +157,9 @@ docs: $(B)/xpuify
 api-coverage: $(B)/tools/capi
 	tools/api_coverage.sh $(B)/tools/capi > docs/c-api-coverage.md
 
-# The demo never writes into examples/: it fixes a copy under build/demo and runs it on the CPU.
-demo: $(B)/xpuify build/.deps-test
-	@echo "== 1. xpuify check examples/train_cuda (a small CUDA-only PyTorch project)"
-	-$(B)/xpuify check examples/train_cuda
-	@rm -rf build/demo && mkdir -p build/demo && cp -r examples/train_cuda build/demo/
-	@echo "== 2. the original on this machine's CPU (it needs an NVIDIA GPU)"
-	-cd build/demo/train_cuda && /usr/bin/python3 train.py --epochs 2
-	@echo "== 3. xpuify fix --unsafe-fixes (on a copy in build/demo)"
-	-$(B)/xpuify fix --unsafe-fixes build/demo/train_cuda
-	@echo "== 4. the fixed project on the CPU (CUDA and Intel XPU machines pick their GPU at run time)"
-	cd build/demo/train_cuda && /usr/bin/python3 train.py --epochs 2
+# The demo (tools/demo.sh) never writes into examples/: it fixes a copy under build/demo and runs it on the CPU.
+demo: $(B)/xpuify build/.deps-demo
+	@tools/demo.sh $(B)/xpuify
 
 clean:
 	rm -rf build

@@ -1,12 +1,11 @@
 """End-to-end tests of the pre-commit hooks (.pre-commit-hooks.yaml) with the real pre-commit (`try-repo` runs the
 hooks of this checkout, uncommitted changes included), and of the options they rely on."""
 import os
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import ROOT, XPUIFY, check, eq, main, read, run, write  # noqa: E402
+from harness import ROOT, XPUIFY, check, eq, main, need_tool, read, run, write  # noqa: E402
 
 CUDA = "import torch\nx = torch.zeros(1).cuda()\ntorch.cuda.synchronize()\n"
 
@@ -31,7 +30,7 @@ def project():
 
 
 def test_check_hook(d):
-    check(shutil.which("pre-commit"), "pre-commit is installed (tools/deps.sh test)")
+    need_tool("pre-commit", "pre-commit")
     project()
     code, out = precommit("xpuify-check", "--all-files")
     eq(code, 1, out)

@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import XPUIFY, check, eq, main, read, run, sanitizer_check, Result, write  # noqa: E402
+from harness import XPUIFY, check, eq, main, need_tool, read, run, sanitizer_check, Result, write  # noqa: E402
 
 CUDA = "import torch\nx = torch.zeros(3).cuda()\ntorch.cuda.synchronize()\n"
 NOBODY = 65534

@@ -71,6 +71,22 @@ def skip(reason):
     raise Skip(reason)
 
 
+def need_tool(tool, package):
+    """A test that runs TOOL fails at once, naming the Debian package that provides it, when TOOL is not on PATH
+    (`make test` installs every such package: tools/deps.sh test)."""
+    check(shutil.which(tool), f"`{tool}` is not installed: Debian's {package} provides it (tools/deps.sh test)")
+
+
+def need_python(py, modules):
+    """Fails with the Debian package to install for the first of MODULES ((module, package) pairs, in import
+    order) that PY cannot import: `import torch.utils.cpp_extension` needs torch, then setuptools."""
+    for module, package in modules:
+        p = subprocess.run([py, "-c", f"import {module}"], capture_output=True, text=True)
+        last = (p.stderr.strip().splitlines() or [""])[-1]
+        check(p.returncode == 0, f"{py} cannot import {module} ({last}): Debian's {package} provides it "
+              "(tools/deps.sh test)")
+
+
 def check(cond, msg="check failed", detail=None):
     if not cond:
         raise AssertionError(msg + ("\n" + str(detail) if detail is not None else ""))
