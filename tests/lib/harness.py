@@ -116,10 +116,17 @@ def main(module_globals):
         except Exception:
             failed += 1
             print(f"not ok {i} - {name}")
-            exc = traceback.format_exc().splitlines()
-            # the assertion message carries the detail; the frames inside the harness do not
-            for line in exc[-12:]:
+            # where in the test it failed (the frames inside the harness say nothing), then the whole message:
+            # the assertion's text carries the detail (expected and got, the tool's output)
+            etype, value, tb = sys.exc_info()
+            here = os.path.abspath(__file__)
+            for fr in [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) != here][-3:]:
+                print(f"# {os.path.relpath(fr.filename, ROOT)}:{fr.lineno}: {fr.line}")
+            msg = "".join(traceback.format_exception_only(etype, value)).rstrip().splitlines()
+            for line in msg[:80]:
                 print("# " + line)
+            if len(msg) > 80:
+                print(f"# ... ({len(msg) - 80} more lines)")
         finally:
             os.chdir(old)
             shutil.rmtree(d, ignore_errors=True)
