@@ -52,7 +52,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/te
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all deps test unit demo clean docs check-docs api-coverage fuzz fuzz-build san-build
+.PHONY: all deps test unit demo clean docs check-docs api-coverage fuzz fuzz-build san-build install uninstall deb
 all: $(B)/xpuify
 
 $(DEPS_STAMP): tools/deps.sh package-lock.json
@@ -64,6 +64,17 @@ $(DEPS_STAMP): tools/deps.sh package-lock.json
 CLANG_INC ?= /usr/lib/llvm-14/include
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -I$(CLANG_INC)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldl
+
+# `xpuify --version` names the commit it was built from (git describe; XPUIFY_COMMIT=... overrides it, e.g. for a
+# build from a tarball); the header is rewritten only when that changes, so an unchanged tree relinks nothing
+XPUIFY_COMMIT ?= $(shell git -C '$(CURDIR)' describe --always --dirty --abbrev=12 2>/dev/null)
+$(B)/gen/xpuify_commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define XPUIFY_COMMIT "%s"\n' '$(if $(XPUIFY_COMMIT),commit $(XPUIFY_COMMIT),not built from a git checkout)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(B)/obj/cli/cli_main.o: $(B)/gen/xpuify_commit.h
+$(B)/obj/cli/cli_main.o: XCFLAGS += -I$(B)/gen
+FORCE:
 
 $(B)/obj/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -160,6 +171,16 @@ api-coverage: $(B)/tools/capi
 # The demo (tools/demo.sh) never writes into examples/: it fixes a copy under build/demo and runs it on the CPU.
 demo: $(B)/xpuify build/.deps-demo
 	@tools/demo.sh $(B)/xpuify
+
+# ---- installation (packaging/: the file list, the man page from --help, completions, the .deb) -----------------
+PREFIX ?= /usr/local
+install: $(B)/xpuify
+	@packaging/install.sh install '$(DESTDIR)' '$(PREFIX)' $(B)/xpuify
+uninstall:
+	@packaging/install.sh uninstall '$(DESTDIR)' '$(PREFIX)'
+# build/xpuify_VERSION_ARCH.deb (apt install ./build/xpuify_*.deb)
+deb: $(B)/xpuify
+	@packaging/deb.sh $(B)/xpuify build
 
 clean:
 	rm -rf build
