@@ -152,7 +152,7 @@ def test_level_zero_unsupported_calls_say_so(d):
 
 def test_cuda_backend_compiles_with_nvcc(d):
     if not os.access(NVCC, os.X_OK):
-        skip("no nvcc (" + NVCC + ")")
+        skip("no nvcc (" + NVCC + "): NVIDIA's CUDA toolkit (Debian non-free: nvidia-cuda-toolkit)")
     fixed_programs(d)
     for p in ("saxpy.cu", "reduction.cu", "streams.cu"):
         compile_ok([NVCC, "-Werror", "all-warnings", "-c", p, "-o", p + ".o"], p + " through the CUDA backend")
@@ -163,7 +163,7 @@ def test_cuda_backend_compiles_with_nvcc(d):
 def test_cuda_backend_compiles_as_c(d):
     inc = "/usr/local/cuda/include"
     if not os.path.exists(os.path.join(inc, "cuda_runtime.h")):
-        skip("no CUDA headers at " + inc)
+        skip("no CUDA headers at " + inc + ": NVIDIA's CUDA toolkit")
     fixed_programs(d)
     compile_ok(["gcc", "-std=c11", "-Wall", "-Werror", "-I" + inc, "-c", "host.c", "-o", "host.o"],
                "host.c through the CUDA backend with gcc")
