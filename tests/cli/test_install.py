@@ -126,8 +126,9 @@ def test_deb_control_and_contents(d):
     # the packaged binary runs and is the one under test (stripped)
     sh("dpkg-deb", "-x", deb, "x")
     eq(sh("x/usr/bin/xpuify", "--version").stdout, sh(XPUIFY, "--version").stdout)
-    # apt can install it here: every dependency resolves (a simulation: nothing is installed)
-    p = sh("apt-get", "install", "-s", "--no-install-recommends", "./" + debs[0], cwd=d)
+    # apt can install it here: every dependency resolves (a simulation: nothing is installed; --reinstall: the same
+    # version may be installed already, as on a machine that ran `apt install ./build/xpuify_*.deb`)
+    p = sh("apt-get", "install", "-s", "--reinstall", "--no-install-recommends", "./" + debs[0], cwd=d)
     eq(p.returncode, 0, p.stdout[-2000:] + p.stderr)
     check(re.search(r"^Inst xpuify ", p.stdout, re.M), "apt would install it", p.stdout[-2000:])
 
