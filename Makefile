@@ -52,7 +52,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/te
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all deps test unit demo clean docs check-docs api-coverage fuzz fuzz-build san-build
+.PHONY: all deps test unit demo clean docs check-docs api-coverage fuzz fuzz-build san-build install uninstall deb
 all: $(B)/xpuify
 
 $(DEPS_STAMP): tools/deps.sh package-lock.json
@@ -64,6 +64,17 @@ $(DEPS_STAMP): tools/deps.sh package-lock.json
 CLANG_INC ?= /usr/lib/llvm-14/include
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -I$(CLANG_INC)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldl
+
+# `xpuify --version` names the commit it was built from (git describe; XPUIFY_COMMIT=... overrides it, e.g. for a
+# build from a tarball); the header is rewritten only when that changes, so an unchanged tree relinks nothing
+XPUIFY_COMMIT ?= $(shell git -C '$(CURDIR)' describe --always --dirty --abbrev=12 2>/dev/null)
+$(B)/gen/xpuify_commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define XPUIFY_COMMIT "%s"\n' '$(if $(XPUIFY_COMMIT),commit $(XPUIFY_COMMIT),not built from a git checkout)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(B)/obj/cli/cli_main.o: $(B)/gen/xpuify_commit.h
+$(B)/obj/cli/cli_main.o: XCFLAGS += -I$(B)/gen
+FORCE:
 
 $(B)/obj/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -113,9 +124,9 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit_files.h $(B)/libxpuify.a
 
 unit: $(UNIT_BIN)
 
-build/.deps-test: tools/deps.sh
+build/.deps-test build/.deps-demo: build/.deps-%: tools/deps.sh
 	@mkdir -p build
-	@tools/deps.sh test
+	@tools/deps.sh $*
 	@touch $@
 
 # ---- fuzzing (fuzz/fz_*.c, libFuzzer) ---------------------------------------------------------------------------
@@ -157,17 +168,19 @@ docs: $(B)/xpuify
 api-coverage: $(B)/tools/capi
 	tools/api_coverage.sh $(B)/tools/capi > docs/c-api-coverage.md
 
-# The demo never writes into examples/: it fixes a copy under build/demo and runs it on the CPU.
-demo: $(B)/xpuify build/.deps-test
-	@echo "== 1. xpuify check examples/train_cuda (a small CUDA-only PyTorch project)"
-	-$(B)/xpuify check examples/train_cuda
-	@rm -rf build/demo && mkdir -p build/demo && cp -r examples/train_cuda build/demo/
-	@echo "== 2. the original on this machine's CPU (it needs an NVIDIA GPU)"
-	-cd build/demo/train_cuda && /usr/bin/python3 train.py --epochs 2
-	@echo "== 3. xpuify fix --unsafe-fixes (on a copy in build/demo)"
-	-$(B)/xpuify fix --unsafe-fixes build/demo/train_cuda
-	@echo "== 4. the fixed project on the CPU (CUDA and Intel XPU machines pick their GPU at run time)"
-	cd build/demo/train_cuda && /usr/bin/python3 train.py --epochs 2
+# The demo (tools/demo.sh) never writes into examples/: it fixes a copy under build/demo and runs it on the CPU.
+demo: $(B)/xpuify build/.deps-demo
+	@tools/demo.sh $(B)/xpuify
+
+# ---- installation (packaging/: the file list, the man page from --help, completions, the .deb) -----------------
+PREFIX ?= /usr/local
+install: $(B)/xpuify
+	@packaging/install.sh install '$(DESTDIR)' '$(PREFIX)' $(B)/xpuify
+uninstall:
+	@packaging/install.sh uninstall '$(DESTDIR)' '$(PREFIX)'
+# build/xpuify_VERSION_ARCH.deb (apt install ./build/xpuify_*.deb)
+deb: $(B)/xpuify
+	@packaging/deb.sh $(B)/xpuify build
 
 clean:
 	rm -rf build

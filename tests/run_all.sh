@@ -37,8 +37,12 @@ run_suite() { # name, command...
   fi
   if [ "$f" -ne 0 ]; then
     suites_failed+=("$name")
-    grep -E '^not ok ' "$out" | sed 's/^/    /'
-    grep -vE '^(ok |not ok |1\.\.|#)' "$out" | head -40 | sed 's/^/    | /'
+    # each failing test with the diagnostics the harness prints under it (`# ...` lines, TAP's convention: why it
+    # failed, expected and got), then what the suite wrote outside TAP; at most 60 lines of each per test
+    awk '/^not ok / && !/# ?SKIP/ { print "    " $0; n = 0; on = 1; next }
+         /^(ok |1\.\.)/ { on = 0; next }
+         on && /^#/ { if (++n <= 60) print "    " $0; else if (n == 61) print "    # ..."; next }
+         !/^#/ { if (++m <= 40) print "    | " $0 }' "$out"
     head -40 "$out.err" | sed 's/^/    ! /'
   fi
 }

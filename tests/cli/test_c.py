@@ -219,7 +219,7 @@ def project(d):
 
 def test_precise_mode_with_compile_commands(d):
     if not cuda_headers():
-        skip("no CUDA headers ($CUDA_PATH, /usr/local/cuda)")
+        skip("no CUDA headers ($CUDA_PATH, /usr/local/cuda): NVIDIA's CUDA toolkit (Debian non-free: nvidia-cuda-toolkit)")
     project(d)
     fast = run("check", "--format", "json", "src/main.cu")
     precise = run("check", "--format", "json", "-p", "build", "src/main.cu")

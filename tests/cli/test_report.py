@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import check, eq, fixture, main, read, run, write  # noqa: E402
+from harness import check, eq, fixture, main, need_tool, read, run, write  # noqa: E402
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--enable-logging=stderr", "--v=0"]
@@ -19,7 +19,7 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run
 
 def chromium(page, *extra):
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    check(exe, "chromium is installed (tools/deps.sh test)")
+    exe or need_tool("chromium", "chromium")
     profile = tempfile.mkdtemp(prefix="xpuify-chromium-")
     try:
         p = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra,

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from harness import ROOT, check, eq, fixture, main, read, run, skip, write  # noqa: E402
+from harness import ROOT, check, eq, fixture, main, need_tool, read, run, skip, write  # noqa: E402
 
 PROGRAMS = ["host.c", "launcher.cpp", "saxpy.cu", "reduction.cu", "streams.cu", "nccl_allreduce.cu"]
 NVCC = os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc")
@@ -125,6 +125,7 @@ def compile_ok(cmd, what):
 def test_level_zero_backend_compiles_with_patched_host_code(d):
     if not os.path.exists("/usr/include/level_zero/ze_api.h"):
         skip("libze-dev is not installed (/usr/include/level_zero/ze_api.h)")
+    need_tool("g++", "g++")
     fixed_programs(d)
     compile_ok(["gcc", "-std=c11", "-Wall", "-Werror", "-DXPU_BACKEND_LEVEL_ZERO", "host.c", "-lze_loader", "-o", "host_l0"],
                "host.c on the Level Zero backend (C11)")
@@ -138,7 +139,7 @@ def test_level_zero_backend_compiles_with_patched_host_code(d):
 
 def test_level_zero_unsupported_calls_say_so(d):
     if not os.path.exists("/usr/include/level_zero/ze_api.h"):
-        skip("libze-dev is not installed")
+        skip("libze-dev is not installed (/usr/include/level_zero/ze_api.h)")
     write("u.c", '#include "xpuify_gpu.h"\n#include <stdio.h>\nint main(void) {\n  int v = 0;\n'
                  '  xpuError_t e = xpuHostRegister(&v, sizeof v, 0);\n  printf("%s|%s\\n", xpuGetErrorName(e), xpuGetErrorString(e));\n'
                  '  return e == xpuErrorNotSupported ? 0 : 1;\n}\n')
@@ -151,7 +152,7 @@ def test_level_zero_unsupported_calls_say_so(d):
 
 def test_cuda_backend_compiles_with_nvcc(d):
     if not os.access(NVCC, os.X_OK):
-        skip("no nvcc (" + NVCC + ")")
+        skip("no nvcc (" + NVCC + "): NVIDIA's CUDA toolkit (Debian non-free: nvidia-cuda-toolkit)")
     fixed_programs(d)
     for p in ("saxpy.cu", "reduction.cu", "streams.cu"):
         compile_ok([NVCC, "-Werror", "all-warnings", "-c", p, "-o", p + ".o"], p + " through the CUDA backend")
@@ -162,7 +163,7 @@ def test_cuda_backend_compiles_with_nvcc(d):
 def test_cuda_backend_compiles_as_c(d):
     inc = "/usr/local/cuda/include"
     if not os.path.exists(os.path.join(inc, "cuda_runtime.h")):
-        skip("no CUDA headers at " + inc)
+        skip("no CUDA headers at " + inc + ": NVIDIA's CUDA toolkit")
     fixed_programs(d)
     compile_ok(["gcc", "-std=c11", "-Wall", "-Werror", "-I" + inc, "-c", "host.c", "-o", "host.o"],
                "host.c through the CUDA backend with gcc")
@@ -207,6 +208,7 @@ def test_golden_cuda_only_statements_kept_for_cuda_builds(d):
     # the guarded statements compile away without CUDA: preprocess with XPUIFY_NO_CUDA (no torch headers needed)
     body = before.split("torch::Tensor scale", 1)[1]
     write("pp.cpp", "#define XPUIFY_NO_CUDA\n" + body)
+    need_tool("g++", "g++ (`cpp` preprocesses C++ with its cc1plus)")
     p = subprocess.run(["cpp", "-P", "pp.cpp"], capture_output=True, text=True)
     eq(p.returncode, 0, p.stderr)
     check("at::cuda::device_synchronize();  // guarded" not in p.stdout and "AT_CUDA_CHECK" not in p.stdout,

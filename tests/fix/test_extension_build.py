@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import check, eq, main, read, run, write  # noqa: E402
+from harness import check, eq, main, need_python, read, run, write  # noqa: E402
 
 PY = "/usr/bin/python3"
 
@@ -122,8 +122,8 @@ def fixed(name, text):
 
 
 def setup_probe():
-    check(subprocess.run([PY, "-c", "import torch.utils.cpp_extension"], capture_output=True).returncode == 0,
-          f"{PY} imports torch (Debian's python3-torch)")
+    need_python(PY, [("torch", "python3-torch"), ("setuptools", "python3-setuptools"),
+                     ("torch.utils.cpp_extension", "python3-torch")])
     write("probe.py", PROBE)
 
 

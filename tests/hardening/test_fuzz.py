@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import ROOT, check, main  # noqa: E402
+from harness import ROOT, check, main, need_tool  # noqa: E402
 
 FUZZ_DIR = os.environ.get("FUZZ_DIR", os.path.join(ROOT, "build", "fuzz"))
 SECONDS = os.environ.get("FUZZ_SMOKE_SECONDS", "5")
@@ -23,6 +23,8 @@ def run(*args, timeout=300):
 def make_tests(t):
     def test_replay(_d):
         check(os.access(os.path.join(FUZZ_DIR, t), os.X_OK), f"{t} is not built (make fuzz-build)")
+        # unsymbolized leak stacks never match tests/lsan.supp's function names
+        need_tool("llvm-symbolizer", "llvm")
         p = run("replay", t)
         check(p.returncode == 0, f"{t}: a fuzz/regress/{t} input fails again", p.stderr[-4000:])
 

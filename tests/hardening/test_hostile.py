@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import XPUIFY, check, eq, main, read, run, sanitizer_check, Result, write  # noqa: E402
+from harness import XPUIFY, check, eq, main, need_tool, read, run, sanitizer_check, Result, write  # noqa: E402
 
 CUDA = "import torch\nx = torch.zeros(3).cuda()\ntorch.cuda.synchronize()\n"
 NOBODY = 65534
@@ -43,7 +43,7 @@ def as_nobody():
     if os.geteuid() != 0:
         return ()
     tool = shutil.which("setpriv")
-    check(tool, "running as root without setpriv (util-linux): cannot test unreadable files")
+    tool or need_tool("setpriv", "util-linux (running as root, the test needs it to drop privileges)")
     return (tool, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups")
 
 
@@ -432,8 +432,11 @@ def test_sigint_during_fix_never_truncates(d):
         for i in range(n):
             write(os.path.join(tree, f"m{i:04d}.py"), body)
         first = os.path.join(tree, "m0000.py")
+        # a suite launched without job control (`cmd &` in a script, nohup) inherits SIGINT ignored, and exec
+        # keeps it ignored: the child gets the default disposition back, as a terminal's Ctrl-C would find it
         p = subprocess.Popen([XPUIFY, "fix", "-q", "--target", "accelerator", tree], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, env=dict(os.environ, XPUIFY_FAULT_WRITE=fault))
+                             stderr=subprocess.PIPE, env=dict(os.environ, XPUIFY_FAULT_WRITE=fault),
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         t0 = time.time()
         while p.poll() is None and read(first) == body and time.time() - t0 < 120:
             time.sleep(0.002)

@@ -72,6 +72,22 @@ def skip(reason):
     raise Skip(reason)
 
 
+def need_tool(tool, package):
+    """A test that runs TOOL fails at once, naming the Debian package that provides it, when TOOL is not on PATH
+    (`make test` installs every such package: tools/deps.sh test)."""
+    check(shutil.which(tool), f"`{tool}` is not installed: Debian's {package} provides it (tools/deps.sh test)")
+
+
+def need_python(py, modules):
+    """Fails with the Debian package to install for the first of MODULES ((module, package) pairs, in import
+    order) that PY cannot import: `import torch.utils.cpp_extension` needs torch, then setuptools."""
+    for module, package in modules:
+        p = subprocess.run([py, "-c", f"import {module}"], capture_output=True, text=True)
+        last = (p.stderr.strip().splitlines() or [""])[-1]
+        check(p.returncode == 0, f"{py} cannot import {module} ({last}): Debian's {package} provides it "
+              "(tools/deps.sh test)")
+
+
 def check(cond, msg="check failed", detail=None):
     if not cond:
         raise AssertionError(msg + ("\n" + str(detail) if detail is not None else ""))
@@ -101,10 +117,17 @@ def main(module_globals):
         except Exception:
             failed += 1
             print(f"not ok {i} - {name}")
-            exc = traceback.format_exc().splitlines()
-            # the assertion message carries the detail; the frames inside the harness do not
-            for line in exc[-12:]:
+            # where in the test it failed (the frames inside the harness say nothing), then the whole message:
+            # the assertion's text carries the detail (expected and got, the tool's output)
+            etype, value, tb = sys.exc_info()
+            here = os.path.abspath(__file__)
+            for fr in [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) != here][-3:]:
+                print(f"# {os.path.relpath(fr.filename, ROOT)}:{fr.lineno}: {fr.line}")
+            msg = "".join(traceback.format_exception_only(etype, value)).rstrip().splitlines()
+            for line in msg[:80]:
                 print("# " + line)
+            if len(msg) > 80:
+                print(f"# ... ({len(msg) - 80} more lines)")
         finally:
             os.chdir(old)
             shutil.rmtree(d, ignore_errors=True)

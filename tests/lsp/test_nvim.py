@@ -3,13 +3,12 @@ receives xpuify's diagnostics, applies the quick fix of one finding and receives
 source.fixAll.xpuify and receives fewer again; the buffer ends up as `xpuify fix` would write the file. Neovim
 sends incremental UTF-16 changes, so this also checks the server's sync against a real client."""
 import os
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import XPUIFY, check, eq, main, read, run, write  # noqa: E402
+from harness import XPUIFY, check, eq, main, need_tool, read, run, write  # noqa: E402
 
 CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nvim_client.lua")
 
@@ -31,7 +30,7 @@ def nvim(path):
 
 
 def test_neovim_quick_fix_and_fix_all(d):
-    check(shutil.which("nvim"), "neovim is installed (tools/deps.sh test)")
+    need_tool("nvim", "neovim")
     write("train.py", SOURCE)
     out = nvim("train.py")
     check(not any(l.startswith("error:") for l in out), "the session ran through", "\n".join(out))

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import ROOT, XPUIFY, check, eq, main  # noqa: E402
+from harness import ROOT, XPUIFY, check, eq, main, need_python  # noqa: E402
 
 PY = "/usr/bin/python3"
 FIXTURES = os.path.join(ROOT, "fixtures", "runtime")
@@ -53,7 +53,7 @@ def verify(d, *args):
 
 def make_test(name, entry, compare):
     def test(d):
-        check(torch_version(), f"{PY} imports torch (Debian's python3-torch)")
+        need_python(PY, [("torch", "python3-torch")])
         src = os.path.join(FIXTURES, name)
         before = tree_hash(src)
         # the original is CUDA-only: it fails on the CPU
@@ -88,8 +88,7 @@ for _name, _entry, _compare in fixtures():
 def test_the_demo_project_runs_on_the_cpu_once_fixed(d):
     """What `make demo` (the README's first command) shows: examples/train_cuda fails on the CPU, `xpuify fix
     --unsafe-fixes` ports a copy, the copy trains on the CPU, and a second fix changes nothing."""
-    if torch_version() is None:
-        check(False, "torch is needed for the runtime tests (python3-torch)")
+    need_python(PY, [("torch", "python3-torch")])
     proj = os.path.join(d, "train_cuda")
     shutil.copytree(os.path.join(ROOT, "examples", "train_cuda"), proj)
     run_py = lambda: subprocess.run([PY, "train.py", "--epochs", "2"], cwd=proj, capture_output=True, text=True,
