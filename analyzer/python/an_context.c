@@ -484,7 +484,7 @@ static void decide_backends(walker *w, const char *path, size_t srclen) {
             char *rest = rest_of(name, strlen(name), xt, 3), *base = NULL, *csib = sibling(w->src, name, xt, 3, cuda);
             bool fam = csib || family_base(w, sc->node, rest, &base);
             ut_free(rest), ut_free(base), ut_free(csib);
-            if (fam) add(w, AN_CTX_MULTI_DEVICE, sc->start, sc->end);
+            if (fam) add(w, AN_CTX_XPU_BACKEND, sc->start, sc->end);
         }
         if (why) {
             if (!xsib && mxpu) xsib = ut_strdup(mxpu); /* the module's sibling speaks for its classes */
@@ -535,7 +535,7 @@ void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const 
 done:
     ts_tree_cursor_delete(&cur);
     decide_backends(&w, path, strlen(src));
-    for (int k = 0; k <= AN_CTX_READ; k++)
+    for (int k = 0; k <= AN_CTX_XPU_BACKEND; k++)
         if (k != AN_CTX_CUDA_BACKEND) keep_outermost(&cx->kinds[k]);
     for (size_t i = 0; i < w.scopes.len; i++) ut_free(w.scopes.items[i].registered);
     for (size_t i = 0; i < w.registered.len; i++) ut_free(w.registered.items[i]);
@@ -545,7 +545,7 @@ done:
 }
 
 void an_pycontext_free(an_pycontext *cx) {
-    for (int k = 0; k <= AN_CTX_READ; k++) {
+    for (int k = 0; k <= AN_CTX_XPU_BACKEND; k++) {
         for (size_t i = 0; i < cx->kinds[k].len; i++) {
             an_ctx_fact *f = &cx->kinds[k].items[i];
             ut_free(f->name), ut_free(f->why), ut_free(f->xpu_sibling);

@@ -26,6 +26,9 @@ typedef enum {
     AN_CTX_ASSIGN_TARGET,
     /* where a value is only read: an assert, a comparison, an f-string's interpolation */
     AN_CTX_READ,
+    /* the XPU member of a family of device backends (XPUAccelerator next to CUDAAccelerator): its torch.xpu calls
+     * are XPU-only by design */
+    AN_CTX_XPU_BACKEND,
 } an_ctx_kind;
 
 typedef struct {
@@ -42,7 +45,7 @@ typedef UT_VEC(an_ctx_fact) an_ctx_facts;
 typedef struct {
     /* per kind; after collection every kind but AN_CTX_CUDA_BACKEND keeps its outermost facts only, sorted by
      * start (a lookup is a binary search: files with thousands of findings and facts stay n log n) */
-    an_ctx_facts kinds[AN_CTX_READ + 1];
+    an_ctx_facts kinds[AN_CTX_XPU_BACKEND + 1];
 } an_pycontext;
 
 /* Walks the tree (the whole of it: the facts of the region the caller reports depend on code around it). path: the

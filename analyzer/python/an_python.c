@@ -624,6 +624,8 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
         if (!drop && !r->in_guarded_code)
             drop = an_pycontext_find(&cx, AN_CTX_MULTI_DEVICE, d->start, d->end) ||
                    an_pycontext_find(&cx, AN_CTX_CUDA_ONLY, d->start, d->end);
+        if (!drop && d->entry && !strncmp(d->entry->name, "torch.xpu", 9) && strchr(".", d->entry->name[9]))
+            drop = an_pycontext_find(&cx, AN_CTX_XPU_BACKEND, d->start, d->end);
         if (!drop && !r->reads_ok)
             drop = (t = an_pycontext_find(&cx, AN_CTX_ASSIGN_TARGET, d->start, d->end)) && t->start == d->start;
         if (!drop && r->reads_ok)
