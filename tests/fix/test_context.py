@@ -6,7 +6,9 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lsp"))
 from harness import check, eq, fixture, main, read, run, write  # noqa: E402
+from lspclient import Server, uri_of  # noqa: E402
 
 BACKEND = '''import torch
 
@@ -97,6 +99,29 @@ def test_xpu_sibling_module_silences():
     write("accelerator/xpu_accelerator.py", "import torch\n")
     eq(findings("accelerator/cuda_accelerator.py"), [], "with its XPU sibling the backend is no finding at all")
     eq(read("accelerator/cuda_accelerator.py"), FAMILY)
+
+
+def test_editor_sees_the_same_facts():
+    # the language server publishes what check reports, inside a backend module and in ordinary code, and after an
+    # edit inside the backend class (a re-analysis of part of the file) the class still holds only XPU810
+    project()
+    write("pkg/accelerators/cuda_family.py", FAMILY)
+    want = findings("pkg/accelerators/cuda_family.py", "pkg/utils/cuda.py")
+    s = Server()
+    s.initialize({"general": {"positionEncodings": ["utf-32"]}})
+    got = []
+    for path in ("pkg/accelerators/cuda_family.py", "pkg/utils/cuda.py"):
+        uri = uri_of(path)
+        s.open(uri, read(path))
+        got += [(path, x["range"]["start"]["line"] + 1, x["code"]) for x in s.diagnostics(uri, version=1)]
+    eq(sorted(got), sorted(want), "lsp and check")
+    uri = uri_of("pkg/accelerators/cuda_family.py")
+    line = FAMILY.split("\n").index("        torch.cuda.set_device(device)")
+    s.change(uri, 2, [{"range": {"start": {"line": line, "character": 8}, "end": {"line": line, "character": 8}},
+                       "text": "torch.cuda.synchronize(); "}])
+    after = sorted((x["range"]["start"]["line"] + 1, x["code"]) for x in s.diagnostics(uri, version=2))
+    eq(after, [(16, "XPU810")], "an edit inside the backend")
+    s.stop()
 
 
 def test_threads_agree():
