@@ -192,8 +192,10 @@ static void on_boolean(walker *w, TSNode n) {
     if (ts_node_is_null(left) || ts_node_is_null(right) || ts_node_is_null(op) || len(op) != 3 ||
         memcmp(text(w, op), "and", 3))
         return;
-    /* `DEVICE_TYPE == "cuda" and torch.cuda.is_bf16_supported()`: the right operand runs on CUDA only */
-    if (device_test(text(w, left), len(left))) add_node(w, AN_CTX_CUDA_ONLY, right);
+    /* `DEVICE_TYPE == "cuda" and torch.cuda.is_bf16_supported()`: the right operand runs on CUDA only; one that is
+     * a device test itself (`x.is_cuda and not y.is_cuda`) is ported with the left one, so it stays a finding */
+    if (device_test(text(w, left), len(left)) && !device_test(text(w, right), len(right)))
+        add_node(w, AN_CTX_CUDA_ONLY, right);
 }
 
 static void on_assignment(walker *w, TSNode n) {

@@ -133,11 +133,13 @@ static void cuda_only(void **state) {
     parsed x;
     parse(&x, "a = DEV == \"cuda\" and torch.cuda.is_bf16_supported()\n"
               "b = torch.cuda.is_available() and torch.cuda.is_bf16_supported()\n"
+              "k = x.is_cuda and not y.is_cuda\n"
               "c = torch.cuda.is_bf16_supported() if x.is_cuda else False\n"
               "def f():\n    if not torch.cuda.is_available():\n        return\n    torch.cuda.synchronize()\n"
               "def g():\n    if not torch.cuda.is_available():\n        print('no')\n    torch.cuda.synchronize()\n", NULL);
     assert_non_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.is_bf16_supported", 0));
     assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.is_bf16_supported", 1));
+    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "y.is_cuda", 0)); /* a device test is ported with the left one */
     /* `a if x.is_cuda else b`: b still has to work on XPU, so a is not CUDA-only code */
     assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.is_bf16_supported", 2));
     assert_non_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.synchronize", 0));
