@@ -1,5 +1,5 @@
 /* an_cextfix: fixes that make PyTorch C++ extension code device-generic (rules XPC701-XPC703): `x.is_cuda()`
- * becomes `!x.is_cpu()`, CUDA device guards built from a tensor's device become c10's device-generic guards, and
+ * becomes `!x.is_cpu()` (unless the test routes tensors to a CUDA kernel), CUDA device guards built from a tensor's device become c10's device-generic guards, and
  * `kCUDA` given to `.device(...)` / `.to(...)` becomes the device of the function's first tensor parameter, and
  * (unsafe) a CUDA-only call statement of a C++ source is kept for CUDA builds under `#ifndef XPUIFY_NO_CUDA`. Each
  * edit only replaces text spelled in the file, next to the finding; anything less regular (a guard built from an
@@ -92,7 +92,76 @@ static an_fix *new_fix(const char *title) {
     return f;
 }
 
-/* `x.is_cuda()` -> `!x.is_cpu()`; `!x.is_cuda()` -> `x.is_cpu()` */
+/* [a, b) calls a CUDA kernel or is compiled for CUDA only: a call of a function named for CUDA (`nms_rotated_cuda(`,
+ * `lltm_cuda_forward(`, `cuda_nms(`), a kernel launch (`<<<`), a `WITH_CUDA` / `__CUDACC__` conditional. */
+static bool routes_to_cuda(const char *t, size_t a, size_t b) {
+    for (size_t i = a; i < b; i++) {
+        if (t[i] == '<' && i + 2 < b && t[i + 1] == '<' && t[i + 2] == '<') return true;
+        if (!idch(t[i]) || (i > a && idch(t[i - 1]))) continue;
+        size_t e = i;
+        while (e < b && idch(t[e])) e++;
+        const char *w = t + i;
+        size_t n = e - i;
+        if ((memmem(w, n, "WITH_CUDA", 9) || memmem(w, n, "__CUDACC__", 10)) && i > a) {
+            size_t ls = i;
+            while (ls > a && t[ls - 1] != '\n') ls--;
+            if (t[skip_ws(t, b, ls)] == '#') return true;
+        }
+        size_t p = skip_ws(t, b, e);
+        bool call = p < b && t[p] == '(';
+        bool named = memmem(w, n, "_cuda", 5) || (n > 5 && !memcmp(w, "cuda_", 5));
+        if (call && named && !(n == 7 && !memcmp(w, "is_cuda", 7))) return true;
+        i = e - 1;
+    }
+    return false;
+}
+
+/* `if (x.is_cuda()) return op_cuda(x); return op_cpu(x);`, `TORCH_CHECK(x.is_cuda(), ...)` before `op_cuda_forward(x)`,
+ * `#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), ...)` in a file that calls CUDA kernels: the test sends tensors
+ * to a CUDA kernel, and `!x.is_cpu()` would send XPU tensors there too. What the test guards: an if's body, the
+ * rest of a check's block, the whole file for a macro. */
+static bool guards_cuda_kernel(const an_source *src, size_t at) {
+    const char *t = src->text;
+    size_t len = src->len;
+    size_t ls = at;
+    while (ls > 0 && t[ls - 1] != '\n') ls--;
+    size_t q = skip_ws(t, at, ls);
+    if (q < at && t[q] == '#') return routes_to_cuda(t, 0, len); /* a macro: every use in the file */
+    /* the innermost unclosed `(` before the test, and the word before it */
+    int depth = 0;
+    size_t open = SIZE_MAX;
+    for (size_t i = at; i > 0 && open == SIZE_MAX; i--) {
+        char c = t[i - 1];
+        if (c == ')') depth++;
+        else if (c == '(' && depth-- == 0) open = i - 1;
+        else if ((c == ';' || c == '{' || c == '}') && depth == 0) break;
+    }
+    if (open == SIZE_MAX) return false;
+    size_t we = skip_ws_back(t, open), ws = we;
+    while (ws > 0 && idch(t[ws - 1])) ws--;
+    size_t close = match_fwd(t, len, open);
+    if (close == SIZE_MAX) return false;
+    if (we - ws == 2 && !memcmp(t + ws, "if", 2)) {
+        size_t b = skip_ws(t, len, close);
+        size_t end = b < len && t[b] == '{' ? match_fwd(t, len, b) : b;
+        if (end == b) /* one statement */
+            while (end < len && t[end] != ';') end++;
+        return end != SIZE_MAX && routes_to_cuda(t, b, end < len ? end : len);
+    }
+    bool check = (we - ws >= 5 && memmem(t + ws, we - ws, "CHECK", 5)) || (we - ws >= 6 && memmem(t + ws, we - ws, "ASSERT", 6));
+    if (!check) return false;
+    /* the rest of the enclosing block */
+    depth = 0;
+    size_t end = close;
+    while (end < len && depth >= 0) {
+        if (t[end] == '{') depth++;
+        else if (t[end] == '}') depth--;
+        end++;
+    }
+    return routes_to_cuda(t, close, end);
+}
+
+/* `x.is_cuda()` -> `!x.is_cpu()`; `!x.is_cuda()` -> `x.is_cpu()` (not where the test routes to a CUDA kernel) */
 static an_fix *fix_is_cuda(const an_source *src, const an_diag *d) {
     const char *t = src->text;
     size_t len = src->len, s = d->start, e = d->end;
@@ -107,6 +176,7 @@ static an_fix *fix_is_cuda(const an_source *src, const an_diag *d) {
     size_t rs = receiver_start(t, dot);
     if (rs == SIZE_MAX || rs >= dot) return NULL;
     size_t b = skip_ws_back(t, rs);
+    if (guards_cuda_kernel(src, rs)) return NULL;
     /* `!x.is_cuda()`, not `!=` or a macro's `#x` */
     bool negated = b >= 1 && t[b - 1] == '!' && !(b < len && t[b] == '=');
     an_fix *f = new_fix("test for \"not on the CPU\" (`!x.is_cpu()`): true on CUDA as before, and on XPU");

@@ -317,6 +317,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "cuda_guard_ok")) want_bool(l, v, key, &r->cuda_guard_ok);
         else if (!strcmp(key, "guard_condition")) want_bool(l, v, key, &r->guard_condition);
         else if (!strcmp(key, "in_try_ok")) want_bool(l, v, key, &r->in_try_ok);
+        else if (!strcmp(key, "reads_ok")) want_bool(l, v, key, &r->reads_ok);
         else if (!strcmp(key, "strings")) want_bool(l, v, key, &r->strings);
         else if (!strcmp(key, "portable_label")) r->portable_label = want_str(l, v, key);
         else if (!strcmp(key, "sycl_label")) r->sycl_label = want_str(l, v, key);
@@ -686,8 +687,8 @@ bool an_catalog_resolves_under(const an_catalog *c, an_lang lang, const char *q,
     return false;
 }
 
-/* Locality: each rule's `locality`, else its triggers, else its table's literals. Qualified names: every name a
- * rule resolves (table entries, #resolves-to? arguments) and its prefixes. */
+/* Locality: each rule's `locality`, else its triggers, else its table's literals (builtin rules: only where they name
+ * some). Qualified names: every name a rule resolves (table entries, #resolves-to? arguments) and its prefixes. */
 static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
     int nerr = 0;
     if (lang != AN_LANG_PYTHON) return 0; /* region selection is for Python files */
@@ -695,7 +696,7 @@ static int build_locality(an_catalog *c, an_lang lang, ut_buf *err) {
     free_qnames(c, lang);
     for (size_t i = 0; i < c->rules.len; i++) {
         an_rule *r = c->rules.items[i];
-        if (r->lang != lang || r->builtin) continue;
+        if (r->lang != lang || (r->builtin && !r->triggers.len && !r->locality.len)) continue;
         if (r->locality.len)
             for (size_t t = 0; t < r->locality.len; t++) add_alt(&alts, r->locality.items[t], strlen(r->locality.items[t]));
         else

@@ -101,6 +101,8 @@ typedef struct an_rule {
     bool cuda_guard_ok;   /* not reported inside `if DEV == "cuda":`-style branches (CUDA-only by design) */
     bool guard_condition; /* not reported as the condition of such a branch when it guards cuda_guard_ok code */
     bool in_try_ok;       /* not reported inside a `try:` body (an optional import, a probe that may fail) */
+    bool reads_ok;        /* a setting (a flag): reported where it is set, not where it is only read (an assert, a
+                           * comparison, an f-string); assignments to other rules' names are no use of them */
     uint32_t index; /* position in the catalog */
 } an_rule;
 

@@ -2,6 +2,7 @@
 #include "analyzer/python/an_python.h"
 #include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_message.h"
+#include "analyzer/python/an_context.h"
 #include "analyzer/python/an_query.h"
 #include "analyzer/python/an_pyfix.h"
 #include "analyzer/python/an_pyregion.h"
@@ -565,6 +566,93 @@ static TSPoint point_at(const an_source *src, uint32_t byte) {
     return p;
 }
 
+/* ---- context facts (an_context.c) ------------------------------------------------------------------------- */
+
+/* a name that is read, not called: `torch.backends.cudnn.benchmark` in `assert ... is False` (a call such as
+ * `cudnn.version()` queries CUDA whatever surrounds it) */
+static bool called(const an_source *src, uint32_t end) {
+    while (end < src->len && (src->text[end] == ' ' || src->text[end] == '\t')) end++;
+    return end < src->len && src->text[end] == '(';
+}
+
+/* The XPU spelling of a CUDA backend's name: CUDAAccelerator -> XPUAccelerator, cuda.py -> xpu.py. */
+static char *xpu_name(const char *name) {
+    size_t tok;
+    if (!an_ctx_named_for_cuda(name, strlen(name), &tok)) return NULL;
+    ut_buf b;
+    ut_buf_init(&b);
+    const char *w = !memcmp(name + tok, "CUDA", 4) ? "XPU" : !memcmp(name + tok, "Cuda", 4) ? "Xpu" : "xpu";
+    ut_buf_printf(&b, "%.*s%s%s", (int)tok, name, w, name + tok + 4);
+    return ut_buf_take(&b);
+}
+
+static void report_backend(ctx *c, const an_rule *r, const an_ctx_fact *f, const an_diag *first, an_diag_list *out) {
+    uint32_t s = f->name_end ? f->name_start : first->start, e = f->name_end ? f->name_end : first->end;
+    if (s < c->lo || s >= c->hi) return;
+    bool registered = !strncmp(f->why, "registered", 10);
+    char *x = registered ? NULL : xpu_name(f->name);
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "`%s` is the CUDA backend of a multi-backend design (%s); its CUDA-only code is left as it is: "
+                      "add an XPU sibling%s%s%s for Intel GPUs",
+                  f->name, f->why, registered ? " (registered for \"xpu\")" : x ? " (`" : "", x ? x : "", x ? "`)" : "");
+    ut_free(x);
+    an_message_vars v = {NULL, NULL, NULL, b.data, NULL};
+    an_diag d = {0};
+    d.rule = r;
+    d.origin = AN_ORIGIN_BUILTIN;
+    d.start = s, d.end = e;
+    d.message = an_message_format(r->message, &v);
+    ut_buf_free(&b);
+    ut_vec_push(out, d);
+}
+
+/* Drops what the context facts say is no finding: code that already handles several devices or runs on CUDA only,
+ * correct guards, assignment targets, flag reads; and the findings inside a CUDA backend, which stay as they are
+ * (one informational finding per backend without an XPU sibling says so, into design). */
+static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list *design) {
+    an_pycontext cx;
+    an_pycontext_collect(&cx, root, c->src->text, c->src->path);
+    size_t nb = cx.kinds[AN_CTX_CUDA_BACKEND].len;
+    size_t *count = ut_calloc(nb ? nb : 1, sizeof(size_t));
+    an_diag *first = ut_calloc(nb ? nb : 1, sizeof(an_diag));
+    for (size_t i = 0; i < mine->len; i++) {
+        an_diag *d = &mine->items[i];
+        if (!d->rule || d->rule->builtin) continue;
+        const an_rule *r = d->rule;
+        const an_ctx_fact *t;
+        bool drop = an_pycontext_find(&cx, AN_CTX_CORRECT_GUARD, d->start, d->end);
+        if (!drop && !r->in_guarded_code)
+            drop = an_pycontext_find(&cx, AN_CTX_MULTI_DEVICE, d->start, d->end) ||
+                   an_pycontext_find(&cx, AN_CTX_CUDA_ONLY, d->start, d->end);
+        if (!drop && d->entry && !strncmp(d->entry->name, "torch.xpu", 9) && strchr(".", d->entry->name[9]))
+            drop = an_pycontext_find(&cx, AN_CTX_XPU_BACKEND, d->start, d->end);
+        if (!drop && !r->reads_ok)
+            drop = (t = an_pycontext_find(&cx, AN_CTX_ASSIGN_TARGET, d->start, d->end)) && t->start == d->start;
+        if (!drop && r->reads_ok)
+            drop = an_pycontext_find(&cx, AN_CTX_READ, d->start, d->end) && !called(c->src, d->end);
+        if (!drop && !r->in_guarded_code && (t = an_pycontext_find(&cx, AN_CTX_CUDA_BACKEND, d->start, d->end))) {
+            size_t k = (size_t)(t - cx.kinds[AN_CTX_CUDA_BACKEND].items);
+            if (!count[k]++) first[k] = *d;
+            drop = true;
+        }
+        if (drop) drop_diag(d);
+    }
+    /* every class or function backend without an XPU sibling; a module only where no backend inside it speaks for
+     * it, and only when it holds a finding (whose place the report takes) */
+    const an_rule *r = an_catalog_builtin(c->cat, "cuda-backend-family");
+    for (size_t k = 0; k < nb && r && enabled(c, r); k++) {
+        const an_ctx_fact *f = &cx.kinds[AN_CTX_CUDA_BACKEND].items[k];
+        bool inner = false;
+        for (size_t j = 0; j < nb && !f->name_end; j++)
+            inner |= j != k && cx.kinds[AN_CTX_CUDA_BACKEND].items[j].start >= f->start &&
+                     cx.kinds[AN_CTX_CUDA_BACKEND].items[j].end <= f->end;
+        if (!f->xpu_sibling && !inner && (f->name_end || count[k])) report_backend(c, r, f, &first[k], design);
+    }
+    ut_free(count), ut_free(first);
+    an_pycontext_free(&cx);
+}
+
 /* ---- line facts for suppressions ------------------------------------------------------------------------- */
 
 static uint32_t end_row(TSNode n) {
@@ -883,6 +971,8 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
             drop_diag(d);
     }
     ut_free(err), ut_free(agn), ut_free(grd), ut_free(try_b), ut_free(brs);
+    an_diag_list design = {0}; /* the "add an XPU sibling" findings of CUDA backends */
+    filter_context(&c, root, &mine, &design);
     /* superseded findings: inside a finding of a rule that names their code in `supersedes` */
     bool *superseded = ut_calloc(mine.len ? mine.len : 1, sizeof(bool));
     for (size_t j = 0; j < mine.len; j++) {
@@ -911,6 +1001,15 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
             if (d->rule && d->rule->guard_condition && d->end <= cond.end) drop_diag(d);
         }
     }
+    if (design.len) { /* the dropped findings (no rule) go first: sorting compares rules */
+        size_t kept = 0;
+        for (size_t i = 0; i < mine.len; i++)
+            if (mine.items[i].rule) mine.items[kept++] = mine.items[i];
+        mine.len = kept;
+        for (size_t i = 0; i < design.len; i++) ut_vec_push(&mine, design.items[i]);
+        an_diag_list_sort(&mine);
+    }
+    ut_vec_free(&design);
     an_suppressions sup = {0};
     /* a separate pass: the walk above does not descend into every statement (imports) */
     if (memmem(src->text, src->len, "xpuify:", 7)) collect_comments(py, root, src, &sup);

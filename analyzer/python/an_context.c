@@ -1,0 +1,578 @@
+/* an_context: the context facts of a Python file (see an_context.h). One walk over the tree records candidates;
+ * the CUDA backends are decided after it, once every class, registration and sibling of the file is known. */
+#include "analyzer/python/an_context.h"
+#include "analyzer/python/an_resolve.h"
+#include "util/ut_buf.h"
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* deeper trees are not analyzed by the front end either (an_python.c) */
+#define CTX_MAX_DEPTH 4000
+
+typedef struct {
+    TSNode node;      /* class_definition or function_definition */
+    uint32_t start;   /* of the definition with its decorators */
+    uint32_t end;
+    bool is_class;
+    char *registered; /* why it is registered for CUDA ("@register(\"cuda\")"), or NULL */
+} scope;
+
+typedef struct {
+    const char *src;
+    an_pycontext *cx;
+    UT_VEC(scope) scopes;
+    UT_VEC(char *) registered; /* class names passed with "cuda" to a registry: register("cuda", CUDAAccelerator) */
+    UT_VEC(uint32_t) registered_cls; /* `register("cuda", cls)` inside a class method: where the call is */
+} walker;
+
+static const char *text(const walker *w, TSNode n) { return w->src + ts_node_start_byte(n); }
+static size_t len(TSNode n) { return ts_node_end_byte(n) - ts_node_start_byte(n); }
+static bool is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
+
+static void add(walker *w, an_ctx_kind k, uint32_t s, uint32_t e) {
+    an_ctx_fact f = {0};
+    f.kind = k, f.start = s, f.end = e;
+    ut_vec_push(&w->cx->kinds[k], f);
+}
+
+static void add_node(walker *w, an_ctx_kind k, TSNode n) { add(w, k, ts_node_start_byte(n), ts_node_end_byte(n)); }
+
+static bool has(const char *s, size_t n, const char *pat) { return memmem(s, n, pat, strlen(pat)) != NULL; }
+
+static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* a string literal whose value is one of the device types (quotes, no prefix or an r/b prefix) */
+static bool string_is(const char *s, size_t n, const char *value) {
+    size_t vl = strlen(value);
+    while (n && (s[0] == 'r' || s[0] == 'b' || s[0] == 'R' || s[0] == 'B')) s++, n--;
+    return n == vl + 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0] && !strncasecmp(s + 1, value, vl);
+}
+
+static const char *const other_devices[] = {"xpu", "mps", "npu", "hpu", "mlu", "xla", "musa", "mtia", "privateuseone",
+                                            NULL};
+
+static bool ident_char(char c);
+
+/* `x.is_cuda` (an attribute of that name; not `is_cuda_available`) */
+static bool is_cuda_attr(const char *s, size_t n) {
+    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), ".is_cuda", 8)); p++)
+        if ((size_t)(p - s) + 8 >= n || !ident_char(p[8])) return true;
+    return false;
+}
+
+/* `x.device.type == "cuda"`, `x.is_cuda`, `str(d).startswith("cuda")`: a test for CUDA devices, not for whether
+ * CUDA is available */
+static bool device_test(const char *s, size_t n) {
+    static const char *const pats[] = {"== \"cuda\"", "== 'cuda'", "\"cuda\" ==", "'cuda' ==", "==\"cuda\"",
+                                       "=='cuda'", "startswith(\"cuda", "startswith('cuda",
+                                       "in (\"cuda\"", "in ('cuda'", "in [\"cuda\"", "in ['cuda'", NULL};
+    for (int i = 0; pats[i]; i++)
+        if (has(s, n, pats[i])) return true;
+    return is_cuda_attr(s, n);
+}
+
+/* ---- the walk ---------------------------------------------------------------------------------------------- */
+
+/* the last dotted component of a call's function (`register` of `accelerator_registry.register`) */
+static void callee_last(const walker *w, TSNode call, const char **s, size_t *n) {
+    TSNode f = ts_node_child_by_field_name(call, "function", 8);
+    *s = NULL, *n = 0;
+    if (ts_node_is_null(f)) return;
+    if (is(f, "attribute")) f = ts_node_child_by_field_name(f, "attribute", 9);
+    if (ts_node_is_null(f) || !is(f, "identifier")) return;
+    *s = text(w, f), *n = len(f);
+}
+
+static bool starts(const char *s, size_t n, const char *p) { return n >= strlen(p) && !memcmp(s, p, strlen(p)); }
+
+/* `@register("cuda")`, `@ACCELERATORS.register_module("cuda")`, `@torch.library.impl(lib, "op", "CUDA")`,
+ * `@op.register_kernel("cuda")`: registered for CUDA and for no other device */
+static bool registers_cuda(const walker *w, TSNode call) {
+    const char *f;
+    size_t fn;
+    callee_last(w, call, &f, &fn);
+    if (!f || !(starts(f, fn, "register") || (fn == 4 && !memcmp(f, "impl", 4)) || starts(f, fn, "impl_"))) return false;
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args)) return false;
+    bool cuda = false;
+    uint32_t k = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is(a, "keyword_argument")) a = ts_node_child_by_field_name(a, "value", 5);
+        if (!is(a, "string")) continue;
+        if (string_is(text(w, a), len(a), "cuda")) cuda = true;
+        for (int d = 0; other_devices[d]; d++)
+            if (string_is(text(w, a), len(a), other_devices[d]) || string_is(text(w, a), len(a), "cpu")) return false;
+    }
+    return cuda;
+}
+
+static void on_decorated(walker *w, TSNode n) {
+    TSNode def = ts_node_child_by_field_name(n, "definition", 10);
+    if (ts_node_is_null(def)) return;
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode d = ts_node_named_child(n, i);
+        if (!is(d, "decorator")) continue;
+        TSNode call = ts_node_named_child(d, 0);
+        if (!is(call, "call") || !registers_cuda(w, call)) continue;
+        size_t fl = len(call);
+        const char *ft = text(w, call);
+        const char *paren = memchr(ft, '(', fl);
+        ut_buf why;
+        ut_buf_init(&why);
+        ut_buf_printf(&why, "registered for CUDA by `@%.*s(...)`", (int)(paren ? (size_t)(paren - ft) : fl), ft);
+        scope sc = {def, ts_node_start_byte(n), ts_node_end_byte(n), is(def, "class_definition"), ut_buf_take(&why)};
+        ut_vec_push(&w->scopes, sc);
+        ut_buf_free(&why);
+        return;
+    }
+}
+
+/* `registry.register("cuda", CUDAAccelerator)`, `accelerator_registry.register("cuda", cls, ...)` */
+static void on_registry_call(walker *w, TSNode call) {
+    const char *f;
+    size_t fn;
+    callee_last(w, call, &f, &fn);
+    if (!f || !starts(f, fn, "register")) return;
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) < 2) return;
+    TSNode key = ts_node_named_child(args, 0), val = ts_node_named_child(args, 1);
+    if (!is(key, "string") || !string_is(text(w, key), len(key), "cuda")) return;
+    if (is(val, "attribute")) val = ts_node_child_by_field_name(val, "attribute", 9);
+    if (!is(val, "identifier")) return;
+    if (len(val) == 3 && !memcmp(text(w, val), "cls", 3)) ut_vec_push(&w->registered_cls, ts_node_start_byte(call));
+    else ut_vec_push(&w->registered, ut_strndup(text(w, val), len(val)));
+}
+
+/* `setattr(torch.cuda, "is_available", f)`, `monkeypatch.setattr(torch.cuda, ...)`, `mock.patch.object(torch.cuda,
+ * ...)`: the first argument is what is set, not used */
+static void on_setattr_call(walker *w, TSNode call) {
+    const char *f;
+    size_t fn;
+    callee_last(w, call, &f, &fn);
+    if (!f || !((fn == 7 && !memcmp(f, "setattr", 7)) || (fn == 6 && !memcmp(f, "object", 6)) ||
+                (fn == 7 && !memcmp(f, "delattr", 7))))
+        return;
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args) || !ts_node_named_child_count(args)) return;
+    TSNode a = ts_node_named_child(args, 0);
+    if (is(a, "attribute") || is(a, "identifier")) add_node(w, AN_CTX_ASSIGN_TARGET, a);
+}
+
+/* a dictionary keyed by device type with CUDA and another accelerator: `{"cuda": torch.cuda.empty_cache, "xpu":
+ * torch.xpu.empty_cache, "cpu": None}` */
+static void on_dictionary(walker *w, TSNode n) {
+    bool cuda = false, other = false;
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode p = ts_node_named_child(n, i);
+        if (!is(p, "pair")) continue;
+        TSNode key = ts_node_child_by_field_name(p, "key", 3);
+        if (!is(key, "string")) continue;
+        if (string_is(text(w, key), len(key), "cuda")) cuda = true;
+        for (int d = 0; other_devices[d]; d++)
+            if (string_is(text(w, key), len(key), other_devices[d])) other = true;
+    }
+    if (cuda && other) add_node(w, AN_CTX_MULTI_DEVICE, n);
+}
+
+static void on_boolean(walker *w, TSNode n) {
+    const char *s = text(w, n);
+    size_t sl = len(n);
+    /* `torch.cuda.device_count() > 1 or torch.xpu.device_count() > 1`: probes for several devices at once */
+    if (has(s, sl, "cuda") && an_py_mentions_agnostic(s, sl)) {
+        add_node(w, AN_CTX_MULTI_DEVICE, n);
+        return;
+    }
+    TSNode left = ts_node_child_by_field_name(n, "left", 4), right = ts_node_child_by_field_name(n, "right", 5);
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    if (ts_node_is_null(left) || ts_node_is_null(right) || ts_node_is_null(op) || len(op) != 3 ||
+        memcmp(text(w, op), "and", 3))
+        return;
+    /* `DEVICE_TYPE == "cuda" and torch.cuda.is_bf16_supported()`: the right operand runs on CUDA only; one that is
+     * a device test itself (`x.is_cuda and not y.is_cuda`) is ported with the left one, so it stays a finding */
+    if (device_test(text(w, left), len(left)) && !device_test(text(w, right), len(right)))
+        add_node(w, AN_CTX_CUDA_ONLY, right);
+}
+
+static void on_assignment(walker *w, TSNode n) {
+    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    if (ts_node_is_null(left)) return;
+    if (is(left, "attribute") || is(left, "identifier")) {
+        add_node(w, AN_CTX_ASSIGN_TARGET, left);
+        return;
+    }
+    if (!is(left, "pattern_list") && !is(left, "tuple_pattern")) return;
+    uint32_t k = ts_node_named_child_count(left);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode t = ts_node_named_child(left, i);
+        if (is(t, "attribute") || is(t, "identifier")) add_node(w, AN_CTX_ASSIGN_TARGET, t);
+    }
+}
+
+/* the last statement of a block leaves it: return, raise, continue, break, `pytest.skip(...)`, `sys.exit(...)` */
+static bool block_exits(const walker *w, TSNode block) {
+    if (ts_node_is_null(block)) return false;
+    TSNode last = {0};
+    uint32_t k = ts_node_named_child_count(block);
+    for (uint32_t i = k; i-- > 0;) {
+        TSNode c = ts_node_named_child(block, i);
+        if (!is(c, "comment")) { last = c; break; }
+    }
+    if (ts_node_is_null(last)) return false;
+    if (is(last, "return_statement") || is(last, "raise_statement") || is(last, "continue_statement") ||
+        is(last, "break_statement"))
+        return true;
+    if (!is(last, "expression_statement")) return false;
+    TSNode call = ts_node_named_child(last, 0);
+    if (!is(call, "call")) return false;
+    const char *f;
+    size_t fn;
+    callee_last(w, call, &f, &fn);
+    return f && ((fn == 4 && !memcmp(f, "skip", 4)) || (fn == 8 && !memcmp(f, "skipTest", 8)) ||
+                 (fn == 4 && !memcmp(f, "exit", 4)) || (fn == 5 && !memcmp(f, "_exit", 5)));
+}
+
+/* the operand of a leading `not` (parentheses included), or a NULL node */
+static TSNode negated(TSNode cond) {
+    while (is(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
+    if (!is(cond, "not_operator")) return (TSNode){0};
+    return ts_node_child_by_field_name(cond, "argument", 8);
+}
+
+static void on_if(walker *w, TSNode n) {
+    TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+    TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+    TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+    TSNode arg = negated(cond);
+    if (ts_node_is_null(arg) || !block_exits(w, body)) return;
+    const char *s = text(w, arg);
+    size_t sl = len(arg);
+    /* `if not x.is_cuda: return fallback(x)`: what follows is the CUDA kernel's path, and the test routes to it */
+    if (device_test(s, sl)) {
+        add_node(w, AN_CTX_CORRECT_GUARD, cond);
+        return;
+    }
+    /* `if not torch.cuda.is_available(): return`: the rest of the block runs on CUDA only */
+    if (!ts_node_is_null(alt) || !has(s, sl, "cuda.is_available()") || an_py_mentions_agnostic(s, sl)) return;
+    TSNode parent = ts_node_parent(n);
+    if (ts_node_is_null(parent) || (!is(parent, "block") && !is(parent, "module"))) return;
+    add_node(w, AN_CTX_CORRECT_GUARD, cond);
+    if (ts_node_end_byte(parent) > ts_node_end_byte(n)) add(w, AN_CTX_CUDA_ONLY, ts_node_end_byte(n), ts_node_end_byte(parent));
+}
+
+static void visit(walker *w, TSNode n) {
+    const char *t = ts_node_type(n);
+    switch (t[0]) {
+    case 'a':
+        if (!strcmp(t, "assignment")) on_assignment(w, n);
+        else if (!strcmp(t, "assert_statement")) add_node(w, AN_CTX_READ, n);
+        break;
+    case 'b':
+        if (!strcmp(t, "boolean_operator")) on_boolean(w, n);
+        break;
+    case 'c':
+        if (!strcmp(t, "call")) on_registry_call(w, n), on_setattr_call(w, n);
+        else if (!strcmp(t, "class_definition")) {
+            TSNode p = ts_node_parent(n);
+            if (!is(p, "decorated_definition")) p = n;
+            scope sc = {n, ts_node_start_byte(p), ts_node_end_byte(p), true, NULL};
+            ut_vec_push(&w->scopes, sc);
+        } else if (!strcmp(t, "comparison_operator")) {
+            add_node(w, AN_CTX_READ, n);
+            /* `dist.get_backend() == "nccl"`, `get_backend() == Backend.NCCL`: asks which backend runs */
+            if (has(text(w, n), len(n), "get_backend(")) add_node(w, AN_CTX_CORRECT_GUARD, n);
+        }
+        break;
+    case 'd':
+        if (!strcmp(t, "dictionary")) on_dictionary(w, n);
+        else if (!strcmp(t, "decorated_definition")) on_decorated(w, n);
+        break;
+    case 'i':
+        if (!strcmp(t, "if_statement")) on_if(w, n);
+        else if (!strcmp(t, "interpolation")) add_node(w, AN_CTX_READ, n);
+        break;
+    }
+}
+
+/* ---- CUDA backends ------------------------------------------------------------------------------------------ */
+
+/* word (4 letters at most, lower case) as a word of the name: CUDA, Cuda or cuda at a camel-case or underscore
+ * boundary */
+static bool named_for(const char *s, size_t n, const char *word, size_t *tok) {
+    size_t wl = strlen(word);
+    char wu[8], wt[8];
+    for (size_t i = 0; i <= wl; i++) wu[i] = (char)toupper((unsigned char)word[i]), wt[i] = i ? word[i] : wu[0];
+    for (size_t i = 0; i + wl <= n; i++) {
+        if (strncasecmp(s + i, word, wl)) continue;
+        bool upper = !memcmp(s + i, wu, wl), title = !memcmp(s + i, wt, wl), lower = !memcmp(s + i, word, wl);
+        char before = i ? s[i - 1] : 0, after = i + wl < n ? s[i + wl] : 0;
+        bool left = !before || before == '_' || (!lower && islower((unsigned char)before)) ||
+                    (!lower && isdigit((unsigned char)before));
+        bool right = !after || !isalpha((unsigned char)after) || (upper && isupper((unsigned char)after)) ||
+                     (title && isupper((unsigned char)after)) || isdigit((unsigned char)after);
+        if ((upper || title || lower) && left && right) {
+            if (tok) *tok = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool an_ctx_named_for_cuda(const char *s, size_t n, size_t *tok) { return named_for(s, n, "cuda", tok); }
+
+/* the name without its device word (wl letters at tok): CUDAAccelerator -> Accelerator, cuda_backend -> backend */
+static char *rest_of(const char *s, size_t n, size_t tok, size_t wl) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%.*s", (int)tok, s);
+    size_t from = tok + wl;
+    if (from < n && s[from] == '_' && (!tok || s[tok - 1] == '_')) from++;
+    if (b.len && b.data[b.len - 1] == '_' && from >= n) b.data[--b.len] = 0;
+    ut_buf_printf(&b, "%.*s", (int)(n - from), s + from);
+    return ut_buf_take(&b);
+}
+
+static bool base_excluded(const char *b, size_t n) {
+    static const char *const no[] = {"object", "Module", "ABC", "Exception", "Function", "Protocol", "Generic", "Enum",
+                                     "TestCase", "NamedTuple", "dict", "Dict", "Tensor", "Dataset", "IntEnum",
+                                     "RuntimeError", "str", "list", "tuple", "Extension", "BuildExtension",
+                                     "CUDAExtension", "CppExtension", NULL};
+    for (int i = 0; no[i]; i++)
+        if (strlen(no[i]) == n && !memcmp(b, no[i], n)) return true;
+    return false;
+}
+
+/* `class CUDAAccelerator(Accelerator)`: a base class named by the rest of the name (Accelerator, BaseAccelerator,
+ * AcceleratorBase, DeepSpeedAccelerator) */
+static bool family_base(const walker *w, TSNode cls, const char *rest, char **base) {
+    TSNode sup = ts_node_child_by_field_name(cls, "superclasses", 12);
+    if (ts_node_is_null(sup) || strlen(rest) < 3) return false;
+    uint32_t k = ts_node_named_child_count(sup);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode b = ts_node_named_child(sup, i);
+        if (is(b, "attribute")) b = ts_node_child_by_field_name(b, "attribute", 9);
+        if (!is(b, "identifier")) continue;
+        const char *bs = text(w, b);
+        size_t bl = len(b), rl = strlen(rest);
+        if (base_excluded(bs, bl)) continue;
+        /* _Accelerator, BaseAccelerator, AbstractAccelerator, AcceleratorBase: the family's name is Accelerator */
+        while (bl && *bs == '_') bs++, bl--;
+        if (starts(bs, bl, "Base") && bl > 4 && isupper((unsigned char)bs[4])) bs += 4, bl -= 4;
+        else if (starts(bs, bl, "Abstract") && bl > 8) bs += 8, bl -= 8;
+        if (bl > 4 && !memcmp(bs + bl - 4, "Base", 4)) bl -= 4;
+        /* the family's name is the rest of the class's (Accelerator), or ends with it (DeepSpeedAccelerator) */
+        bool hit = bl >= rl && !memcmp(bs + bl - rl, rest, rl);
+        if (hit) {
+            *base = ut_strndup(bs, bl);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* `class XPUAccelerator` next to `class CUDAAccelerator`: a class of that name in the file */
+static bool has_class(const char *src, const char *name) {
+    size_t nl = strlen(name);
+    for (const char *p = src; (p = strstr(p, "class ")); p += 6) {
+        if (p > src && ident_char(p[-1])) continue;
+        const char *q = p + 6;
+        while (*q == ' ') q++;
+        if (!strncmp(q, name, nl) && !ident_char(q[nl])) return true;
+    }
+    return false;
+}
+
+/* a class named like name with its device word (wl letters at tok) replaced by one of devs */
+static char *sibling(const char *src, const char *name, size_t tok, size_t wl, const char *const *devs) {
+    for (int i = 0; devs[i]; i++) {
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "%.*s%s%s", (int)tok, name, devs[i], name + tok + wl);
+        if (has_class(src, b.data)) return ut_buf_take(&b);
+        ut_buf_free(&b);
+    }
+    return NULL;
+}
+
+/* `accelerators/cuda.py`, `backends/cuda_backend.py`: the CUDA module of a package of device backends */
+static char *module_backend(const char *path, char **why, char **xpu) {
+    if (!path) return NULL;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t bl = strlen(base);
+    if (bl < 4 || strcmp(base + bl - 3, ".py")) return NULL;
+    size_t tok;
+    /* cuda.py, cuda_accelerator.py, backend_cuda.py; not test_cuda.py (a test of the backend) */
+    if (!an_ctx_named_for_cuda(base, bl - 3, &tok) || starts(base, bl, "test_") || strstr(base, "_test.py"))
+        return NULL;
+    const char *dir_end = base > path ? base - 1 : NULL;
+    if (!dir_end) return NULL;
+    const char *dir = dir_end;
+    while (dir > path && dir[-1] != '/') dir--;
+    size_t dl = (size_t)(dir_end - dir);
+    static const char *const pkgs[] = {"accelerators", "accelerator", "backends", "backend", "platforms", "platform",
+                                       "devices", NULL};
+    for (int i = 0; pkgs[i]; i++) {
+        if (strlen(pkgs[i]) != dl || memcmp(dir, pkgs[i], dl)) continue;
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "the CUDA module of the `%.*s` package", (int)dl, dir);
+        *why = ut_buf_take(&b);
+        /* its XPU sibling is a file beside it (xpu_accelerator.py next to cuda_accelerator.py); a results-cache entry
+         * made before the sibling existed keeps saying it is missing until the module itself changes */
+        const char *word = base[tok] == 'c' ? "xpu" : base[tok + 1] == 'U' ? "XPU" : "Xpu";
+        ut_buf_printf(&b, "%.*s%.*s%s%s", (int)(base - path), path, (int)tok, base, word, base + tok + 4);
+        if (!access(b.data, F_OK)) *xpu = ut_strdup(b.data + (base - path));
+        ut_buf_free(&b);
+        return ut_strdup(base);
+    }
+    return NULL;
+}
+
+static void add_backend(walker *w, uint32_t s, uint32_t e, TSNode name, char *label, char *why, char *xpu) {
+    an_ctx_fact f = {0};
+    f.kind = AN_CTX_CUDA_BACKEND, f.start = s, f.end = e;
+    if (!ts_node_is_null(name)) f.name_start = ts_node_start_byte(name), f.name_end = ts_node_end_byte(name);
+    f.name = label, f.why = why, f.xpu_sibling = xpu;
+    ut_vec_push(&w->cx->kinds[AN_CTX_CUDA_BACKEND], f);
+}
+
+static void decide_backends(walker *w, const char *path, size_t srclen) {
+    static const char *const xpu[] = {"XPU", "Xpu", "xpu", NULL};
+    static const char *const others[] = {"MPS", "Mps", "CPU", "Cpu", "NPU", "Npu", "HPU", "Hpu", "ROCm", "Rocm", "HIP",
+                                         "Hip", "XLA", "Xla", "TPU", "Tpu", "mps", "cpu", "npu", "hpu", "rocm", "hip",
+                                         "xla", "tpu", NULL};
+    char *mwhy = NULL, *mxpu = NULL, *mname = module_backend(path, &mwhy, &mxpu);
+    if (mname) add_backend(w, 0, (uint32_t)srclen, (TSNode){0}, mname, mwhy, mxpu);
+    for (size_t i = 0; i < w->scopes.len; i++) {
+        scope *sc = &w->scopes.items[i];
+        TSNode nm = ts_node_child_by_field_name(sc->node, "name", 4);
+        if (ts_node_is_null(nm)) continue;
+        char *name = ut_strndup(text(w, nm), len(nm));
+        char *why = sc->registered ? ut_strdup(sc->registered) : NULL;
+        size_t tok = 0;
+        bool named = an_ctx_named_for_cuda(name, strlen(name), &tok);
+        char *xsib = named ? sibling(w->src, name, tok, 4, xpu) : NULL;
+        /* a registered implementation's sibling is another registration, for "xpu" */
+        if (why && !xsib && (strstr(w->src, "(\"xpu\"") || strstr(w->src, "('xpu'"))) xsib = ut_strdup("xpu");
+        if (sc->is_class && !why) {
+            for (size_t r = 0; r < w->registered.len && !why; r++)
+                if (!strcmp(w->registered.items[r], name)) why = ut_strdup("registered for \"cuda\" by its registry");
+            for (size_t r = 0; r < w->registered_cls.len && !why; r++)
+                if (w->registered_cls.items[r] >= sc->start && w->registered_cls.items[r] < sc->end)
+                    why = ut_strdup("registered for \"cuda\" by its registry");
+        }
+        if (sc->is_class && named && !why) {
+            char *rest = rest_of(name, strlen(name), tok, 4), *base = NULL;
+            char *osib = xsib ? NULL : sibling(w->src, name, tok, 4, others);
+            ut_buf b;
+            ut_buf_init(&b);
+            if (family_base(w, sc->node, rest, &base)) ut_buf_printf(&b, "a subclass of `%s`", base);
+            else if (xsib || osib) ut_buf_printf(&b, "a sibling of `%s`", xsib ? xsib : osib);
+            else if (mname) ut_buf_printf(&b, "%s", mwhy);
+            why = b.len ? ut_buf_take(&b) : NULL;
+            ut_buf_free(&b);
+            ut_free(rest), ut_free(base), ut_free(osib);
+        }
+        /* the XPU member of the family (XPUAccelerator next to CUDAAccelerator): XPU-only by design, as its CUDA
+         * sibling is CUDA-only */
+        size_t xt;
+        if (!why && sc->is_class && !named && named_for(name, strlen(name), "xpu", &xt)) {
+            static const char *const cuda[] = {"CUDA", "Cuda", "cuda", NULL};
+            char *rest = rest_of(name, strlen(name), xt, 3), *base = NULL, *csib = sibling(w->src, name, xt, 3, cuda);
+            bool fam = csib || family_base(w, sc->node, rest, &base);
+            ut_free(rest), ut_free(base), ut_free(csib);
+            if (fam) add(w, AN_CTX_XPU_BACKEND, sc->start, sc->end);
+        }
+        if (why) {
+            if (!xsib && mxpu) xsib = ut_strdup(mxpu); /* the module's sibling speaks for its classes */
+            add_backend(w, sc->start, sc->end, nm, name, why, xsib);
+        } else {
+            ut_free(name), ut_free(xsib);
+        }
+    }
+}
+
+/* ---- lookups ------------------------------------------------------------------------------------------------ */
+
+static int fact_cmp(const void *a, const void *b) {
+    const an_ctx_fact *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end > y->end ? -1 : x->end < y->end; /* the outer one first */
+}
+
+/* sorted, without the facts inside another (their ranges nest or are disjoint: they are syntax nodes) */
+static void keep_outermost(an_ctx_facts *v) {
+    if (v->len > 1) qsort(v->items, v->len, sizeof *v->items, fact_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < v->len; i++) {
+        if (k && v->items[i].start >= v->items[k - 1].start && v->items[i].end <= v->items[k - 1].end) continue;
+        v->items[k++] = v->items[i];
+    }
+    v->len = k;
+}
+
+void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const char *path) {
+    memset(cx, 0, sizeof *cx);
+    walker w = {0};
+    w.src = src, w.cx = cx;
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    unsigned depth = 0;
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        if (ts_node_is_named(n)) visit(&w, n);
+        if (depth < CTX_MAX_DEPTH && ts_tree_cursor_goto_first_child(&cur)) {
+            depth++;
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+            depth--;
+        }
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+    decide_backends(&w, path, strlen(src));
+    for (int k = 0; k <= AN_CTX_XPU_BACKEND; k++)
+        if (k != AN_CTX_CUDA_BACKEND) keep_outermost(&cx->kinds[k]);
+    for (size_t i = 0; i < w.scopes.len; i++) ut_free(w.scopes.items[i].registered);
+    for (size_t i = 0; i < w.registered.len; i++) ut_free(w.registered.items[i]);
+    ut_vec_free(&w.scopes);
+    ut_vec_free(&w.registered);
+    ut_vec_free(&w.registered_cls);
+}
+
+void an_pycontext_free(an_pycontext *cx) {
+    for (int k = 0; k <= AN_CTX_XPU_BACKEND; k++) {
+        for (size_t i = 0; i < cx->kinds[k].len; i++) {
+            an_ctx_fact *f = &cx->kinds[k].items[i];
+            ut_free(f->name), ut_free(f->why), ut_free(f->xpu_sibling);
+        }
+        ut_vec_free(&cx->kinds[k]);
+    }
+}
+
+const an_ctx_fact *an_pycontext_find(const an_pycontext *cx, an_ctx_kind kind, uint32_t s, uint32_t e) {
+    const an_ctx_facts *v = &cx->kinds[kind];
+    if (kind == AN_CTX_CUDA_BACKEND) {
+        const an_ctx_fact *best = NULL;
+        for (size_t i = 0; i < v->len; i++) {
+            const an_ctx_fact *f = &v->items[i];
+            if (f->start <= s && e <= f->end && (!best || f->end - f->start < best->end - best->start)) best = f;
+        }
+        return best;
+    }
+    size_t lo = 0, hi = v->len; /* the last fact starting at or before s */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->items[mid].start <= s) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!lo) return NULL;
+    const an_ctx_fact *f = &v->items[lo - 1];
+    return e <= f->end ? f : NULL;
+}

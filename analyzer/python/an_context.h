@@ -1,0 +1,60 @@
+/* an_context: the context facts of a Python file: which scopes are the CUDA backend of a multi-backend design,
+ * which code already handles several devices, which names are assignment targets or flag reads, and which CUDA
+ * tests are correct guards. Computed once per file from the tree-sitter tree (and the file's path); the front end
+ * filters its findings with them, so `check`, `fix` and the LSP see the same facts. */
+#ifndef AN_CONTEXT_H
+#define AN_CONTEXT_H
+#include "util/ut_mem.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+typedef enum {
+    /* a class, function or module that is the CUDA member of a family of device backends: nothing inside is
+     * rewritten (CUDAAccelerator next to MPSAccelerator, @register("cuda"), accelerators/cuda.py) */
+    AN_CTX_CUDA_BACKEND,
+    /* code that already handles several devices: a dispatch table keyed by device type, sibling probes in one
+     * expression (`torch.cuda.device_count() > 1 or torch.xpu.device_count() > 1`) */
+    AN_CTX_MULTI_DEVICE,
+    /* code that runs only on CUDA: the operand after `DEV == "cuda" and`, the rest of a block after
+     * `if not torch.cuda.is_available(): return` (`a if x.is_cuda else b` is not: b must work on XPU too) */
+    AN_CTX_CUDA_ONLY,
+    /* a CUDA test that is right as it is: `if not x.is_cuda: return fallback(x)`, `dist.get_backend() == "nccl"`,
+     * the condition of an early exit */
+    AN_CTX_CORRECT_GUARD,
+    /* what an assignment or setattr sets (`torch.cuda.is_available = ...`): a finding starting there is no use */
+    AN_CTX_ASSIGN_TARGET,
+    /* where a value is only read: an assert, a comparison, an f-string's interpolation */
+    AN_CTX_READ,
+    /* the XPU member of a family of device backends (XPUAccelerator next to CUDAAccelerator): its torch.xpu calls
+     * are XPU-only by design */
+    AN_CTX_XPU_BACKEND,
+} an_ctx_kind;
+
+typedef struct {
+    an_ctx_kind kind;
+    uint32_t start, end;           /* the byte range the fact covers */
+    uint32_t name_start, name_end; /* AN_CTX_CUDA_BACKEND: the class or function name (0, 0: a module) */
+    char *name;                    /* AN_CTX_CUDA_BACKEND: the scope's name ("CUDAAccelerator", "cuda.py") */
+    char *why;                     /* AN_CTX_CUDA_BACKEND: what makes it one ("a subclass of `Accelerator`") */
+    char *xpu_sibling;             /* AN_CTX_CUDA_BACKEND: the XPU sibling it has, or NULL */
+} an_ctx_fact;
+
+typedef UT_VEC(an_ctx_fact) an_ctx_facts;
+
+typedef struct {
+    /* per kind; after collection every kind but AN_CTX_CUDA_BACKEND keeps its outermost facts only, sorted by
+     * start (a lookup is a binary search: files with thousands of findings and facts stay n log n) */
+    an_ctx_facts kinds[AN_CTX_XPU_BACKEND + 1];
+} an_pycontext;
+
+/* Walks the tree (the whole of it: the facts of the region the caller reports depend on code around it). path: the
+ * file's path (a module's place in an accelerators/ or backends/ package), or NULL. */
+void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const char *path);
+void an_pycontext_free(an_pycontext *cx);
+/* A fact of that kind whose range holds [s, e) (of AN_CTX_CUDA_BACKEND: the innermost), or NULL. */
+const an_ctx_fact *an_pycontext_find(const an_pycontext *cx, an_ctx_kind kind, uint32_t s, uint32_t e);
+/* A name that stands for CUDA as a word of it: CUDAAccelerator, CudaBackend, AcceleratorCUDA, cuda_backend. When
+ * it does, *tok and *toklen give where the word is. */
+bool an_ctx_named_for_cuda(const char *s, size_t n, size_t *tok);
+#endif

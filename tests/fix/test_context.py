@@ -1,0 +1,147 @@
+"""End-to-end tests of the context facts (an_context): a CUDA backend module of an accelerators/ package is left
+as it is by `fix` (even with unsafe fixes) and reported once, by XPU810; the same text elsewhere is ported; the
+facts hold the same in `check` and `fix`, with one thread and many."""
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lsp"))
+from harness import check, eq, fixture, main, read, run, write  # noqa: E402
+from lspclient import Server, uri_of  # noqa: E402
+
+BACKEND = '''import torch
+
+
+def num_cuda_devices():
+    return torch.cuda.device_count()
+
+
+def clear_cuda_memory():
+    torch.cuda.empty_cache()
+'''
+
+FAMILY = BACKEND + '''
+
+class Accelerator:
+    pass
+
+
+class CUDAAccelerator(Accelerator):
+    def setup_device(self, device):
+        torch.cuda.set_device(device)
+'''
+
+TRAIN = '''import torch
+
+
+def step(x):
+    torch.cuda.synchronize()
+    return x
+'''
+
+
+def project():
+    write("pkg/__init__.py", "")
+    write("pkg/accelerators/__init__.py", "")
+    write("pkg/accelerators/cuda.py", BACKEND)
+    write("pkg/accelerators/cpu.py", "import torch\n")
+    write("pkg/utils/__init__.py", "")
+    write("pkg/utils/cuda.py", BACKEND)
+    write("pkg/train.py", TRAIN)
+
+
+def findings(*paths):
+    r = run("check", "--no-cache", "--format", "json", *paths)
+    check(r.code in (0, 1), "check failed", r)
+    return [(os.path.relpath(d["path"]), d["line"], d["code"]) for d in r.json()]
+
+
+def test_backend_module_reported_once():
+    project()
+    got = findings("pkg/accelerators/cuda.py")
+    eq(got, [("pkg/accelerators/cuda.py", 5, "XPU810")], "the module's first CUDA-only use carries the one finding")
+    r = run("check", "--no-cache", "--format", "json", "pkg/accelerators/cuda.py")
+    msg = r.json()[0]["message"]
+    check("`cuda.py` is the CUDA backend" in msg and "`accelerators` package" in msg and "`xpu.py`" in msg, msg)
+
+
+def test_same_module_elsewhere_is_ported():
+    project()
+    got = findings("pkg/utils/cuda.py")
+    eq(sorted(c for _, _, c in got), ["XPU201", "XPU203"], "outside a backend package the calls are findings")
+
+
+def test_fix_leaves_backends_alone():
+    project()
+    write("pkg/accelerators/cuda_family.py", FAMILY)
+    r = run("fix", "-q", "--no-cache", "--unsafe-fixes", "--target", "accelerator", "--torch-version", "2.10", "pkg")
+    check(r.code in (0, 1), "fix failed", r)
+    eq(read("pkg/accelerators/cuda.py"), BACKEND, "a backend module is not rewritten, not even by unsafe fixes")
+    check(read("pkg/utils/cuda.py") != BACKEND, "the same text outside a backend package is ported")
+    check("torch.cuda.synchronize" not in read("pkg/train.py"), "ordinary code is ported", read("pkg/train.py"))
+    fam = read("pkg/accelerators/cuda_family.py")
+    check("torch.cuda.set_device(device)" in fam, "the CUDA class of a family is not rewritten", fam)
+    # the module's own functions belong to the backend module too
+    check("torch.cuda.device_count()" in fam, "the backend module's functions are not rewritten", fam)
+
+
+def test_class_speaks_for_module():
+    write("accelerators/cuda.py", FAMILY)
+    got = findings("accelerators/cuda.py")
+    eq(got, [("accelerators/cuda.py", 16, "XPU810")], "a backend class inside a backend module: one finding, at it")
+
+
+def test_xpu_sibling_module_silences():
+    # DeepSpeed's layout: accelerator/cuda_accelerator.py next to accelerator/xpu_accelerator.py
+    write("accelerator/cuda_accelerator.py", FAMILY)
+    eq(findings("accelerator/cuda_accelerator.py"), [("accelerator/cuda_accelerator.py", 16, "XPU810")], "no sibling yet")
+    write("accelerator/xpu_accelerator.py", "import torch\n")
+    eq(findings("accelerator/cuda_accelerator.py"), [], "with its XPU sibling the backend is no finding at all")
+    eq(read("accelerator/cuda_accelerator.py"), FAMILY)
+
+
+def test_editor_sees_the_same_facts():
+    # the language server publishes what check reports, inside a backend module and in ordinary code, and after an
+    # edit inside the backend class (a re-analysis of part of the file) the class still holds only XPU810
+    project()
+    write("pkg/accelerators/cuda_family.py", FAMILY)
+    want = findings("pkg/accelerators/cuda_family.py", "pkg/utils/cuda.py")
+    s = Server()
+    s.initialize({"general": {"positionEncodings": ["utf-32"]}})
+    got = []
+    for path in ("pkg/accelerators/cuda_family.py", "pkg/utils/cuda.py"):
+        uri = uri_of(path)
+        s.open(uri, read(path))
+        got += [(path, x["range"]["start"]["line"] + 1, x["code"]) for x in s.diagnostics(uri, version=1)]
+    eq(sorted(got), sorted(want), "lsp and check")
+    uri = uri_of("pkg/accelerators/cuda_family.py")
+    line = FAMILY.split("\n").index("        torch.cuda.set_device(device)")
+    s.change(uri, 2, [{"range": {"start": {"line": line, "character": 8}, "end": {"line": line, "character": 8}},
+                       "text": "torch.cuda.synchronize(); "}])
+    after = sorted((x["range"]["start"]["line"] + 1, x["code"]) for x in s.diagnostics(uri, version=2))
+    eq(after, [(16, "XPU810")], "an edit inside the backend")
+    s.stop()
+
+
+def test_threads_agree():
+    project()
+    a = run("check", "--no-cache", "--format", "json", "--threads", "1", "pkg")
+    b = run("check", "--no-cache", "--format", "json", "--threads", "4", "pkg")
+    eq(a.out, b.out, "one thread and four")
+
+
+def test_extension_is_cuda_routing():
+    # C++ extensions: an is_cuda() test that sends tensors to a CUDA kernel (an if around a *_cuda call or a
+    # WITH_CUDA block, a TORCH_CHECK before one) stays; one that only asks "on a device?" becomes !x.is_cpu()
+    shutil.copy(fixture("golden", "ext", "routing.cpp"), "routing.cpp")
+    r = run("fix", "-q", "--no-cache", "routing.cpp")
+    check(r.code in (0, 1), "fix failed", r)
+    eq(read("routing.cpp"), read(fixture("golden", "ext", "routing.fixed.cpp")), "routing.cpp")
+    r = run("check", "--no-cache", "--format", "json", "routing.cpp")
+    kept = sorted(d["line"] for d in r.json() if d["code"] == "XPC701")
+    eq(kept, [11, 24, 29], "the routing tests stay findings, without a fix")
+
+
+if __name__ == "__main__":
+    main(globals())

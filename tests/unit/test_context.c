@@ -1,0 +1,201 @@
+/* Unit tests for an_context: the context facts of a Python file (CUDA backends, multi-device code, CUDA-only code,
+ * correct guards, assignment targets, reads), each asked at the text it should (or should not) cover. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include "analyzer/python/an_context.h"
+#include <string.h>
+#include <tree_sitter/api.h>
+
+const TSLanguage *tree_sitter_python(void);
+
+typedef struct {
+    TSParser *p;
+    TSTree *t;
+    an_pycontext cx;
+    const char *src;
+} parsed;
+
+static void parse(parsed *x, const char *src, const char *path) {
+    x->src = src;
+    x->p = ts_parser_new();
+    ts_parser_set_language(x->p, tree_sitter_python());
+    x->t = ts_parser_parse_string(x->p, NULL, src, (uint32_t)strlen(src));
+    an_pycontext_collect(&x->cx, ts_tree_root_node(x->t), src, path);
+}
+
+static void done(parsed *x) {
+    an_pycontext_free(&x->cx);
+    ts_tree_delete(x->t);
+    ts_parser_delete(x->p);
+}
+
+/* the fact of that kind over the nth (0-based) occurrence of `at` in the source */
+static const an_ctx_fact *fact_at(const parsed *x, an_ctx_kind k, const char *at, int nth) {
+    const char *s = strstr(x->src, at);
+    while (s && nth--) s = strstr(s + 1, at);
+    assert_non_null(s);
+    uint32_t a = (uint32_t)(s - x->src);
+    return an_pycontext_find(&x->cx, k, a, a + (uint32_t)strlen(at));
+}
+
+static void backend_class_with_family_base(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "import torch\nclass Accelerator: pass\nclass CUDAAccelerator(Accelerator):\n"
+              "    def n(self):\n        return torch.cuda.device_count()\n"
+              "def other():\n    return torch.cuda.device_count()\n", "src/pkg/accelerator.py");
+    const an_ctx_fact *f = fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda.device_count", 0);
+    assert_non_null(f);
+    assert_string_equal(f->name, "CUDAAccelerator");
+    assert_string_equal(f->why, "a subclass of `Accelerator`");
+    assert_null(f->xpu_sibling);
+    assert_null(fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda.device_count", 1)); /* outside the class */
+    done(&x);
+}
+
+static void backend_not_for_plain_modules(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "import torch\nclass CUDAGraphModule(torch.nn.Module):\n    def f(self):\n        torch.cuda.synchronize()\n"
+              "class CudaHelper:\n    def f(self):\n        torch.cuda.synchronize()\n", NULL);
+    assert_null(fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda.synchronize", 0));
+    assert_null(fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda.synchronize", 1));
+    done(&x);
+}
+
+static void backend_sibling_and_xpu_member(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "import torch\nclass CudaTimer:\n    def s(self):\n        torch.cuda.synchronize()\n"
+              "class XpuTimer:\n    def s(self):\n        torch.xpu.synchronize()\n", NULL);
+    const an_ctx_fact *f = fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda.synchronize", 0);
+    assert_non_null(f);
+    assert_string_equal(f->xpu_sibling, "XpuTimer");
+    /* the XPU member of the family is XPU-only by design */
+    assert_non_null(fact_at(&x, AN_CTX_XPU_BACKEND, "torch.xpu.synchronize", 0));
+    assert_null(fact_at(&x, AN_CTX_MULTI_DEVICE, "torch.xpu.synchronize", 0));
+    done(&x);
+}
+
+static void backend_registered(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "import torch\n@torch.library.impl(lib, \"op\", \"CUDA\")\ndef op_cuda(x):\n    torch.cuda.synchronize()\n"
+              "@register(\"cuda\", \"cpu\")\ndef both(x):\n    torch.cuda.synchronize()\n"
+              "class Thing:\n    def f(self):\n        torch.cuda.synchronize()\n"
+              "registry.register(\"cuda\", Thing)\n", NULL);
+    const an_ctx_fact *f = fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda.synchronize", 0);
+    assert_non_null(f);
+    assert_string_equal(f->name, "op_cuda");
+    assert_null(fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda.synchronize", 1)); /* registered for the CPU too */
+    f = fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda.synchronize", 2);
+    assert_non_null(f);
+    assert_string_equal(f->name, "Thing");
+    done(&x);
+}
+
+static void backend_module_by_path(void **state) {
+    (void)state;
+    const char *src = "import torch\ndef n():\n    return torch.cuda.device_count()\n";
+    parsed x;
+    parse(&x, src, "lightning/fabric/accelerators/cuda.py");
+    const an_ctx_fact *f = fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda", 0);
+    assert_non_null(f);
+    assert_string_equal(f->name, "cuda.py");
+    assert_int_equal(f->name_end, 0);
+    done(&x);
+    parse(&x, src, "lightning/fabric/utilities/cuda.py");
+    assert_null(fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda", 0));
+    done(&x);
+    parse(&x, src, "backends/torch_backend.py");
+    assert_null(fact_at(&x, AN_CTX_CUDA_BACKEND, "torch.cuda", 0));
+    done(&x);
+}
+
+static void multi_device(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "T = {\"cuda\": torch.cuda.empty_cache, \"xpu\": torch.xpu.empty_cache}\n"
+              "U = {\"cuda\": torch.cuda.empty_cache, \"cpu\": None}\n"
+              "n = torch.cuda.device_count() > 1 or torch.xpu.device_count() > 1\n"
+              "m = torch.cuda.device_count() > 1 or flag\n", NULL);
+    assert_non_null(fact_at(&x, AN_CTX_MULTI_DEVICE, "torch.cuda.empty_cache", 0));
+    assert_null(fact_at(&x, AN_CTX_MULTI_DEVICE, "torch.cuda.empty_cache", 1));
+    assert_non_null(fact_at(&x, AN_CTX_MULTI_DEVICE, "torch.cuda.device_count", 0));
+    assert_null(fact_at(&x, AN_CTX_MULTI_DEVICE, "torch.cuda.device_count", 1));
+    done(&x);
+}
+
+static void cuda_only(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "a = DEV == \"cuda\" and torch.cuda.is_bf16_supported()\n"
+              "b = torch.cuda.is_available() and torch.cuda.is_bf16_supported()\n"
+              "k = x.is_cuda and not y.is_cuda\n"
+              "c = torch.cuda.is_bf16_supported() if x.is_cuda else False\n"
+              "def f():\n    if not torch.cuda.is_available():\n        return\n    torch.cuda.synchronize()\n"
+              "def g():\n    if not torch.cuda.is_available():\n        print('no')\n    torch.cuda.synchronize()\n", NULL);
+    assert_non_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.is_bf16_supported", 0));
+    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.is_bf16_supported", 1));
+    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "y.is_cuda", 0)); /* a device test is ported with the left one */
+    /* `a if x.is_cuda else b`: b still has to work on XPU, so a is not CUDA-only code */
+    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.is_bf16_supported", 2));
+    assert_non_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.synchronize", 0));
+    assert_non_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available", 1));
+    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.synchronize", 1)); /* no exit: not CUDA-only */
+    assert_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available", 2));
+    done(&x);
+}
+
+static void guards(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "def f(x):\n    if not x.is_cuda:\n        return g(x)\n    return k(x)\n"
+              "def h(x):\n    if x.is_cuda:\n        x = x.half()\n"
+              "ok = dist.get_backend() == Backend.NCCL\n", NULL);
+    assert_non_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "is_cuda", 0));
+    assert_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "is_cuda", 1));
+    assert_non_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "Backend.NCCL", 0));
+    done(&x);
+}
+
+static void targets_and_reads(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "torch.cuda.is_available = lambda: True\nf = torch.cuda.is_available\n"
+              "monkeypatch.setattr(torch.cuda, 'x', 1)\n"
+              "assert torch.backends.cudnn.benchmark is False\nprint(f\"{torch.backends.cudnn.enabled}\")\n"
+              "torch.backends.cudnn.enabled = False\n", NULL);
+    const an_ctx_fact *t = fact_at(&x, AN_CTX_ASSIGN_TARGET, "torch.cuda.is_available", 0);
+    assert_non_null(t);
+    assert_int_equal(t->start, 0);
+    assert_null(fact_at(&x, AN_CTX_ASSIGN_TARGET, "torch.cuda.is_available", 1));
+    assert_non_null(fact_at(&x, AN_CTX_ASSIGN_TARGET, "torch.cuda", 2));
+    assert_non_null(fact_at(&x, AN_CTX_READ, "torch.backends.cudnn.benchmark", 0));
+    assert_non_null(fact_at(&x, AN_CTX_READ, "torch.backends.cudnn.enabled", 0));
+    assert_null(fact_at(&x, AN_CTX_READ, "torch.backends.cudnn.enabled", 1));
+    done(&x);
+}
+
+static void named_for_cuda(void **state) {
+    (void)state;
+    size_t tok;
+    assert_true(an_ctx_named_for_cuda("CUDAAccelerator", 15, &tok) && tok == 0);
+    assert_true(an_ctx_named_for_cuda("AcceleratorCUDA", 15, &tok) && tok == 11);
+    assert_true(an_ctx_named_for_cuda("cuda_backend", 12, &tok));
+    assert_true(an_ctx_named_for_cuda("CudaTimer", 9, &tok));
+    assert_false(an_ctx_named_for_cuda("Barracuda", 9, &tok));
+    assert_false(an_ctx_named_for_cuda("cudagraph", 9, &tok));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(backend_class_with_family_base), cmocka_unit_test(backend_not_for_plain_modules),
+        cmocka_unit_test(backend_sibling_and_xpu_member), cmocka_unit_test(backend_registered),
+        cmocka_unit_test(backend_module_by_path), cmocka_unit_test(multi_device), cmocka_unit_test(cuda_only),
+        cmocka_unit_test(guards), cmocka_unit_test(targets_and_reads), cmocka_unit_test(named_for_cuda),
+    };
+    return cmocka_run_group_tests_name("context", tests, NULL, NULL);
+}
