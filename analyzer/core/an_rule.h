@@ -101,6 +101,9 @@ typedef struct an_rule {
     bool cuda_guard_ok;   /* not reported inside `if DEV == "cuda":`-style branches (CUDA-only by design) */
     bool guard_condition; /* not reported as the condition of such a branch when it guards cuda_guard_ok code */
     bool in_try_ok;       /* not reported inside a `try:` body (an optional import, a probe that may fail) */
+    bool once_per_group;  /* text rules: one finding per file, or per TOML key or table holding the matches (an extra) */
+    bool install_strings_only; /* text rules: in shell scripts, a match in a quoted string counts only on a line that
+                                * installs packages (test data, printf and assertion arguments are not requirements) */
     uint32_t index; /* position in the catalog */
 } an_rule;
 
