@@ -7,6 +7,7 @@
  * device definition or the helper import carries the same insertion edits, so the fixer applies them once. */
 #include "analyzer/core/an_target.h"
 #include "analyzer/python/an_pyfix.h"
+#include "analyzer/python/an_types.h"
 #include "analyzer/python/an_query.h"
 #include "analyzer/core/an_rule.h"
 #include <ctype.h>
@@ -668,6 +669,10 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
                 TSNode k = ts_node_child_by_field_name(p, "name", 4);
                 map_location = E(k) - S(k) == 12 && !memcmp(f->text + S(k), "map_location", 12);
             }
+            /* a value bound to a name (an_flow) may reach map_location too: the form every position accepts */
+            while (is(p, "conditional_expression") || is(p, "parenthesized_expression")) p = ts_node_parent(p);
+            if (is(p, "assignment") || is(p, "expression_list") || is(p, "list") || is(p, "tuple") || is(p, "pair"))
+                map_location = true;
             const char *o = digits ? "" : "{", *cl = digits ? "" : "}";
             if (map_location)
                 ut_buf_printf(&b, "(f\"{%s}:%s%s%s\" if %s != \"cpu\" else \"cpu\")", f->dev, o, idx, cl, f->dev);
@@ -691,7 +696,63 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
 }
 
 
+/* The indentation of the line holding pos. */
+static uint32_t indent_of(const fx *f, uint32_t pos) {
+    uint32_t ls = pos;
+    while (ls > 0 && f->text[ls - 1] != '\n') ls--;
+    uint32_t i = ls;
+    while (i < f->src->len && (f->text[i] == ' ' || f->text[i] == '\t')) i++;
+    return i - ls;
+}
+
+/* `if torch.cuda.is_available(): X = "cuda" else: X = "cpu"` (the query checked the shape): `X = DEV`, or
+ * `X = torch.device(DEV)` when the branches build devices. Only when the statement is those four lines in the
+ * file's text (a region parse may hold part of a longer branch). */
+static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+    TSNode asg = ts_node_named_child(ts_node_named_child(body, 0), 0);
+    if (!is(asg, "assignment")) return NULL;
+    uint32_t lines = 0, ind = indent_of(f, S(n));
+    for (uint32_t p = S(n); p < E(n); p++) {
+        if (f->text[p] == '#') return NULL;
+        if (f->text[p] == '\n') lines++;
+    }
+    if (lines != 3) return NULL;
+    uint32_t p = E(n); /* the next statement is not inside the else branch */
+    for (;;) {
+        while (p < f->src->len && f->text[p] != '\n') {
+            if (!isspace((unsigned char)f->text[p])) return NULL;
+            p++;
+        }
+        if (p >= f->src->len) break;
+        p++;
+        uint32_t q = p;
+        while (q < f->src->len && (f->text[q] == ' ' || f->text[q] == '\t')) q++;
+        if (q >= f->src->len) break;
+        if (f->text[q] == '\n' || f->text[q] == '\r' || f->text[q] == '#') { p = q; continue; }
+        if (q - p > ind) return NULL;
+        break;
+    }
+    TSNode left = ts_node_child_by_field_name(asg, "left", 4), right = ts_node_child_by_field_name(asg, "right", 5);
+    char *l = slice(f, left);
+    ut_buf b;
+    ut_buf_init(&b);
+    if (is(right, "call")) {
+        char *fn = slice(f, ts_node_child_by_field_name(right, "function", 8));
+        ut_buf_printf(&b, "%s = %s(%s)", l, fn, f->dev);
+        ut_free(fn);
+    } else {
+        ut_buf_printf(&b, "%s = %s", l, f->dev);
+    }
+    ut_free(l);
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device");
+    edit_own(x, S(n), E(n), ut_buf_take(&b));
+    nd->dev = true;
+    return x;
+}
+
 static an_fix *fix_device_select(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    if (is(n, "if_statement")) return fix_select_statement(f, d, n, nd);
     if (!is(n, "conditional_expression") || ts_node_named_child_count(n) != 3) return NULL;
     if (!string_is(f, ts_node_named_child(n, 2), "cpu")) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device type");
@@ -741,7 +802,14 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
     }
     an_fix *x = NULL;
     if (ok) {
-        x = fix_new(d, AN_FIX_UNSAFE, "Replace `.cuda()` with `.to(DEV)`");
+        /* safe where the receiver is known to be a torch tensor or module (an_types); any other object with a
+         * `.cuda()` method might mean something else by `.to()` */
+        TSNode recv = ts_node_child_by_field_name(attr, "object", 6);
+        bool torch_recv = !ts_node_is_null(recv) &&
+                          an_types_is_torch(f->text, f->src->len, f->scope, S(recv), E(recv), S(recv));
+        x = fix_new(d, torch_recv ? AN_FIX_SAFE : AN_FIX_UNSAFE,
+                    torch_recv ? "Replace `.cuda()` with `.to(DEV)` (the receiver is a torch tensor or module)"
+                               : "Replace `.cuda()` with `.to(DEV)`");
         ut_buf b;
         ut_buf_init(&b);
         if (index && !strcmp(index, "None")) ut_free(index), index = NULL;
@@ -807,7 +875,8 @@ static an_fix *fix_add_device_arg(fx *f, const an_diag *d, TSNode n, needs *nd) 
 }
 
 static an_fix *fix_nccl(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    if (!string_is(f, n, "nccl")) return NULL;
+    /* backend names are case-insensitive: "NCCL" is NCCL too */
+    if (!string_is(f, n, "nccl") && !string_is(f, n, "NCCL") && !string_is(f, n, "Nccl")) return NULL;
     const char *repl;
     char buf[256];
     if (f->opt->target == AN_TARGET_COMPAT) {
@@ -914,6 +983,25 @@ static an_fix *fix_extension_build(fx *f, const an_diag *d, TSNode n) {
     return x;
 }
 
+/* `.to(rank)`: the index on the run-time device; on the CPU no index (torch allows none but 0 there). Text only: the
+ * statement may lie outside what a region parse holds. */
+static an_fix *fix_int_device(fx *f, const an_diag *d, needs *nd) {
+    char *idx = ut_strndup(f->text + d->start, d->end - d->start);
+    ut_buf b;
+    ut_buf_init(&b);
+    if (f->opt->target == AN_TARGET_COMPAT) {
+        ut_buf_printf(&b, "%s.device_str(%s)", f->opt->helper_module, idx);
+        nd->helper = true;
+    } else {
+        ut_buf_printf(&b, "f\"{%s}:{%s}\" if %s != \"cpu\" else \"cpu\"", f->dev, idx, f->dev);
+        nd->dev = true;
+    }
+    ut_free(idx);
+    an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device with this index");
+    edit_own(x, d->start, d->end, ut_buf_take(&b));
+    return x;
+}
+
 static TSNode node_for(const fx *f, uint32_t s, uint32_t e) {
     TSNode n = ts_node_descendant_for_byte_range(f->root, s, e);
     while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
@@ -922,6 +1010,7 @@ static TSNode node_for(const fx *f, uint32_t s, uint32_t e) {
 
 static an_fix *generate(fx *f, const an_diag *d, needs *nd) {
     if (d->origin == AN_ORIGIN_IMPORT) return fix_unused_import(f, d);
+    if (d->rule->fixer && !strcmp(d->rule->fixer, "int-device")) return fix_int_device(f, d, nd);
     TSNode n = node_for(f, d->start, d->end);
     if (ts_node_is_null(n)) return NULL;
     if (d->origin == AN_ORIGIN_REF && d->entry && d->entry->fixer) {

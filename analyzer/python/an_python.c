@@ -3,6 +3,7 @@
 #include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_message.h"
 #include "analyzer/python/an_context.h"
+#include "analyzer/python/an_flow.h"
 #include "analyzer/python/an_query.h"
 #include "analyzer/python/an_pyfix.h"
 #include "analyzer/python/an_pyregion.h"
@@ -902,6 +903,69 @@ static void run_spans(const an_query_set *qs, TSNode root, const an_span_vec *sp
     ts_tree_cursor_delete(&top);
 }
 
+/* Device strings and NCCL backends that reach a device position through a name (an_flow): reported at the literal
+ * by the rule that reports such a literal written in the position itself (XPU103, XPU401), naming the position. */
+static void report_flow(ctx *c, TSNode root, an_diag_list *mine) {
+    an_flow_facts ff = {0};
+    an_flow_collect(root, c->src->text, c->src->len, c->lo, c->hi, &ff);
+    const an_rule *dev = an_catalog_find(c->cat, "XPU103"), *be = an_catalog_find(c->cat, "XPU401");
+    const an_rule *sel = an_catalog_find(c->cat, "XPU104");
+    const char *t = c->src->text;
+    size_t known = mine->len;
+    for (size_t i = 0; i < ff.len; i++) {
+        const an_flow_fact *f = &ff.items[i];
+        const an_rule *r = f->kind == AN_FLOW_DEVICE ? dev : be;
+        if (!r || !enabled(c, r)) continue;
+        bool covered = false; /* the literal is reported already (written in a device position, or a selection) */
+        for (size_t j = 0; j < known && !covered; j++) {
+            const an_diag *d = &mine->items[j];
+            covered = (d->rule == r || (d->rule && d->rule == sel)) && d->start <= f->lit_start && d->end >= f->lit_end;
+        }
+        if (covered) continue;
+        uint32_t n = utf8_clip(t + f->lit_start, f->lit_end - f->lit_start, 60);
+        const char *nl = memchr(t + f->lit_start, '\n', n);
+        if (nl) n = (uint32_t)(nl - (t + f->lit_start));
+        char *text = ut_strndup(t + f->lit_start, n);
+        an_message_vars v = {NULL, NULL, r->min_torch, text, NULL};
+        char *base = an_message_format(r->message, &v);
+        ut_free(text);
+        uint32_t sn = utf8_clip(t + f->ctx_start, f->sink_end - f->ctx_start, 60);
+        bool call = memchr(t + f->ctx_start, '(', f->sink_start - f->ctx_start) != NULL;
+        uint32_t line, col;
+        an_source_position(c->src, f->sink_start, &line, &col);
+        ut_buf b;
+        ut_buf_init(&b);
+        if (f->named) {
+            ut_buf_printf(&b, "%s (the default of `%s`, line %u)", base, f->via, line);
+            ut_free(base);
+            emit(c, r, f->lit_start, f->lit_end, ut_buf_take(&b));
+            continue;
+        }
+        ut_buf_printf(&b, "%s (it reaches `", base);
+        for (uint32_t k = 0; k < sn; k++) {
+            char ch = t[f->ctx_start + k];
+            if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+            if (ch != ' ' || !b.len || b.data[b.len - 1] != ' ') ut_buf_putc(&b, ch);
+        }
+        ut_buf_printf(&b, "%s` on line %u through `%s`)", call ? ")" : "", line, f->via ? f->via : "?");
+        ut_free(base);
+        emit(c, r, f->lit_start, f->lit_end, ut_buf_take(&b));
+    }
+    an_flow_free(&ff);
+    /* integer device indexes: `.to(rank)` */
+    const an_rule *ix = an_catalog_builtin(c->cat, "integer-device");
+    if (!ix || !enabled(c, ix)) return;
+    an_flow_facts iv = {0};
+    an_flow_int_devices(t, c->src->len, c->lo, c->hi, &iv);
+    for (size_t i = 0; i < iv.len; i++) {
+        const an_flow_fact *f = &iv.items[i];
+        an_message_vars v = {NULL, NULL, NULL, f->via, NULL};
+        an_diag *d = emit(c, ix, f->sink_start, f->sink_end, an_message_format(ix->message, &v));
+        d->origin = AN_ORIGIN_QUERY; /* filtered like a query's finding (guards, agnostic code), fixed by its fixer */
+    }
+    an_flow_free(&iv);
+}
+
 void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                    const an_fix_options *fix, an_pyrun *run, an_diag_list *out) {
     TSTree *tree = run->tree ? NULL : an_python_parse(py, src, NULL);
@@ -935,6 +999,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     } else {
         an_query_run_range(qs, root, c.lo, c.hi, src->text, resolve_cb, &c, on_query_match, &c);
     }
+    report_flow(&c, root, &mine);
     report_syntax_error(&c, root);
     /* a re-analyzed region reports the findings that start inside it */
     if (c.lo > 0 || c.hi < UINT32_MAX) {
@@ -962,7 +1027,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     /* filter: error regions, agnostic guards, try bodies, CUDA-only branches */
     for (size_t i = 0; i < mine.len; i++) {
         an_diag *d = &mine.items[i];
-        if (!d->rule || d->rule->builtin) continue;
+        if (!d->rule || (d->rule->builtin && d->origin == AN_ORIGIN_BUILTIN)) continue;
         if (overlaps(err, nerr, d->start, d->end) ||
             (!d->rule->in_guarded_code && inside(agn, nagn, d->start, d->end)) ||
             (d->rule->cuda_guard_ok && inside(grd, ngrd, d->start, d->end)) ||

@@ -304,6 +304,73 @@ static char *squeeze(const char *s, size_t n, size_t max) {
     return ut_buf_take(&b);
 }
 
+/* [s, e) on its line lies inside a quoted string of a shell line that installs nothing: test data, an argument of
+ * printf or an assertion, not a requirement */
+static bool quoted_outside_install(const char *t, size_t len, size_t s) {
+    size_t ls = s, le = s;
+    while (ls > 0 && t[ls - 1] != '\n') ls--;
+    while (le < len && t[le] != '\n') le++;
+    char q = 0;
+    for (size_t i = ls; i < s; i++) {
+        if (q) {
+            if (t[i] == '\\' && q == '"') i++;
+            else if (t[i] == q) q = 0;
+        } else if (t[i] == '"' || t[i] == '\'') {
+            q = t[i];
+        }
+    }
+    if (!q) return false;
+    static const char *const installs[] = {"pip install", "pip3 install", "uv pip", "uv add", "uv sync", "conda install",
+                                           "mamba install", "-index-url", "--find-links", "-f https", NULL};
+    for (int i = 0; installs[i]; i++)
+        if (memmem(t + ls, le - ls, installs[i], strlen(installs[i]))) return false;
+    return true;
+}
+
+/* The group a match belongs to for once_per_group rules: in TOML, the line of the key (or table header) whose
+ * value holds it (an extra's array spans lines); elsewhere, the file. */
+static size_t group_of(an_text_kind kind, const char *t, size_t s) {
+    if (kind != AN_TEXT_TOML) return 0;
+    size_t ls = s;
+    while (ls > 0 && t[ls - 1] != '\n') ls--;
+    for (;;) {
+        size_t i = ls;
+        while (t[i] == ' ' || t[i] == '\t') i++;
+        if (isalpha((unsigned char)t[i]) || t[i] == '_' || t[i] == '[') return ls;
+        if (ls == 0) return 0;
+        ls--;
+        while (ls > 0 && t[ls - 1] != '\n') ls--;
+    }
+}
+
+/* once_per_group rules: the first finding of each group stays, its message counting the others */
+static void keep_first_of_groups(an_text_kind kind, const char *t, an_diag_list *l, size_t from) {
+    size_t n = l->len - from, w = from;
+    size_t *groups = ut_malloc(n * sizeof *groups), *more = ut_calloc(n, sizeof *more);
+    for (size_t i = from; i < l->len; i++) {
+        size_t g = group_of(kind, t, l->items[i].start), k = 0;
+        while (k < w - from && groups[k] != g) k++;
+        if (k < w - from) {
+            more[k]++;
+            ut_free(l->items[i].message);
+            continue;
+        }
+        groups[w - from] = g;
+        l->items[w++] = l->items[i];
+    }
+    for (size_t k = 0; k < w - from; k++) {
+        if (!more[k]) continue;
+        an_diag *d = &l->items[from + k];
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "%s (and %zu more %s)", d->message, more[k], kind == AN_TEXT_TOML ? "under this key" : "in this file");
+        ut_free(d->message);
+        d->message = ut_buf_take(&b);
+    }
+    ut_free(groups), ut_free(more);
+    l->len = w;
+}
+
 void an_text_analyze(const an_catalog *cat, const an_source *src, const bool *en, an_diag_list *out, char **why) {
     an_text_kind kind = an_text_kind_for_path(src->path);
     an_text_ranges comments = {0};
@@ -320,6 +387,7 @@ void an_text_analyze(const an_catalog *cat, const an_source *src, const bool *en
         int g = pcre2_substring_number_from_name(re, (PCRE2_SPTR) "report");
         uint32_t grp = g > 0 ? (uint32_t)g : 0;
         PCRE2_SIZE at = src->body;
+        size_t first = mine.len;
         while (at <= src->len) {
             int rc = pcre2_match(re, (PCRE2_SPTR)masked, src->len, at, PCRE2_NO_UTF_CHECK, md, NULL);
             if (rc < PCRE2_ERROR_NOMATCH && why && !*why) *why = an_rule_match_error(r, rc, at);
@@ -327,6 +395,10 @@ void an_text_analyze(const an_catalog *cat, const an_source *src, const bool *en
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
             PCRE2_SIZE s = ov[2 * grp], e = ov[2 * grp + 1];
             if (s == PCRE2_UNSET) s = ov[0], e = ov[1];
+            if (r->install_strings_only && kind == AN_TEXT_SHELL && quoted_outside_install(src->text, src->len, s)) {
+                at = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+                continue;
+            }
             char *txt = squeeze(src->text + s, e - s, 60);
             an_message_vars v = {NULL, NULL, NULL, txt, NULL};
             an_diag d = {0};
@@ -338,6 +410,7 @@ void an_text_analyze(const an_catalog *cat, const an_source *src, const bool *en
             ut_vec_push(&mine, d);
             at = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
         }
+        if (r->once_per_group && mine.len - first > 1) keep_first_of_groups(kind, src->text, &mine, first);
     }
     if (md) pcre2_match_data_free(md);
     /* suppression comments: `# xpuify: ignore[...]` (`;` in INI files) */

@@ -42,7 +42,7 @@ def test_text_format_has_frame_and_summary(d):
     write("bad.py", CUDA)
     r = run("check", "bad.py")
     lines = r.out.splitlines()
-    eq(lines[0], "bad.py:2:20: XPU101 [cuda-method-call] `.cuda()` only targets CUDA; use `.to(DEV)` with a device chosen at run time")
+    eq(lines[0], "bad.py:2:20: XPU101 [cuda-method-call] [*] `.cuda()` only targets CUDA; use `.to(DEV)` with a device chosen at run time")
     eq(lines[1], " 2 | x = torch.zeros(3).cuda()")
     eq(lines[2], "   |                    ^^^^")
     check(lines[-1].startswith("Found 2 findings in 1 file"), "summary", r)
@@ -53,7 +53,7 @@ def test_concise_format(d):
     write("bad.py", CUDA)
     r = run("check", "--format", "concise", "--target", "accelerator", "bad.py")
     eq(r.out.splitlines()[:2], [
-        "bad.py:2:20: XPU101 [cuda-method-call] `.cuda()` only targets CUDA; use `.to(DEV)` with a device chosen at run time",
+        "bad.py:2:20: XPU101 [cuda-method-call] [*] `.cuda()` only targets CUDA; use `.to(DEV)` with a device chosen at run time",
         "bad.py:3:1: XPU202 [cuda-stream-event] [*] `torch.cuda.synchronize` is CUDA-only; use `torch.accelerator.synchronize` (torch >= 2.6)"])
 
 

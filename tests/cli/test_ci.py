@@ -164,6 +164,27 @@ def test_statistics(d):
     eq([(x["code"], x["count"]) for x in j], [("XPU101", 2), ("XPU202", 1)])
 
 
+def test_statistics_per_directory_and_the_tests_recipe(d):
+    """--statistics counts per directory (two levels below the shared one); the docs/ci.md recipe for tests demotes
+    their findings to info so that the gate fails on product code only."""
+    write("proj/src/pkg/a.py", CUDA + CUDA)
+    write("proj/tests/test_a.py", CUDA)
+    write("proj/tests/unit/test_b.py", CUDA + CUDA + CUDA)
+    r = run("check", "--statistics", "proj")
+    eq(r.code, 1)
+    lines = r.out.splitlines()
+    i = lines.index("By directory (under proj/):")
+    eq(lines[i + 1:], ["6  tests/unit/", "4  src/pkg/", "2  tests/"])
+    # one directory: no per-directory section
+    check("By directory" not in run("check", "--statistics", "proj/src").out, "single directory")
+    write("proj/.xpuify.yml", "fail-on: warning\n")
+    write("proj/tests/.xpuify.yml", "extend: ../.xpuify.yml\nrule-options:\n  XPU: {severity: info}\n")
+    eq(run("check", "proj/tests").code, 0)
+    found_ = json.loads(run("check", "--format", "json", "proj").out)
+    eq(sorted({(x["path"].split("/")[1], x["severity"]) for x in found_}), [("src", "warning"), ("tests", "info")])
+    eq(run("check", "proj").code, 1)
+
+
 def test_shards_cover_everything_once_and_stay_put(d):
     for i in range(40):
         write(f"pkg/m{i:02}.py", CUDA)

@@ -80,7 +80,7 @@ def _parses(p):
         return False
 
 
-CUDA = "import torch\nx = torch.zeros(3).cuda()\ntorch.cuda.synchronize()\n"
+CUDA = "import torch\nx = load().cuda()\ntorch.cuda.synchronize()\n"  # load(): a receiver of unknown type (its .cuda() fix is unsafe)
 
 
 def test_diff_writes_nothing(d):
@@ -103,6 +103,46 @@ def test_unsafe_fixes_need_the_flag(d):
     r = run("fix", "--unsafe-fixes", "--target", "compat", "a.py")
     eq(r.code, 0)
     check(".to(xpuify_device.DEV)" in read("a.py"), "unsafe fix applied")
+
+
+TYPED = """import torch
+from torch import nn
+from torch.utils.data import DataLoader
+from mylib import Thing
+
+
+class Net(nn.Module):
+    pass
+
+
+def train(model: nn.Module, data, other, rank):
+    model = model.cuda()
+    net = Net().cuda()
+    loader = DataLoader(data, batch_size=2)
+    for x, y in loader:
+        x = x.cuda(non_blocking=True)
+        y = y.cuda(rank)
+    w = torch.zeros(3).float().cuda()
+    other = other.cuda()
+    thing = Thing().cuda()
+    return model, net, x, y, w, other, thing
+"""
+
+
+def test_cuda_method_is_safe_on_known_torch_receivers(d):
+    """Plain `fix` rewrites `.cuda()` where the receiver is known to be a torch tensor or module (an annotated
+    parameter, a module class of the file, a DataLoader batch, a factory's result) and keeps `.cuda(i)` and
+    `non_blocking=` meaning the same; unknown receivers (an untyped parameter, an imported class) stay."""
+    write("t.py", TYPED)
+    r = run("fix", "--target", "accelerator", "--torch-version", "2.10", "t.py")
+    eq(r.code, 1)
+    got = read("t.py")
+    for want in ("model = model.to(DEVICE_TYPE)", "net = Net().to(DEVICE_TYPE)",
+                 "x = x.to(DEVICE_TYPE, non_blocking=True)", "y = y.to(torch.device(DEVICE_TYPE, rank))",
+                 "w = torch.zeros(3).float().to(DEVICE_TYPE)", "other = other.cuda()", "thing = Thing().cuda()"):
+        check(want in got, want, got)
+    check("2 remaining" in r.out, "the two unknown receivers remain", r)
+    compiles("t.py")
 
 
 def test_read_only_file_left_untouched(d):

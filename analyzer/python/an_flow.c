@@ -1,0 +1,570 @@
+/* an_flow: device strings and distributed backends that reach a device position through names (see an_flow.h).
+ * Bindings (name -> literal) come from the tree; uses of a name are matched in the text around them: a device
+ * position (`.to(NAME)`, `device=NAME`, ...) ends the search, a plain assignment (`dev = NAME`) continues it with the
+ * name assigned. */
+#include "analyzer/python/an_flow.h"
+#include "analyzer/python/an_query.h"
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_KEYS 256  /* names searched per file */
+#define MAX_HOPS 6    /* names per chain (`a = "cuda"; b = a; c = b; ...`) */
+
+typedef struct {
+    an_flow_kind kind;
+    uint32_t start, end;
+} lit;
+
+typedef UT_VEC(lit) lit_vec;
+
+typedef struct {
+    char *key;          /* `dev`, `self.device`, `cfg.MODEL.DEVICE`; suffix: `.device` (any object) */
+    bool suffix;
+    uint32_t lo, hi;    /* where its uses are looked for */
+    lit l;
+} binding;
+
+typedef struct {
+    const char *text;
+    uint32_t len;
+    UT_VEC(binding) binds;
+    an_flow_facts named; /* literals that are the default of a device-named option or field */
+} fl;
+
+static bool is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
+static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+static bool chain_char(char c) { return ident_char(c) || c == '.'; }
+
+bool an_flow_is_device_string(const char *s, size_t n) {
+    if (n < 4 || memcmp(s, "cuda", 4)) return false;
+    if (n == 4) return true;
+    if (s[4] != ':') return false;
+    const char *r = s + 5;
+    size_t rn = n - 5;
+    if (rn == 0) return true;                                              /* "cuda:" + str(i) */
+    if (strspn(r, "0123456789") >= rn) return true;                         /* "cuda:0" */
+    if (r[0] == '{' && r[rn - 1] == '}' && !memchr(r + 1, '{', rn - 2)) return true; /* "cuda:{}", f"cuda:{i}" */
+    if (rn == 2 && r[0] == '%' && islower((unsigned char)r[1])) return true;         /* "cuda:%d" */
+    return false;
+}
+
+bool an_flow_is_nccl(const char *s, size_t n) {
+    for (size_t i = 0; i + 4 <= n; i++) {
+        if (strncasecmp(s + i, "nccl", 4)) continue;
+        bool l = i == 0 || s[i - 1] == ',' || s[i - 1] == ':';
+        bool r = i + 4 == n || s[i + 4] == ',';
+        if (l && r) return true;
+    }
+    return false;
+}
+
+/* `--device`, `gpu_device`, `dev`: a name that says it holds a device; `dist_backend`: one that holds a backend */
+static bool named_for(const char *s, size_t n, an_flow_kind k) {
+    if (k == AN_FLOW_BACKEND) return n >= 7 && !strncasecmp(s + n - 7, "backend", 7);
+    static const char *const ends[] = {"device", "dev", "device_type", NULL};
+    for (int i = 0; ends[i]; i++) {
+        size_t e = strlen(ends[i]);
+        if (n >= e && !strncasecmp(s + n - e, ends[i], e) && (n == e || s[n - e - 1] == '_')) return true;
+    }
+    return false;
+}
+
+static void add_named(fl *f, lit l, uint32_t ns, uint32_t ne) {
+    an_flow_fact x = {l.kind, l.start, l.end, ns, ne, ns, ut_strndup(f->text + ns, ne - ns), true};
+    ut_vec_push(&f->named, x);
+}
+
+/* ---- bindings from the tree ---------------------------------------------------------------------------------- */
+
+static void add_lit(fl *f, const char *key, size_t kn, bool suffix, uint32_t lo, uint32_t hi, lit l) {
+    binding b = {ut_strndup(key, kn), suffix, lo, hi, l};
+    ut_vec_push(&f->binds, b);
+}
+
+/* The device and backend literals an expression evaluates to (one of). */
+static void values(fl *f, TSNode e, lit_vec *out, int depth) {
+    if (ts_node_is_null(e) || depth > 8) return;
+    const char *t = ts_node_type(e);
+    if (!strcmp(t, "string")) {
+        uint32_t cs, ce;
+        an_py_string_content(e, f->text, &cs, &ce);
+        lit l = {0, ts_node_start_byte(e), ts_node_end_byte(e)};
+        if (an_flow_is_device_string(f->text + cs, ce - cs)) l.kind = AN_FLOW_DEVICE;
+        else if (an_flow_is_nccl(f->text + cs, ce - cs)) l.kind = AN_FLOW_BACKEND;
+        if (l.kind) ut_vec_push(out, l);
+        return;
+    }
+    if (!strcmp(t, "parenthesized_expression")) {
+        values(f, ts_node_named_child(e, 0), out, depth + 1);
+    } else if (!strcmp(t, "conditional_expression")) {
+        uint32_t n = ts_node_named_child_count(e);
+        if (n == 3) values(f, ts_node_named_child(e, 0), out, depth + 1), values(f, ts_node_named_child(e, 2), out, depth + 1);
+    } else if (!strcmp(t, "list") || !strcmp(t, "tuple") || !strcmp(t, "set")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(e); i++) values(f, ts_node_named_child(e, i), out, depth + 1);
+    } else if (!strcmp(t, "dictionary")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(e); i++) {
+            TSNode p = ts_node_named_child(e, i);
+            if (is(p, "pair")) values(f, ts_node_child_by_field_name(p, "value", 5), out, depth + 1);
+        }
+    } else if (!strcmp(t, "binary_operator")) { /* "cuda:%d" % i, "cuda:" + str(i) */
+        values(f, ts_node_child_by_field_name(e, "left", 4), out, depth + 1);
+    } else if (!strcmp(t, "call")) {
+        TSNode fn = ts_node_child_by_field_name(e, "function", 8);
+        TSNode args = ts_node_child_by_field_name(e, "arguments", 9);
+        if (is(fn, "attribute")) { /* "cuda:{}".format(i) */
+            TSNode obj = ts_node_child_by_field_name(fn, "object", 6), at = ts_node_child_by_field_name(fn, "attribute", 9);
+            if (is(obj, "string") && ts_node_end_byte(at) - ts_node_start_byte(at) == 6 &&
+                !memcmp(f->text + ts_node_start_byte(at), "format", 6))
+                values(f, obj, out, depth + 1);
+        }
+        /* dataclasses.field(default="cuda") */
+        bool field = (is(fn, "identifier") || is(fn, "attribute")) && ts_node_end_byte(fn) - ts_node_start_byte(fn) >= 5 &&
+                     !memcmp(f->text + ts_node_end_byte(fn) - 5, "field", 5);
+        for (uint32_t i = 0; field && is(args, "argument_list") && i < ts_node_named_child_count(args); i++) {
+            TSNode a = ts_node_named_child(args, i);
+            TSNode k = ts_node_child_by_field_name(a, "name", 4);
+            if (is(a, "keyword_argument") && ts_node_end_byte(k) - ts_node_start_byte(k) == 7 &&
+                !memcmp(f->text + ts_node_start_byte(k), "default", 7))
+                values(f, ts_node_child_by_field_name(a, "value", 5), out, depth + 1);
+        }
+    }
+}
+
+/* Where the uses of a name bound at pos are: the enclosing function's text (its indented lines), else the file. */
+static uint32_t line_start(const char *t, uint32_t p) {
+    while (p > 0 && t[p - 1] != '\n') p--;
+    return p;
+}
+
+static uint32_t indent_at(const char *t, uint32_t len, uint32_t ls) {
+    uint32_t i = ls;
+    while (i < len && (t[i] == ' ' || t[i] == '\t')) i++;
+    return i - ls;
+}
+
+/* The end of the block a line starting at ls opens: the first later line that is not blank nor a comment and
+ * indented as much as it or less. */
+static uint32_t block_end(const char *t, uint32_t len, uint32_t ls) {
+    uint32_t ind = indent_at(t, len, ls);
+    const char *nl = memchr(t + ls, '\n', len - ls);
+    uint32_t p = nl ? (uint32_t)(nl - t) + 1 : len;
+    while (p < len) {
+        uint32_t in = indent_at(t, len, p), q = p + in;
+        const char *e = memchr(t + p, '\n', len - p);
+        uint32_t next = e ? (uint32_t)(e - t) + 1 : len;
+        if (q < len && t[q] != '\n' && t[q] != '\r' && t[q] != '#' && in <= ind) return p;
+        p = next;
+    }
+    return len;
+}
+
+static void scope_of(TSNode n, const fl *f, bool self_attr, uint32_t *lo, uint32_t *hi) {
+    *lo = 0, *hi = f->len;
+    const char *want = self_attr ? "class_definition" : "function_definition";
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (!strcmp(ts_node_type(p), want)) {
+            *lo = line_start(f->text, ts_node_start_byte(p));
+            *hi = block_end(f->text, f->len, *lo);
+            return;
+        }
+        if (!self_attr && is(p, "class_definition")) return;
+    }
+}
+
+static bool in_class_body(TSNode n) {
+    TSNode st = ts_node_parent(n);
+    if (!is(st, "expression_statement")) return false;
+    TSNode b = ts_node_parent(st);
+    return is(b, "block") && is(ts_node_parent(b), "class_definition");
+}
+
+static void bind_target(fl *f, TSNode left, TSNode right, TSNode at) {
+    lit_vec ls = {0};
+    values(f, right, &ls, 0);
+    if (!ls.len) { ut_vec_free(&ls); return; }
+    const char *k = f->text + ts_node_start_byte(left);
+    uint32_t kn = ts_node_end_byte(left) - ts_node_start_byte(left);
+    bool ok = true;
+    for (uint32_t i = 0; i < kn; i++) ok &= chain_char(k[i]);
+    if (ok && kn) {
+        uint32_t lo = 0, hi = f->len;
+        bool self_attr = kn > 5 && !memcmp(k, "self.", 5);
+        bool field = is(left, "identifier") && in_class_body(at); /* a dataclass field: `cfg.device` of any instance */
+        const char *dot = self_attr ? NULL : memchr(k, '.', kn);
+        char buf[160];
+        if (field && kn < sizeof buf - 1) { /* `.device` */
+            buf[0] = '.';
+            memcpy(buf + 1, k, kn);
+            k = buf, kn++;
+        } else if (dot) { /* `_C.MODEL.DEVICE` is read as `cfg.MODEL.DEVICE`: `.MODEL.DEVICE` of any object */
+            kn -= (uint32_t)(dot - k), k = dot;
+        } else if (is(left, "identifier") || self_attr) {
+            scope_of(at, f, self_attr, &lo, &hi);
+        }
+        for (size_t i = 0; i < ls.len; i++) {
+            add_lit(f, k, kn, field || dot, lo, hi, ls.items[i]);
+            if (field && named_for(k + 1, kn - 1, ls.items[i].kind))
+                add_named(f, ls.items[i], ts_node_start_byte(left), ts_node_end_byte(left));
+        }
+    }
+    ut_vec_free(&ls);
+}
+
+static void on_assignment(fl *f, TSNode a) {
+    TSNode left = ts_node_child_by_field_name(a, "left", 4), right = ts_node_child_by_field_name(a, "right", 5);
+    if (ts_node_is_null(left) || ts_node_is_null(right)) return;
+    if (is(left, "identifier") || is(left, "attribute")) {
+        bind_target(f, left, right, a);
+        return;
+    }
+    /* `dev, n = "cuda", 2` */
+    if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && (is(right, "expression_list") || is(right, "tuple")) &&
+        ts_node_named_child_count(left) == ts_node_named_child_count(right)) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(left); i++) {
+            TSNode l = ts_node_named_child(left, i);
+            if (is(l, "identifier") || is(l, "attribute")) bind_target(f, l, ts_node_named_child(right, i), a);
+        }
+    }
+}
+
+/* parser.add_argument("--device", default="cuda"): `args.device` of any namespace */
+static void on_call(fl *f, TSNode call) {
+    TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (!is(fn, "attribute") || !is(args, "argument_list")) return;
+    TSNode at = ts_node_child_by_field_name(fn, "attribute", 9);
+    if (ts_node_end_byte(at) - ts_node_start_byte(at) != 12 || memcmp(f->text + ts_node_start_byte(at), "add_argument", 12))
+        return;
+    char dest[128] = "";
+    TSNode def = {0}, opt = {0};
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); i++) {
+        TSNode a = ts_node_named_child(args, i);
+        uint32_t cs, ce;
+        if (is(a, "string") && !dest[0]) {
+            an_py_string_content(a, f->text, &cs, &ce);
+            if (ce - cs > 2 && ce - cs < sizeof dest && f->text[cs] == '-' && f->text[cs + 1] == '-') {
+                size_t n = 0;
+                for (uint32_t j = cs + 2; j < ce; j++) dest[n++] = f->text[j] == '-' ? '_' : f->text[j];
+                dest[n] = 0;
+                opt = a;
+            }
+        } else if (is(a, "keyword_argument")) {
+            TSNode k = ts_node_child_by_field_name(a, "name", 4), v = ts_node_child_by_field_name(a, "value", 5);
+            uint32_t kn = ts_node_end_byte(k) - ts_node_start_byte(k);
+            const char *ks = f->text + ts_node_start_byte(k);
+            if (kn == 7 && !memcmp(ks, "default", 7)) def = v;
+            if (kn == 4 && !memcmp(ks, "dest", 4) && is(v, "string")) {
+                an_py_string_content(v, f->text, &cs, &ce);
+                if (ce - cs < sizeof dest) memcpy(dest, f->text + cs, ce - cs), dest[ce - cs] = 0;
+            }
+        }
+    }
+    if (!dest[0] || ts_node_is_null(def)) return;
+    for (const char *p = dest; *p; p++)
+        if (!ident_char(*p)) return;
+    lit_vec ls = {0};
+    values(f, def, &ls, 0);
+    char key[130];
+    snprintf(key, sizeof key, ".%s", dest);
+    for (size_t i = 0; i < ls.len; i++) {
+        add_lit(f, key, strlen(key), true, 0, f->len, ls.items[i]);
+        if (!ts_node_is_null(opt) && named_for(dest, strlen(dest), ls.items[i].kind))
+            add_named(f, ls.items[i], ts_node_start_byte(opt), ts_node_end_byte(opt));
+    }
+    ut_vec_free(&ls);
+}
+
+static void collect_bindings(fl *f, TSNode root, uint32_t lo, uint32_t hi) {
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        bool descend = ts_node_end_byte(n) > lo && ts_node_start_byte(n) < hi;
+        if (descend) {
+            const char *t = ts_node_type(n);
+            if (!strcmp(t, "assignment")) on_assignment(f, n);
+            else if (!strcmp(t, "call")) on_call(f, n);
+            else if (!strcmp(t, "comment") || !strcmp(t, "string")) descend = false;
+        }
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+}
+
+/* ---- uses in the text ---------------------------------------------------------------------------------------- */
+
+static bool word_is(const char *s, size_t n, const char *w) { return strlen(w) == n && !memcmp(s, w, n); }
+
+static bool device_keyword(const char *s, size_t n, an_flow_kind k) {
+    static const char *const dev[] = {"device", "map_location", "device_type", "output_device", "pin_memory_device",
+                                      "accelerator", NULL};
+    if (k == AN_FLOW_BACKEND) return word_is(s, n, "backend") || word_is(s, n, "dist_backend");
+    for (int i = 0; dev[i]; i++)
+        if (word_is(s, n, dev[i])) return true;
+    return false;
+}
+
+/* a call whose first argument is a device (or, for backends, the backend) */
+static bool device_callee(const char *s, size_t n, bool method, an_flow_kind k) {
+    if (k == AN_FLOW_BACKEND) return word_is(s, n, "init_process_group") || word_is(s, n, "new_group");
+    if (method && (word_is(s, n, "to") || word_is(s, n, "to_empty") || word_is(s, n, "pin_memory"))) return true;
+    return word_is(s, n, "device") || word_is(s, n, "autocast") || word_is(s, n, "set_default_device");
+}
+
+/* pos lies after a `#` on its line (outside quotes) */
+static bool in_comment(const char *t, uint32_t ls, uint32_t pos) {
+    char q = 0;
+    for (uint32_t i = ls; i < pos; i++) {
+        char c = t[i];
+        if (q) {
+            if (c == '\\') i++;
+            else if (c == q) q = 0;
+        } else if (c == '"' || c == '\'') {
+            q = c;
+        } else if (c == '#') {
+            return true;
+        }
+    }
+    return q != 0; /* inside a string on this line */
+}
+
+typedef struct {
+    uint32_t sink_start, sink_end, ctx_start;
+    bool found;
+} reach;
+
+typedef struct {
+    char *key;
+    bool suffix;
+    uint32_t lo, hi;
+} hop;
+
+/* One use of a name at [p, q): a device position (true, *r filled), or an assignment of it to another name
+ * (*alias set to that name's span). */
+static bool classify_use(const fl *f, uint32_t p, uint32_t q, an_flow_kind kind, reach *r, uint32_t *alias_s,
+                         uint32_t *alias_e) {
+    const char *t = f->text;
+    uint32_t len = f->len;
+    /* a subscript of a list or dict of devices: `devs[i]` */
+    if (q < len && t[q] == '[') {
+        int depth = 0;
+        while (q < len && t[q] != '\n') {
+            if (t[q] == '[') depth++;
+            else if (t[q] == ']' && --depth == 0) { q++; break; }
+            q++;
+        }
+        if (depth) return false;
+    }
+    if (q < len && (ident_char(t[q]) || t[q] == '.' || t[q] == '(' || t[q] == '[')) return false;
+    uint32_t a = q;
+    while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
+    bool closes = a < len && (t[a] == ')' || t[a] == ',' || (a + 3 < len && !memcmp(t + a, "if ", 3)));
+    bool ends = a >= len || t[a] == '\n' || t[a] == '\r' || t[a] == '#' || t[a] == ';';
+    uint32_t b = p;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (b == 0) return false;
+    char c = t[b - 1];
+    if (c == '(' && closes) {
+        uint32_t e = b - 1;
+        while (e > 0 && (t[e - 1] == ' ' || t[e - 1] == '\t')) e--;
+        uint32_t s = e;
+        while (s > 0 && ident_char(t[s - 1])) s--;
+        bool method = s > 0 && t[s - 1] == '.';
+        if (e > s && device_callee(t + s, e - s, method, kind)) {
+            r->sink_start = p, r->sink_end = q, r->ctx_start = method ? s - 1 : s, r->found = true;
+            return true;
+        }
+        return false;
+    }
+    if (c == '=' && b >= 2 && !strchr("=!<>+-*/%&|^:", t[b - 2])) {
+        uint32_t e = b - 1;
+        while (e > 0 && (t[e - 1] == ' ' || t[e - 1] == '\t')) e--;
+        uint32_t s = e;
+        while (s > 0 && chain_char(t[s - 1])) s--;
+        if (e == s) return false;
+        uint32_t ls = line_start(t, s);
+        bool statement = indent_at(t, len, ls) == s - ls;
+        if (statement) {
+            if (ends) *alias_s = s, *alias_e = e;
+            return false;
+        }
+        if (closes && !memchr(t + s, '.', e - s) && device_keyword(t + s, e - s, kind)) {
+            r->sink_start = p, r->sink_end = q, r->ctx_start = s, r->found = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The first device position the name reaches within its scope (following plain assignments to other names). */
+static reach find_reach(const fl *f, const binding *bd, char **via) {
+    reach r = {0};
+    UT_VEC(hop) todo = {0};
+    hop h0 = {ut_strdup(bd->key), bd->suffix, bd->lo, bd->hi};
+    ut_vec_push(&todo, h0);
+    const char *t = f->text;
+    for (size_t i = 0; i < todo.len && !r.found; i++) {
+        hop h = todo.items[i];
+        size_t kn = strlen(h.key);
+        for (const char *at = t + h.lo; !r.found && at < t + h.hi;) {
+            const char *m = memmem(at, (size_t)(t + h.hi - at), h.key, kn);
+            if (!m) break;
+            at = m + 1;
+            uint32_t p = (uint32_t)(m - t), q = p + (uint32_t)kn;
+            if (h.suffix) {
+                if (p == 0 || !(ident_char(t[p - 1]) || t[p - 1] == ')' || t[p - 1] == ']')) continue;
+            } else if (p > 0 && (chain_char(t[p - 1]))) {
+                continue;
+            }
+            if (q < f->len && ident_char(t[q])) continue;
+            if (p >= bd->l.start && p < bd->l.end) continue;
+            uint32_t ls = line_start(t, p);
+            if (in_comment(t, ls, p)) continue;
+            uint32_t ps = p; /* the whole chain for a suffix: `args.device` */
+            if (h.suffix) while (ps > 0 && (chain_char(t[ps - 1]))) ps--;
+            uint32_t as = 0, ae = 0;
+            if (classify_use(f, ps, q, bd->l.kind, &r, &as, &ae)) {
+                ut_free(*via);
+                *via = ut_strndup(t + ps, q - ps);
+                break;
+            }
+            if (ae > as && todo.len < MAX_HOPS) {
+                bool dup = false;
+                for (size_t j = 0; j < todo.len; j++)
+                    dup |= strlen(todo.items[j].key) == ae - as && !memcmp(todo.items[j].key, t + as, ae - as);
+                if (!dup) {
+                    hop nh = {ut_strndup(t + as, ae - as), false, 0, f->len};
+                    /* a local of a function: its uses stay in that function */
+                    if (!memchr(t + as, '.', ae - as) && indent_at(t, f->len, ls) > 0) {
+                        for (uint32_t s = ls; s > 0;) { /* the enclosing `def` */
+                            s = line_start(t, s - 1);
+                            uint32_t in = indent_at(t, f->len, s);
+                            if (in < indent_at(t, f->len, ls) &&
+                                (!strncmp(t + s + in, "def ", 4) || !strncmp(t + s + in, "async def ", 10))) {
+                                nh.lo = s, nh.hi = block_end(t, f->len, s);
+                                break;
+                            }
+                        }
+                    }
+                    ut_vec_push(&todo, nh);
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < todo.len; i++) ut_free(todo.items[i].key);
+    ut_vec_free(&todo);
+    return r;
+}
+
+void an_flow_collect(TSNode root, const char *text, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
+    fl f = {text, len, {0}, {0}};
+    collect_bindings(&f, root, lo, hi);
+    size_t n = f.binds.len < MAX_KEYS ? f.binds.len : MAX_KEYS;
+    for (size_t i = 0; i < n; i++) {
+        const binding *b = &f.binds.items[i];
+        bool seen = false;
+        for (size_t j = 0; j < out->len && !seen; j++) seen = out->items[j].lit_start == b->l.start;
+        if (seen) continue;
+        char *via = NULL;
+        reach r = find_reach(&f, b, &via);
+        if (!r.found) { ut_free(via); continue; }
+        an_flow_fact fact = {b->l.kind, b->l.start, b->l.end, r.sink_start, r.sink_end, r.ctx_start, via, false};
+        ut_vec_push(out, fact);
+    }
+    /* a literal that reaches no position but is the default of `--device` or a `device` field */
+    for (size_t i = 0; i < f.named.len; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < out->len && !seen; j++) seen = out->items[j].lit_start == f.named.items[i].lit_start;
+        if (seen) ut_free(f.named.items[i].via);
+        else ut_vec_push(out, f.named.items[i]);
+    }
+    ut_vec_free(&f.named);
+    for (size_t i = 0; i < f.binds.len; i++) ut_free(f.binds.items[i].key);
+    ut_vec_free(&f.binds);
+}
+
+void an_flow_free(an_flow_facts *f) {
+    for (size_t i = 0; i < f->len; i++) ut_free(f->items[i].via);
+    ut_vec_free(f);
+}
+
+/* ---- integer device indexes ---------------------------------------------------------------------------------- */
+
+static bool int_name(const char *s, size_t n) {
+    static const char *const names[] = {"rank", "local_rank", "gpu", "gpu_id", "gpu_idx", "gpu_index", "local_gpu",
+                                        "device_id", "device_idx", "device_index", "local_device_id", NULL};
+    const char *d = s + n;
+    while (d > s && d[-1] != '.') d--;
+    for (int i = 0; names[i]; i++)
+        if (word_is(d, (size_t)(s + n - d), names[i])) return true;
+    return false;
+}
+
+/* What the file assigns to the chain name: 1 an integer, -1 something else that is not one, 0 nothing known */
+static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
+    int verdict = 0;
+    for (const char *m = t; (m = memmem(m, (size_t)(t + len - m), k, kn)); m++) {
+        uint32_t p = (uint32_t)(m - t), q = p + (uint32_t)kn;
+        if ((p > 0 && chain_char(t[p - 1])) || (q < len && ident_char(t[q]))) continue;
+        uint32_t a = q;
+        while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
+        if (a + 1 < len && t[a] == ':' && !strncmp(t + a + 1, " int", 4) && !ident_char(t[a + 5])) {
+            if (!verdict) verdict = 1; /* `rank: int` */
+            continue;
+        }
+        if (a >= len || t[a] != '=' || (a + 1 < len && t[a + 1] == '=')) continue;
+        a++;
+        while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
+        const char *e = memchr(t + a, '\n', len - a);
+        size_t rn = e ? (size_t)(e - (t + a)) : len - a;
+        const char *r = t + a;
+        /* a string or a device anywhere among the values: not an index */
+        if (r[0] == '"' || r[0] == '\'' || (r[0] == 'f' && (r[1] == '"' || r[1] == '\'')) || !strncmp(r, "torch.device(", 13) ||
+            memmem(r, rn, "cuda", 4) || memmem(r, rn, ".device", 7) || memmem(r, rn, "device_name(", 12) ||
+            memmem(r, rn, "device(", 7) || !strncmp(r, "None", 4))
+            return -1;
+        if (!strncmp(r, "int(", 4) || isdigit((unsigned char)r[0]) || memmem(r, rn, "get_rank()", 10) ||
+            memmem(r, rn, "LOCAL_RANK", 10) || memmem(r, rn, "get_local_rank()", 16) || memmem(r, rn, "device_count()", 14))
+            verdict = 1;
+    }
+    return verdict;
+}
+
+void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
+    if (hi > len) hi = len;
+    static const char *const opens[] = {".to(", "device=", "device =", "torch.device(", NULL};
+    for (int o = 0; opens[o]; o++) {
+        size_t on = strlen(opens[o]);
+        for (const char *m = t + lo; m < t + hi && (m = memmem(m, (size_t)(t + hi - m), opens[o], on)); m++) {
+            uint32_t c = (uint32_t)(m - t), p = c + (uint32_t)on;
+            if (o == 1 || o == 2) { /* a keyword: `device=`, not `self.device =` nor `map_device=` nor a statement */
+                if (c > 0 && (chain_char(t[c - 1]))) continue;
+                uint32_t b = c;
+                while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+                if (b == 0 || (t[b - 1] != '(' && t[b - 1] != ',')) continue;
+            }
+            if (o == 3 && c > 0 && chain_char(t[c - 1])) continue;
+            while (p < len && (t[p] == ' ' || t[p] == '\t')) p++;
+            uint32_t q = p;
+            while (q < len && chain_char(t[q])) q++;
+            if (q == p || isdigit((unsigned char)t[p]) || t[p] == '.') continue;
+            uint32_t a = q;
+            while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
+            if (a >= len || (t[a] != ')' && t[a] != ',')) continue;
+            uint32_t ls = line_start(t, c);
+            if (in_comment(t, ls, c)) continue;
+            /* an argument of a torch.cuda function, which takes CUDA indexes by design (its own findings say so) */
+            if (memmem(t + ls, c - ls, "torch.cuda.", 11)) continue;
+            int v = assigned_int(t, len, t + p, q - p);
+            if (v < 0 || (v == 0 && !int_name(t + p, q - p))) continue;
+            bool seen = false;
+            for (size_t j = 0; j < out->len && !seen; j++) seen = out->items[j].sink_start == p;
+            if (seen) continue;
+            an_flow_fact x = {AN_FLOW_DEVICE, 0, 0, p, q, c, ut_strndup(t + p, q - p), false};
+            ut_vec_push(out, x);
+        }
+    }
+}
