@@ -207,7 +207,7 @@ int cli_fix(int argc, char **argv) {
         rc = errors ? CLI_EXIT_USAGE : files_changed ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
     } else {
         if (remaining && o.format != OUT_TEXT) {
-            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL};
+            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL, NULL, NULL, NULL};
             out_write(o.format, &rep, out);
         } else if (o.format == OUT_TEXT) {
             /* remaining findings, then a summary that counts what was fixed */
@@ -215,7 +215,7 @@ int cli_fix(int argc, char **argv) {
                 an_file_result *f = &res.items[i];
                 if (!f->diags.len) continue;
                 an_results one = {f, 1};
-                out_report rep = {o.cat, &one, XPUIFY_VERSION, !o.output_file && isatty(1) && !getenv("NO_COLOR"), false, NULL};
+                out_report rep = {o.cat, &one, XPUIFY_VERSION, !o.output_file && isatty(1) && !getenv("NO_COLOR"), false, NULL, NULL, NULL, NULL};
                 out_text_findings(&rep, out, false);
             }
             fprintf(out, "Fixed %zu finding%s in %zu file%s; %zu remaining%s\n", fixed, fixed == 1 ? "" : "s",
@@ -227,7 +227,7 @@ int cli_fix(int argc, char **argv) {
                 for (size_t k = 0; k < kernels.len; k++) fprintf(out, "  %s\n", kernels.items[k]);
             }
         } else {
-            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL};
+            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL, NULL, NULL, NULL};
             out_write(o.format, &rep, out);
         }
         rc = errors ? CLI_EXIT_USAGE : (cli_opts_fails(&o, &res) && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;

@@ -14,6 +14,11 @@ typedef struct {
     bool color;
     bool show_fixes; /* text: print the fix under the finding */
     char **fingerprints; /* one per finding, in order (out_fingerprints); NULL: computed where needed */
+    /* compat target: per result file, the helper module that its fixes import and that does not exist yet (NULL:
+     * none), and the helper's text; SARIF fixes then also create it. NULL array: no file needs one. */
+    const char *const *helper_paths;
+    const char *helper_text;
+    const char *srcroot; /* SARIF: the directory relative paths start from (absolute, ends in '/'), or NULL */
 } out_report;
 
 /* The fingerprint of finding j of file i (NULL when the report has none). */
