@@ -47,7 +47,7 @@ void cli_opts_free(cli_opts *o) {
 }
 
 const char *cli_opts_help(void) {
-    return "  -f, --format FMT        text (default), concise, json, sarif, github\n"
+    return "  -f, --format FMT        text (default), concise, json, sarif, github, gitlab, junit\n"
            "  -o, --output-file FILE  write the report to FILE instead of standard output\n"
            "      --select LIST       only these rules (codes, code prefixes, names, ALL; comma-separated)\n"
            "      --ignore LIST       not these rules\n"
