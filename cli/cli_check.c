@@ -11,6 +11,7 @@
 #include "cli/cli_opts.h"
 #include "cli/cli_progress.h"
 #include "cli/cli_target.h"
+#include "util/ut_suggest.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -201,7 +202,10 @@ int cli_check(int argc, char **argv) {
         int r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0) bad = true;
         else if (r == 0) {
-            fprintf(stderr, "xpuify: error: unknown option `%s` (see `xpuify check --help`)\n", a);
+            char near[64];
+            bool has = ut_suggest_option(a, near, sizeof near, cli_opts_help(), check_help, (const char *)NULL);
+            fprintf(stderr, "xpuify: error: unknown option `%s`%s%s%s (see `xpuify check --help`)\n", a,
+                    has ? "; did you mean `" : "", has ? near : "", has ? "`?" : "");
             bad = true;
         }
     }
@@ -334,7 +338,7 @@ int cli_check(int argc, char **argv) {
     char cwd[4096];
     bool have_cwd = getcwd(cwd, sizeof cwd - 1) != NULL;
     if (have_cwd && cwd[strlen(cwd) - 1] != '/') strcat(cwd, "/");
-    out_report rep = {o.cat, &res, XPUIFY_VERSION, isatty(1) && !getenv("NO_COLOR"), false, fps,
+    out_report rep = {o.cat, &res, XPUIFY_VERSION, cli_color_on(o.color, 1), false, fps,
                       (const char *const *)helpers, helper_text, have_cwd ? cwd : NULL};
     bool ok = true;
     if (!to_stdout || o.output_file) {

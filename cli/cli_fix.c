@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/cli_layers.h"
 #include "cli/cli_opts.h"
+#include "util/ut_suggest.h"
 #include "analyzer/c/an_cfix.h"
 #include <errno.h>
 #include <stdatomic.h>
@@ -107,7 +108,11 @@ int cli_fix(int argc, char **argv) {
         int r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0) bad = true;
         else if (r == 0) {
-            fprintf(stderr, "xpuify: error: unknown option `%s` (see `xpuify fix --help`)\n", a);
+            char near[64];
+            bool has = ut_suggest_option(a, near, sizeof near, cli_opts_help(), "--diff --unsafe-fixes --layer-dir",
+                                         (const char *)NULL);
+            fprintf(stderr, "xpuify: error: unknown option `%s`%s%s%s (see `xpuify fix --help`)\n", a,
+                    has ? "; did you mean `" : "", has ? near : "", has ? "`?" : "");
             bad = true;
         }
     }
@@ -215,7 +220,7 @@ int cli_fix(int argc, char **argv) {
                 an_file_result *f = &res.items[i];
                 if (!f->diags.len) continue;
                 an_results one = {f, 1};
-                out_report rep = {o.cat, &one, XPUIFY_VERSION, !o.output_file && isatty(1) && !getenv("NO_COLOR"), false, NULL, NULL, NULL, NULL};
+                out_report rep = {o.cat, &one, XPUIFY_VERSION, !o.output_file && cli_color_on(o.color, 1), false, NULL, NULL, NULL, NULL};
                 out_text_findings(&rep, out, false);
             }
             fprintf(out, "Fixed %zu finding%s in %zu file%s; %zu remaining%s\n", fixed, fixed == 1 ? "" : "s",

@@ -1,5 +1,6 @@
 /* cli_main: the entry point: dispatches the verb. */
 #include "cli/cli.h"
+#include "util/ut_suggest.h"
 #include <stdio.h>
 
 static void usage(FILE *fp) {
@@ -40,6 +41,13 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(verb, "help") || !strcmp(verb, "--help") || !strcmp(verb, "-h")) { usage(stdout); return 0; }
+    static const char *const verbs[] = {"check", "fix", "verify", "rule", "config", "test-rules", "report",
+                                        "merge-sarif", "lsp", "version", "help"};
+    const char *near = ut_suggest(verb, verbs, sizeof verbs / sizeof *verbs);
+    if (near) {
+        fprintf(stderr, "xpuify: error: unknown command `%s`; did you mean `%s`?\n", verb, near);
+        return CLI_EXIT_USAGE;
+    }
     fprintf(stderr, "xpuify: error: unknown command `%s`\n\n", verb);
     usage(stderr);
     return CLI_EXIT_USAGE;

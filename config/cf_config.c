@@ -752,12 +752,15 @@ static bool apply_sels(const cf_strs *sels, const an_catalog *cat, bool *enabled
         if (!hit && err) {
             char o[512];
             cf_origin_str(&sels->items[i].origin, o, sizeof o);
+            const char *near = an_catalog_suggest(cat, sels->items[i].text);
+            char hint[160] = "";
+            if (near) snprintf(hint, sizeof hint, "; did you mean `%s`?", near);
             if (sels->items[i].origin.file == CMDLINE)
-                ut_buf_printf(err, "--%s: `%s` matches no rule code, code prefix or rule name (see `xpuify rule --all`)\n",
-                              key, sels->items[i].text);
+                ut_buf_printf(err, "--%s: `%s` matches no rule code, code prefix or rule name%s (see `xpuify rule --all`)\n",
+                              key, sels->items[i].text, hint);
             else
-                ut_buf_printf(err, "%s: `%s`: `%s` matches no rule code, code prefix or rule name (see `xpuify rule --all`)\n",
-                              o, key, sels->items[i].text);
+                ut_buf_printf(err, "%s: `%s`: `%s` matches no rule code, code prefix or rule name%s (see `xpuify rule --all`)\n",
+                              o, key, sels->items[i].text, hint);
         }
         ok &= hit;
     }
