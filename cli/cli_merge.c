@@ -1,6 +1,6 @@
 /* cli_merge: `xpuify merge-sarif -o OUT IN...`: joins the SARIF logs of `check --shard K/N` runs into one log with
- * one run: the rules of every input (deduplicated by id, ruleIndex renumbered), every result once (a result
- * already merged, e.g. from a log given twice, is dropped with a warning), the tool of the first input. Inputs
+ * one run: the rules of every input (deduplicated by id, ruleIndex renumbered), every result once (one with the
+ * rule and fingerprint of a result already merged, e.g. from a log given twice, is dropped with a warning), the tool of the first input. Inputs
  * from different tools or xpuify versions are refused. */
 #include "cli/cli.h"
 #include "util/ut_hash.h"
@@ -31,8 +31,7 @@ static const char *str_at(cJSON *o, const char *a, const char *b, const char *c)
     return cJSON_IsString(x) ? x->valuestring : NULL;
 }
 
-/* The results merged so far, by their whole text (after ruleIndex renumbering): open addressing over heap
- * strings, doubled at half load. */
+/* The findings merged so far, by rule and fingerprint: open addressing over heap strings, doubled at half load. */
 typedef struct {
     char **slot;
     size_t cap, len;
@@ -161,10 +160,20 @@ int cli_merge_sarif(int argc, char **argv) {
                 cJSON *ri = cJSON_GetObjectItemCaseSensitive(copy, "ruleIndex");
                 if (cJSON_IsNumber(ri) && ri->valueint >= 0 && ri->valueint < nr)
                     cJSON_SetNumberValue(ri, map[ri->valueint]);
-                char *key = cJSON_PrintUnformatted(copy);
-                char *own = ut_strdup(key ? key : "");
-                cJSON_free(key);
-                if (!seen_add(&seen, own)) {
+                /* the same finding: the same rule and fingerprint (rule, path, normalized line, occurrence); a
+                 * result without fingerprints cannot be told from another and is kept */
+                cJSON *pf = cJSON_GetObjectItemCaseSensitive(copy, "partialFingerprints");
+                const char *rid = str_at(copy, "ruleId", NULL, NULL);
+                char *fp = pf && rid ? cJSON_PrintUnformatted(pf) : NULL;
+                char *own = NULL;
+                if (fp) {
+                    ut_buf k;
+                    ut_buf_init(&k);
+                    ut_buf_printf(&k, "%s\x1f%s", rid, fp);
+                    own = ut_buf_take(&k);
+                    cJSON_free(fp);
+                }
+                if (own && !seen_add(&seen, own)) {
                     dropped++;
                     cJSON_Delete(copy);
                     continue;
