@@ -125,6 +125,9 @@ int cli_merge_sarif(int argc, char **argv) {
                 cJSON_DeleteItemFromObjectCaseSensitive(drv, "rules");
                 mrules = cJSON_AddArrayToObject(drv, "rules");
                 cJSON_AddItemToObject(mrun, "tool", tl);
+                /* the bases the results' locations name (%SRCROOT%) */
+                cJSON *bases = cJSON_GetObjectItemCaseSensitive(run, "originalUriBaseIds");
+                if (cJSON_IsObject(bases)) cJSON_AddItemToObject(mrun, "originalUriBaseIds", cJSON_Duplicate(bases, true));
                 cJSON *ck = cJSON_GetObjectItemCaseSensitive(run, "columnKind");
                 if (cJSON_IsString(ck)) cJSON_AddStringToObject(mrun, "columnKind", ck->valuestring);
                 mresults = cJSON_AddArrayToObject(mrun, "results");

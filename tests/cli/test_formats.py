@@ -64,7 +64,10 @@ def test_merge_sarif_drops_and_reports_duplicates(d):
     m = run("merge-sarif", "-o", "m.sarif", "s1.sarif", "s1.sarif")
     eq(m.code, 0, m)
     check("3 results were already in an earlier input" in m.err, "warned", m)
-    eq(len(json.loads(read("m.sarif"))["runs"][0]["results"]), 3)
+    merged = json.loads(read("m.sarif"))["runs"][0]
+    eq(len(merged["results"]), 3)
+    # the base the results' locations name is still declared
+    eq(merged["originalUriBaseIds"], json.loads(read("s1.sarif"))["runs"][0]["originalUriBaseIds"])
     # shards that do not overlap merge without a word
     run("check", "--no-cache", "--no-config", "--format", "sarif", "-o", "s2.sarif", "a.py")
     run("check", "--no-cache", "--no-config", "--format", "sarif", "-o", "s3.sarif", "b.py")
