@@ -209,6 +209,16 @@ if [[ -z ${SKIP_ASTGREP:-} ]]; then
     run_timed astgrep "$RUNS" "${AG_CMD[@]}"
     AG_MATCHES=$("${AG_CMD[@]}" 2>/dev/null | wc -l)
 fi
+# File-list mode (pre-commit and most CI recipes): every .py file named on the command line, for xpuify cold and
+# with its results cache warm, and for ripgrep with the same regex over the same files.
+mapfile -t ALL_FILES < "$WORK/all.txt"
+echo "bench.sh: file-list mode (${#ALL_FILES[@]} files named)..." >&2
+LIST_CMD=("$XPUIFY" check --format json --no-ignore --exit-zero "${XARGS[@]}" "${ALL_FILES[@]}")
+run_timed xpuify-list "$RUNS" "${LIST_CMD[@]}"
+run_warm xpuify-list-warm "$RUNS" "${LIST_CMD[@]}"
+run_timed rg-list "$RG_RUNS" rg -c "${RG_MODE[@]}" --no-ignore --hidden -e "$TRIGGERS" "${ALL_FILES[@]}"
+LIST_FILES_MS=$("${LIST_CMD[@]}" --no-cache -v 2>&1 >/dev/null | sed -n 's/.*files and configurations \([0-9.]*\) ms.*/\1/p')
+WALK_FILES_MS=$("${XPUIFY_CMD[@]}" --no-cache -v 2>&1 >/dev/null | sed -n 's/.*files and configurations \([0-9.]*\) ms.*/\1/p')
 run_timed xpuify-1thread "$SCALE_RUNS" "$XPUIFY" check --format json --no-ignore --exit-zero --threads 1 "$CORPUS"
 
 # Scaling: every 10th, 4th, 2nd file of the sorted list and all of them, named on the command line.
@@ -273,6 +283,9 @@ row xpuify "xpuify check --format json ${XPUIFY_ARGS:-(default threads)}"
 row xpuify-1thread "xpuify check --format json --threads 1"
 row xpuify-warm "xpuify check --format json, results cache warm (unchanged tree)"
 row rg "ripgrep -c${RG_MODE[*]:+ ${RG_MODE[*]}}, trigger regex"
+row xpuify-list "file list: xpuify check --format json FILE... (every .py file named)"
+row xpuify-list-warm "file list: the same, results cache warm"
+row rg-list "file list: ripgrep -c${RG_MODE[*]:+ ${RG_MODE[*]}} FILE..., trigger regex"
 [[ -z ${SKIP_ASTGREP:-} ]] && row astgrep "ast-grep scan, $(grep -c '^id:' bench/astgrep/rules/*.yml | awk -F: '{ s += $2 } END { print s }') rules"
 echo
 echo "| ratio | value | goal |"
@@ -282,8 +295,11 @@ echo "| xpuify / ripgrep (CPU time, user+sys) | $(ratio "$(cpu xpuify)" "$(cpu r
 echo "| xpuify with a warm results cache / ripgrep (wall) | $(ratio "$(median xpuify-warm 2)" "$RW")x | <= 2x |"
 [[ -z ${SKIP_ASTGREP:-} ]] && echo "| ast-grep / xpuify (wall) | $(ratio "$AW" "$XW")x | >= 10x |"
 [[ -z ${SKIP_ASTGREP:-} ]] && echo "| ast-grep / xpuify (CPU time, user+sys) | $(ratio "$(cpu astgrep)" "$(cpu xpuify)")x | |"
+echo "| file list: xpuify / ripgrep on the same files (wall) | $(ratio "$(median xpuify-list 2)" "$(median rg-list 2)")x | <= 10x |"
+echo "| file list: xpuify, results cache warm / ripgrep (wall) | $(ratio "$(median xpuify-list-warm 2)" "$(median rg-list 2)")x | <= 2x |"
 echo "| xpuify 1 thread / ${XPUIFY_ARGS:-default threads} | $(ratio "$X1" "$XW")x | (parallel speed-up on $(nproc) cores) |"
 echo "| xpuify peak RSS | $(kb2mb "$(maxcol xpuify 5)") MB | |"
+echo "| files and configurations before analysis (xpuify -v): file list / walk | ${LIST_FILES_MS:-?} ms / ${WALK_FILES_MS:-?} ms | file list as cheap as the walk |"
 echo
 echo "Scaling (xpuify, files named on the command line: every 10th/4th/2nd/1st file of the sorted list):"
 echo

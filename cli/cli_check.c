@@ -3,12 +3,15 @@
  * (at or above `fail-on`), 2 usage/configuration/input error. */
 #include "output/out_fingerprint.h"
 #include "rewriters/rw_suppress.h"
+#include "rewriters/rw_target.h"
 #include "rewriters/rw_write.h"
 #include "cli/cli.h"
 #include "cli/cli_baseline.h"
 #include "cli/cli_diffbase.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_progress.h"
+#include "cli/cli_target.h"
+#include "util/ut_suggest.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -199,7 +202,10 @@ int cli_check(int argc, char **argv) {
         int r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0) bad = true;
         else if (r == 0) {
-            fprintf(stderr, "xpuify: error: unknown option `%s` (see `xpuify check --help`)\n", a);
+            char near[64];
+            bool has = ut_suggest_option(a, near, sizeof near, cli_opts_help(), check_help, (const char *)NULL);
+            fprintf(stderr, "xpuify: error: unknown option `%s`%s%s%s (see `xpuify check --help`)\n", a,
+                    has ? "; did you mean `" : "", has ? near : "", has ? "`?" : "");
             bad = true;
         }
     }
@@ -219,6 +225,7 @@ int cli_check(int argc, char **argv) {
     cli_baseline bl = {0};
     cli_changes changes = {0};
     char **fps = NULL;
+    char **helpers = NULL, *helper_text = NULL; /* compat: helper modules SARIF fixes create */
     if (bad || !cli_opts_prepare(&o)) goto done;
     if (shard_n) {
         bool *keep = ut_calloc(o.files.len ? o.files.len : 1, sizeof(bool));
@@ -326,7 +333,15 @@ int cli_check(int argc, char **argv) {
         goto done;
     }
     fps = out_fingerprints(&res);
-    out_report rep = {o.cat, &res, XPUIFY_VERSION, isatty(1) && !getenv("NO_COLOR"), false, fps, &o.skipped, input_error};
+    helpers = cli_target_missing_helpers(&res, &opt.fix, &o.helper);
+    if (helpers) helper_text = rw_helper_text(o.priority);
+    char cwd[4096];
+    bool have_cwd = getcwd(cwd, sizeof cwd - 1) != NULL;
+    if (have_cwd && cwd[strlen(cwd) - 1] != '/') strcat(cwd, "/");
+    out_report rep = {.cat = o.cat, .res = &res, .version = XPUIFY_VERSION, .color = cli_color_on(o.color, 1),
+                      .fingerprints = fps, .skipped = &o.skipped, .failed = input_error,
+                      .helper_paths = (const char *const *)helpers, .helper_text = helper_text,
+                      .srcroot = have_cwd ? cwd : NULL};
     bool ok = true;
     if (!to_stdout || o.output_file) {
         out_spec main_out = {o.format, o.output_file};
@@ -340,6 +355,8 @@ int cli_check(int argc, char **argv) {
     else if (cli_opts_fails(&o, &res) && !o.exit_zero) rc = CLI_EXIT_FINDINGS;
     else rc = CLI_EXIT_OK;
 done:
+    cli_target_missing_helpers_free(helpers, res.len);
+    ut_free(helper_text);
     out_fingerprints_free(fps, &res);
     cli_changes_free(&changes);
     cli_baseline_free(&bl);

@@ -106,8 +106,9 @@ bool cli_apply_selectors(const an_catalog *cat, const char *list, bool value, bo
             }
         }
         if (!hit) {
-            fprintf(stderr, "xpuify: error: %s: `%s` matches no rule code, code prefix or rule name (see `xpuify rule --all`)\n",
-                    flag, tok);
+            const char *near = an_catalog_suggest(cat, tok);
+            fprintf(stderr, "xpuify: error: %s: `%s` matches no rule code, code prefix or rule name%s%s%s (see `xpuify rule --all`)\n",
+                    flag, tok, near ? "; did you mean `" : "", near ? near : "", near ? "`?" : "");
             ok = false;
         }
     }

@@ -10,6 +10,7 @@
 #include "cli/cli_layers.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_progress.h"
+#include "util/ut_suggest.h"
 #include "analyzer/c/an_cfix.h"
 #include <errno.h>
 #include <stdatomic.h>
@@ -131,7 +132,11 @@ int cli_fix(int argc, char **argv) {
         int r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0) bad = true;
         else if (r == 0) {
-            fprintf(stderr, "xpuify: error: unknown option `%s` (see `xpuify fix --help`)\n", a);
+            char near[64];
+            bool has = ut_suggest_option(a, near, sizeof near, cli_opts_help(), "--diff --unsafe-fixes --layer-dir",
+                                         (const char *)NULL);
+            fprintf(stderr, "xpuify: error: unknown option `%s`%s%s%s (see `xpuify fix --help`)\n", a,
+                    has ? "; did you mean `" : "", has ? near : "", has ? "`?" : "");
             bad = true;
         }
     }
@@ -238,7 +243,7 @@ int cli_fix(int argc, char **argv) {
         rc = errors ? CLI_EXIT_USAGE : files_changed ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
     } else {
         if (remaining && o.format != OUT_TEXT) {
-            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL, &o.skipped, errors};
+            out_report rep = {.cat = o.cat, .res = &res, .version = XPUIFY_VERSION, .skipped = &o.skipped, .failed = errors};
             out_write(o.format, &rep, out);
         } else if (o.format == OUT_TEXT) {
             /* remaining findings, then a summary that counts what was fixed */
@@ -246,8 +251,8 @@ int cli_fix(int argc, char **argv) {
                 an_file_result *f = &res.items[i];
                 if (!f->diags.len) continue;
                 an_results one = {f, 1};
-                out_report rep = {o.cat, &one, XPUIFY_VERSION, !o.output_file && isatty(1) && !getenv("NO_COLOR"), false, NULL,
-                                  NULL, false};
+                out_report rep = {.cat = o.cat, .res = &one, .version = XPUIFY_VERSION,
+                                  .color = !o.output_file && cli_color_on(o.color, 1)};
                 out_text_findings(&rep, out, false);
             }
             fprintf(out, "Fixed %zu finding%s in %zu file%s; %zu remaining%s\n", fixed, fixed == 1 ? "" : "s",
@@ -259,7 +264,7 @@ int cli_fix(int argc, char **argv) {
                 for (size_t k = 0; k < kernels.len; k++) fprintf(out, "  %s\n", kernels.items[k]);
             }
         } else {
-            out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, NULL, &o.skipped, errors};
+            out_report rep = {.cat = o.cat, .res = &res, .version = XPUIFY_VERSION, .skipped = &o.skipped, .failed = errors};
             out_write(o.format, &rep, out);
         }
         rc = errors ? CLI_EXIT_USAGE : (cli_opts_fails(&o, &res) && !o.exit_zero) ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;

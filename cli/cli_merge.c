@@ -1,7 +1,9 @@
 /* cli_merge: `xpuify merge-sarif -o OUT IN...`: joins the SARIF logs of `check --shard K/N` runs into one log with
- * one run: the rules of every input (deduplicated by id, ruleIndex renumbered), every result, the tool of the
- * first input. Inputs from different tools or xpuify versions are refused. */
+ * one run: the rules of every input (deduplicated by id, ruleIndex renumbered), every result once (one with the
+ * rule and fingerprint of a result already merged, e.g. from a log given twice, is dropped with a warning), the tool of the first input. Inputs
+ * from different tools or xpuify versions are refused. */
 #include "cli/cli.h"
+#include "util/ut_hash.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +29,33 @@ static const char *str_at(cJSON *o, const char *a, const char *b, const char *c)
     if (b) x = cJSON_GetObjectItemCaseSensitive(x, b);
     if (c) x = cJSON_GetObjectItemCaseSensitive(x, c);
     return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+/* The findings merged so far, by rule and fingerprint: open addressing over heap strings, doubled at half load. */
+typedef struct {
+    char **slot;
+    size_t cap, len;
+} seen_set;
+
+static bool seen_add(seen_set *s, char *key) {
+    if (2 * (s->len + 1) > s->cap) {
+        seen_set g = {ut_calloc(s->cap ? 2 * s->cap : 256, sizeof(char *)), s->cap ? 2 * s->cap : 256, 0};
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->slot[i]) seen_add(&g, s->slot[i]);
+        ut_free(s->slot);
+        *s = g;
+    }
+    size_t i = (size_t)ut_fnv1a(1469598103934665603ULL, key, strlen(key)) & (s->cap - 1);
+    for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
+        if (!strcmp(s->slot[i], key)) { ut_free(key); return false; }
+    s->slot[i] = key;
+    s->len++;
+    return true;
+}
+
+static void seen_free(seen_set *s) {
+    for (size_t i = 0; i < s->cap; i++) ut_free(s->slot[i]);
+    ut_free(s->slot);
 }
 
 int cli_merge_sarif(int argc, char **argv) {
@@ -61,6 +90,8 @@ int cli_merge_sarif(int argc, char **argv) {
     ut_buf_init(&err);
     cJSON *merged = NULL, *mrun = NULL, *mrules = NULL, *mresults = NULL;
     const char *tool = NULL, *version = NULL;
+    seen_set seen = {0};
+    size_t dropped = 0;
     for (size_t i = 0; i < inputs.len; i++) {
         cJSON *doc = read_json(inputs.items[i], &err);
         if (!doc) goto fail;
@@ -94,6 +125,9 @@ int cli_merge_sarif(int argc, char **argv) {
                 cJSON_DeleteItemFromObjectCaseSensitive(drv, "rules");
                 mrules = cJSON_AddArrayToObject(drv, "rules");
                 cJSON_AddItemToObject(mrun, "tool", tl);
+                /* the bases the results' locations name (%SRCROOT%) */
+                cJSON *bases = cJSON_GetObjectItemCaseSensitive(run, "originalUriBaseIds");
+                if (cJSON_IsObject(bases)) cJSON_AddItemToObject(mrun, "originalUriBaseIds", cJSON_Duplicate(bases, true));
                 cJSON *ck = cJSON_GetObjectItemCaseSensitive(run, "columnKind");
                 if (cJSON_IsString(ck)) cJSON_AddStringToObject(mrun, "columnKind", ck->valuestring);
                 mresults = cJSON_AddArrayToObject(mrun, "results");
@@ -129,12 +163,33 @@ int cli_merge_sarif(int argc, char **argv) {
                 cJSON *ri = cJSON_GetObjectItemCaseSensitive(copy, "ruleIndex");
                 if (cJSON_IsNumber(ri) && ri->valueint >= 0 && ri->valueint < nr)
                     cJSON_SetNumberValue(ri, map[ri->valueint]);
+                /* the same finding: the same rule and fingerprint (rule, path, normalized line, occurrence); a
+                 * result without fingerprints cannot be told from another and is kept */
+                cJSON *pf = cJSON_GetObjectItemCaseSensitive(copy, "partialFingerprints");
+                const char *rid = str_at(copy, "ruleId", NULL, NULL);
+                char *fp = pf && rid ? cJSON_PrintUnformatted(pf) : NULL;
+                char *own = NULL;
+                if (fp) {
+                    ut_buf k;
+                    ut_buf_init(&k);
+                    ut_buf_printf(&k, "%s\x1f%s", rid, fp);
+                    own = ut_buf_take(&k);
+                    cJSON_free(fp);
+                }
+                if (own && !seen_add(&seen, own)) {
+                    dropped++;
+                    cJSON_Delete(copy);
+                    continue;
+                }
                 cJSON_AddItemToArray(mresults, copy);
             }
             ut_free(map);
         }
         cJSON_Delete(doc);
     }
+    if (dropped)
+        fprintf(stderr, "xpuify: warning: merge-sarif: %zu result%s already in an earlier input (the same log given "
+                "twice, or overlapping shards) dropped\n", dropped, dropped == 1 ? " was" : "s were");
     FILE *out = stdout;
     if (out_path && !(out = fopen(out_path, "w"))) {
         ut_buf_printf(&err, "%s: cannot write: %s", out_path, strerror(errno));
@@ -150,6 +205,7 @@ int cli_merge_sarif(int argc, char **argv) {
 fail:
     fprintf(stderr, "xpuify: error: merge-sarif: %s\n", err.data);
 done:
+    seen_free(&seen);
     cJSON_Delete(merged);
     ut_buf_free(&err);
     ut_vec_free(&inputs);

@@ -48,8 +48,10 @@ void cli_opts_free(cli_opts *o) {
 }
 
 const char *cli_opts_help(void) {
-    return "  -f, --format FMT        text (default), concise, json, sarif, github\n"
+    return "  -f, --format FMT        text (default), concise, json, sarif, github, gitlab, junit\n"
            "  -o, --output-file FILE  write the report to FILE instead of standard output\n"
+           "      --color WHEN        auto (default: on a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR or\n"
+           "                          CLICOLOR_FORCE turn it on in CI logs), always, never\n"
            "      --select LIST       only these rules (codes, code prefixes, names, ALL; comma-separated)\n"
            "      --ignore LIST       not these rules\n"
            "      --exclude GLOB      skip paths matching GLOB (repeatable)\n"
@@ -94,6 +96,11 @@ int cli_opts_parse(cli_opts *o, int argc, char **argv, int *i) {
         if (!v) return -1;
         if (!out_format_parse(v, &o->format)) {
             fprintf(stderr, "xpuify: error: unknown format `%s` (known: %s)\n", v, out_format_names());
+            return -1;
+        }
+    } else if (cli_opt(argc, argv, i, "--color", &v) || cli_opt(argc, argv, i, "--colour", &v)) {
+        if (!cli_color_parse(v, &o->color)) {
+            fprintf(stderr, "xpuify: error: --color: `%s` is not one of auto, always, never\n", v ? v : "");
             return -1;
         }
     } else if (cli_opt(argc, argv, i, "--output-file", &v) || cli_opt(argc, argv, i, "-o", &v)) {

@@ -6,10 +6,12 @@
 #include "config/cf_config.h"
 #include "output/out.h"
 #include "cli/cli_target.h"
+#include "cli/cli_color.h"
 
 typedef struct {
     out_format format;
     const char *output_file;
+    cli_color_mode color; /* --color */
     UT_VEC(const char *) paths;
     UT_VEC(const char *) selects;
     UT_VEC(const char *) ignores;

@@ -209,7 +209,8 @@ int cli_report(int argc, char **argv) {
     for (size_t i = 0; i < kernels.len; i++)
         if (kernels.items[i].lang == AN_LANG_C) kpaths[nk++] = kernels.items[i].path;
     char **fps = out_fingerprints(&res);
-    out_report rep = {o.cat, &res, XPUIFY_VERSION, false, false, fps, &o.skipped, input_error};
+    out_report rep = {.cat = o.cat, .res = &res, .version = XPUIFY_VERSION, .fingerprints = fps, .skipped = &o.skipped,
+                      .failed = input_error};
     out_html_input in = {&rep, title, reason.data, diffs.items, diffs.len, kpaths, nk, vdoc};
     char *page = NULL;
     size_t len = 0;

@@ -220,7 +220,9 @@ int cli_rule(int argc, char **argv) {
     } else {
         const an_rule *r = an_catalog_find(cat, name);
         if (!r) {
-            fprintf(stderr, "xpuify: error: no rule `%s` (see `xpuify rule --all`)\n", name);
+            const char *near = an_catalog_suggest(cat, name);
+            fprintf(stderr, "xpuify: error: no rule `%s`%s%s%s (see `xpuify rule --all`)\n", name,
+                    near ? "; did you mean `" : "", near ? near : "", near ? "`?" : "");
             rc = CLI_EXIT_USAGE;
         } else if (!strcmp(fmt, "json")) {
             cJSON *o = rule_json(r);

@@ -134,3 +134,29 @@ void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, c
     fix->helper_import = buf;
     fix->helper_module = h->module;
 }
+
+char **cli_target_missing_helpers(const an_results *res, const an_fix_options *fix, const cli_helper_opts *h) {
+    if (fix->target != AN_TARGET_COMPAT) return NULL;
+    char **out = NULL;
+    for (size_t i = 0; i < res->len; i++) {
+        const an_file_result *f = &res->items[i];
+        bool needs = false;
+        for (size_t j = 0; j < f->diags.len && !needs; j++)
+            needs = f->diags.items[j].fix && (f->diags.items[j].fix->needs & AN_NEED_HELPER);
+        if (!needs) continue;
+        rw_helper_place pl;
+        rw_helper_place_for(f->file->path, h->module, h->path, &pl);
+        struct stat st;
+        if (stat(pl.path, &st) != 0) {
+            if (!out) out = ut_calloc(res->len, sizeof *out);
+            out[i] = ut_strdup(pl.path);
+        }
+        rw_helper_place_free(&pl);
+    }
+    return out;
+}
+
+void cli_target_missing_helpers_free(char **paths, size_t n) {
+    for (size_t i = 0; paths && i < n; i++) ut_free(paths[i]);
+    ut_free(paths);
+}

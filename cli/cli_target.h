@@ -18,4 +18,8 @@ void cli_target_choose(cli_target_mode mode, const char *torch_version, const ch
                        ut_buf *reason, struct an_cache *cache);
 /* an_options.fix_for_file callback; ctx is a cli_helper_opts */
 void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t sz);
+/* compat target: per result file whose fixes import the helper module, that module's path when it does not exist
+ * yet (what a SARIF fix must create); NULL when no file needs one. Free with cli_target_missing_helpers_free. */
+char **cli_target_missing_helpers(const an_results *res, const an_fix_options *fix, const cli_helper_opts *h);
+void cli_target_missing_helpers_free(char **paths, size_t n);
 #endif

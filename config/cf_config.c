@@ -2,6 +2,7 @@
 #include "util/ut_yaml.h"
 #include "config/cf_config.h"
 #include "config/cf_confine.h"
+#include "config/cf_toml.h"
 #include "util/ut_hash.h"
 #include "analyzer/core/an_suppress.h"
 #include <cjson/cJSON.h>
@@ -476,6 +477,22 @@ static const char *shown_path(cf_store *s, const char *abs) {
 
 static void apply_overrides(cf_store *s, cf_config *c);
 
+static bool cf_is_pyproject(const char *path) {
+    const char *b = strrchr(path, '/');
+    return !strcmp(b ? b + 1 : path, CF_PYPROJECT);
+}
+
+/* A pyproject.toml counts as a configuration only when it has a [tool.xpuify] table (as ruff reads [tool.ruff]). */
+static bool pyproject_configures(const char *path) {
+    size_t len;
+    char *why = NULL;
+    char *text = cf_read_regular(path, CF_MAX_CONFIG_BYTES, &len, &why);
+    ut_free(why);
+    bool yes = text && cf_toml_has_xpuify(text, len);
+    ut_free(text);
+    return yes;
+}
+
 static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const char *from, yaml_node_t *from_node,
                             const char *from_shown) {
     for (size_t i = 0; i < s->configs.len; i++)
@@ -497,6 +514,23 @@ static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const cha
         else ut_buf_printf(err, "%s: cannot read the configuration: %s\n", shown, why);
         ut_free(why);
         return NULL;
+    }
+    if (cf_is_pyproject(abs)) {
+        /* the [tool.xpuify] table, as the YAML of the same keys (line numbers kept) */
+        ut_buf y;
+        ut_buf_init(&y);
+        int line;
+        const char *twhy;
+        if (!cf_toml_xpuify_yaml(text, len, &y, &line, &twhy)) {
+            ut_buf_printf(err, "%s:%d: [tool.xpuify]: %s\n", shown, line, twhy);
+            ut_buf_free(&y);
+            ut_free(text);
+            return NULL;
+        }
+        ut_free(text);
+        len = y.len;
+        if (!y.data) ut_buf_puts(&y, "");
+        text = ut_buf_take(&y);
     }
     yaml_parser_t parser;
     yaml_document_t doc;
@@ -724,7 +758,13 @@ static const cf_config *for_path(cf_store *s, const char *path, bool is_file, ut
         ut_vec_push(&visited, d);
         char cand[PATH_MAX + 16];
         snprintf(cand, sizeof cand, "%s%s%s", d, strcmp(d, "/") ? "/" : "", CF_FILE_NAME);
-        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+        bool here = stat(cand, &st) == 0 && S_ISREG(st.st_mode);
+        if (!here) {
+            /* .xpuify.yml wins over pyproject.toml in the same directory; the closest directory wins over both */
+            snprintf(cand, sizeof cand, "%s%s%s", d, strcmp(d, "/") ? "/" : "", CF_PYPROJECT);
+            here = stat(cand, &st) == 0 && S_ISREG(st.st_mode) && pyproject_configures(cand);
+        }
+        if (here) {
             found = load_file(s, cand, err, NULL, NULL, NULL);
             if (!found) failed = true;
             break;
@@ -777,12 +817,15 @@ static bool apply_sels(const cf_strs *sels, const an_catalog *cat, bool *enabled
         if (!hit && err) {
             char o[512];
             cf_origin_str(&sels->items[i].origin, o, sizeof o);
+            const char *near = an_catalog_suggest(cat, sels->items[i].text);
+            char hint[160] = "";
+            if (near) snprintf(hint, sizeof hint, "; did you mean `%s`?", near);
             if (sels->items[i].origin.file == CMDLINE)
-                ut_buf_printf(err, "--%s: `%s` matches no rule code, code prefix or rule name (see `xpuify rule --all`)\n",
-                              key, sels->items[i].text);
+                ut_buf_printf(err, "--%s: `%s` matches no rule code, code prefix or rule name%s (see `xpuify rule --all`)\n",
+                              key, sels->items[i].text, hint);
             else
-                ut_buf_printf(err, "%s: `%s`: `%s` matches no rule code, code prefix or rule name (see `xpuify rule --all`)\n",
-                              o, key, sels->items[i].text);
+                ut_buf_printf(err, "%s: `%s`: `%s` matches no rule code, code prefix or rule name%s (see `xpuify rule --all`)\n",
+                              o, key, sels->items[i].text, hint);
         }
         ok &= hit;
     }
@@ -919,7 +962,10 @@ void cf_config_print(const cf_config *c, bool json, FILE *fp) {
         cJSON_Delete(root);
         return;
     }
-    fprintf(fp, "# configuration file: %s\n", c->path ? c->path : "(none: built-in defaults)");
+    fprintf(fp, "# configuration file: %s%s\n", c->path ? c->path : "(none: built-in defaults)",
+            c->path && cf_is_pyproject(c->path) ? " [tool.xpuify]" : "");
+    fputs("# found as: the closest directory above the file with a .xpuify.yml or a pyproject.toml that has a\n"
+          "# [tool.xpuify] table; in one directory .xpuify.yml wins over pyproject.toml\n", fp);
     for (int k = 0; k < CF__COUNT; k++) {
         fprintf(fp, "%s: ", key_names[k]);
         switch ((cf_key)k) {

@@ -1,4 +1,5 @@
-/* cf_config: `.xpuify.yml` project configuration: discovery (the closest file above each source file wins; `extend:`
+/* cf_config: `.xpuify.yml` project configuration (or the `[tool.xpuify]` table of a pyproject.toml, cf_toml; in one
+ * directory .xpuify.yml wins): discovery (the closest file above each source file wins; `extend:`
  * inherits from another file), parsing with libyaml (errors name file:line:column), command-line overrides, and
  * what a configuration means for one file (enabled rules, severities, exclusion). Every value remembers where it
  * came from, for `xpuify config`. Used by the CLI and meant for the language server: it has no CLI state.
@@ -23,6 +24,7 @@
 #include <stdio.h>
 
 #define CF_FILE_NAME ".xpuify.yml"
+#define CF_PYPROJECT "pyproject.toml" /* its [tool.xpuify] table, when it has one; .xpuify.yml wins in one directory */
 
 typedef enum {
     CF_EXTEND, CF_SELECT, CF_IGNORE, CF_PER_FILE_IGNORES, CF_EXCLUDE, CF_TARGET, CF_TORCH_VERSION,

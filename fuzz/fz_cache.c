@@ -59,7 +59,7 @@ static void render_all(const an_catalog *cat, const an_source *src, const an_dia
     fr.src = *src;
     fr.diags = *l;
     an_results res = {&fr, 1};
-    out_report rep = {cat, &res, "0.0.0-fuzz", false, false, NULL, NULL, false};
+    out_report rep = {.cat = cat, .res = &res, .version = "0.0.0-fuzz"};
     for (int f = OUT_TEXT; f <= OUT_GITHUB; f++) {
         char *buf = NULL;
         size_t n = 0;

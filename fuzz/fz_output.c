@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     an_source_init_mem(&fr.src, path, (const char *)text, len);
     an_engine_analyze_source(cat, AN_LANG_PYTHON, &fr.src, NULL, &fo, &fr.diags);
     an_results res = {&fr, 1};
-    out_report rep = {cat, &res, "0.0.0-fuzz", (data[0] & 64) != 0, false, NULL, NULL, false};
+    out_report rep = {.cat = cat, .res = &res, .version = "0.0.0-fuzz", .color = (data[0] & 64) != 0, .srcroot = "/fuzz/"};
     size_t n = fr.diags.len, olen;
 
     char *o = render(OUT_JSON, &rep, &olen);

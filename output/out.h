@@ -16,6 +16,11 @@ typedef struct {
     char **fingerprints; /* one per finding, in order (out_fingerprints); NULL: computed where needed */
     const an_skip_list *skipped; /* directories the walk did not enter (NULL: none) */
     bool failed;         /* the run had an error (a named path missing, a configuration error, a failed write) */
+    /* compat target: per result file, the helper module that its fixes import and that does not exist yet (NULL:
+     * none), and the helper's text; SARIF fixes then also create it. NULL array: no file needs one. */
+    const char *const *helper_paths;
+    const char *helper_text;
+    const char *srcroot; /* SARIF: the directory relative paths start from (absolute, ends in '/'), or NULL */
 } out_report;
 
 /* What a run did not check: files it could not read or analyze (results whose status is not AN_LOAD_OK) and the

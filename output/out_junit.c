@@ -3,8 +3,14 @@
  * testsuite "xpuify: not checked" of testcases in error. */
 #include "output/out.h"
 
-static void esc(FILE *fp, const char *s) {
+/* attr: inside an attribute value, where XML normalizes a raw line break or tab to a space (XML 1.0 3.3.3):
+ * written as character references they survive */
+static void esc_in(FILE *fp, const char *s, bool attr) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (attr && (*p == '\n' || *p == '\r' || *p == '\t')) {
+            fprintf(fp, "&#%d;", *p);
+            continue;
+        }
         switch (*p) {
         case '&': fputs("&amp;", fp); break;
         case '<': fputs("&lt;", fp); break;
@@ -17,6 +23,8 @@ static void esc(FILE *fp, const char *s) {
         }
     }
 }
+
+static void esc(FILE *fp, const char *s) { esc_in(fp, s, true); }
 
 void out_junit(const out_report *r, FILE *fp) {
     size_t total = out_count(r->res);
@@ -46,7 +54,7 @@ void out_junit(const out_report *r, FILE *fp) {
             fputs("\">", fp);
             esc(fp, f->file->path);
             fprintf(fp, ":%u:%u: %s [%s] %s: ", d->line, d->col, d->rule->code, d->rule->name, an_severity_name(d->severity));
-            esc(fp, d->message);
+            esc_in(fp, d->message, false);
             fputs("</failure>\n    </testcase>\n", fp);
         }
         fputs("  </testsuite>\n", fp);

@@ -1,5 +1,6 @@
 /* out_sarif: SARIF 2.1.0: one run, the tool's rules (id, name, descriptions, help), results with regions in
- * Unicode code points, fixes as artifactChanges. */
+ * Unicode code points, fixes as artifactChanges (marked safe or unsafe in their properties; a compat fix also
+ * creates the helper module it imports), relative paths under the declared base %SRCROOT%. */
 #include "output/out.h"
 #include "output/out_fingerprint.h"
 #include <cjson/cJSON.h>
@@ -20,6 +21,22 @@ static char *uri(const char *path) {
     return ut_buf_take(&b);
 }
 
+/* An artifact location: a relative path under %SRCROOT%, an absolute one as a file: URI. */
+static void add_location(cJSON *art, const char *path) {
+    char *u = uri(path);
+    if (path[0] == '/') {
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "file://%s", u);
+        cJSON_AddStringToObject(art, "uri", b.data);
+        ut_buf_free(&b);
+    } else {
+        cJSON_AddStringToObject(art, "uri", u);
+        cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
+    }
+    ut_free(u);
+}
+
 static cJSON *region(uint32_t l, uint32_t c, uint32_t el, uint32_t ec) {
     cJSON *reg = cJSON_CreateObject();
     out_json_add_uint(reg, "startLine", l);
@@ -27,6 +44,27 @@ static cJSON *region(uint32_t l, uint32_t c, uint32_t el, uint32_t ec) {
     out_json_add_uint(reg, "endLine", el);
     out_json_add_uint(reg, "endColumn", ec);
     return reg;
+}
+
+/* The change that creates the compat helper module: its whole text inserted at the start of an empty artifact,
+ * so that applying a fix alone gives code whose `import xpuify_device` resolves. Every fix of the run that needs
+ * the helper carries the same change (as they carry the same import insertion): a consumer applies it once. */
+static cJSON *helper_change(const char *path, const char *text) {
+    cJSON *ch = cJSON_CreateObject();
+    cJSON *art = cJSON_CreateObject();
+    add_location(art, path);
+    cJSON_AddItemToObject(ch, "artifactLocation", art);
+    cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
+    cJSON *rep = cJSON_CreateObject();
+    cJSON *del = cJSON_CreateObject();
+    out_json_add_uint(del, "charOffset", 0);
+    out_json_add_uint(del, "charLength", 0);
+    cJSON_AddItemToObject(rep, "deletedRegion", del);
+    cJSON *ins = cJSON_CreateObject();
+    cJSON_AddStringToObject(ins, "text", text);
+    cJSON_AddItemToObject(rep, "insertedContent", ins);
+    cJSON_AddItemToArray(reps, rep);
+    return ch;
 }
 
 void out_sarif(const out_report *r, FILE *fp) {
@@ -110,6 +148,20 @@ void out_sarif(const out_report *r, FILE *fp) {
         }
     }
     ut_free(sk);
+    /* the base every relative artifact location names (SARIF 3.14.14): the directory xpuify ran in */
+    cJSON *bases = cJSON_AddObjectToObject(run, "originalUriBaseIds");
+    cJSON *srcroot = cJSON_AddObjectToObject(bases, "%SRCROOT%");
+    if (r->srcroot) {
+        char *u = uri(r->srcroot);
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "file://%s", u);
+        cJSON_AddStringToObject(srcroot, "uri", b.data);
+        ut_buf_free(&b);
+        ut_free(u);
+    }
+    cJSON *sd = cJSON_AddObjectToObject(srcroot, "description");
+    cJSON_AddStringToObject(sd, "text", "The directory xpuify ran in; result paths are relative to it.");
     cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
     cJSON *results = cJSON_AddArrayToObject(run, "results");
     char **own = r->fingerprints ? NULL : out_fingerprints(r->res);
@@ -126,13 +178,11 @@ void out_sarif(const out_report *r, FILE *fp) {
             cJSON *msg = cJSON_CreateObject();
             cJSON_AddStringToObject(msg, "text", d->message);
             cJSON_AddItemToObject(o, "message", msg);
-            char *u = uri(f->file->path);
             cJSON *locs = cJSON_AddArrayToObject(o, "locations");
             cJSON *loc = cJSON_CreateObject();
             cJSON *phys = cJSON_CreateObject();
             cJSON *art = cJSON_CreateObject();
-            cJSON_AddStringToObject(art, "uri", u);
-            cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
+            add_location(art, f->file->path);
             cJSON_AddItemToObject(phys, "artifactLocation", art);
             cJSON_AddItemToObject(phys, "region", region(d->line, d->col, d->end_line, d->end_col));
             cJSON_AddItemToObject(loc, "physicalLocation", phys);
@@ -146,11 +196,13 @@ void out_sarif(const out_report *r, FILE *fp) {
                 cJSON *desc = cJSON_CreateObject();
                 cJSON_AddStringToObject(desc, "text", d->fix->title ? d->fix->title : "");
                 cJSON_AddItemToObject(fx, "description", desc);
+                /* a consumer applying fixes unattended must be able to leave the unsafe ones out (docs/ci.md) */
+                cJSON *fp_ = cJSON_AddObjectToObject(fx, "properties");
+                cJSON_AddStringToObject(fp_, "applicability", an_applicability_name(d->fix->applicability));
                 cJSON *changes = cJSON_AddArrayToObject(fx, "artifactChanges");
                 cJSON *ch = cJSON_CreateObject();
                 cJSON *a2 = cJSON_CreateObject();
-                cJSON_AddStringToObject(a2, "uri", u);
-                cJSON_AddStringToObject(a2, "uriBaseId", "%SRCROOT%");
+                add_location(a2, f->file->path);
                 cJSON_AddItemToObject(ch, "artifactLocation", a2);
                 cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
                 for (size_t m = 0; m < d->fix->edits.len; m++) {
@@ -166,9 +218,10 @@ void out_sarif(const out_report *r, FILE *fp) {
                     cJSON_AddItemToArray(reps, rep);
                 }
                 cJSON_AddItemToArray(changes, ch);
+                if ((d->fix->needs & AN_NEED_HELPER) && r->helper_paths && r->helper_paths[i] && r->helper_text)
+                    cJSON_AddItemToArray(changes, helper_change(r->helper_paths[i], r->helper_text));
                 cJSON_AddItemToArray(fixes, fx);
             }
-            ut_free(u);
             cJSON_AddItemToArray(results, o);
         }
     }

@@ -28,17 +28,28 @@ static void frame(const an_diag *d, const an_source *src, FILE *fp, bool color) 
     fputc('\n', fp);
 }
 
+/* A message on the finding's one line: a line break in it (a user rule's template, a compiler's text) becomes a
+ * space, so that every finding stays one line for grep, editors' error parsers and `concise`. */
+static void one_line(FILE *fp, const char *m) {
+    for (; *m; m++) {
+        if (*m == '\r' && m[1] == '\n') continue;
+        fputc(*m == '\n' || *m == '\r' ? ' ' : *m, fp);
+    }
+}
+
 void out_text_findings(const out_report *r, FILE *fp, bool concise) {
     for (size_t i = 0; i < r->res->len; i++) {
         const an_file_result *f = &r->res->items[i];
         for (size_t j = 0; j < f->diags.len; j++) {
             const an_diag *d = &f->diags.items[j];
             if (r->color)
-                fprintf(fp, "\033[1m%s\033[0m:%u:%u: \033[1;31m%s\033[0m [%s] %s%s\n", f->file->path, d->line, d->col,
-                        d->rule->code, d->rule->name, d->fix && d->fix->applicability == AN_FIX_SAFE ? "[*] " : "", d->message);
+                fprintf(fp, "\033[1m%s\033[0m:%u:%u: \033[1;31m%s\033[0m [%s] %s", f->file->path, d->line, d->col,
+                        d->rule->code, d->rule->name, d->fix && d->fix->applicability == AN_FIX_SAFE ? "[*] " : "");
             else
-                fprintf(fp, "%s:%u:%u: %s [%s] %s%s\n", f->file->path, d->line, d->col, d->rule->code, d->rule->name,
-                        d->fix && d->fix->applicability == AN_FIX_SAFE ? "[*] " : "", d->message);
+                fprintf(fp, "%s:%u:%u: %s [%s] %s", f->file->path, d->line, d->col, d->rule->code, d->rule->name,
+                        d->fix && d->fix->applicability == AN_FIX_SAFE ? "[*] " : "");
+            one_line(fp, d->message);
+            fputc('\n', fp);
             if (!concise) frame(d, &f->src, fp, r->color);
         }
     }

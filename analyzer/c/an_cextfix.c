@@ -385,6 +385,8 @@ void an_cextfix_generate(const an_fix_options *opt, const an_source *src, an_dia
     for (size_t i = 0; i < diags->len; i++) {
         an_diag *d = &diags->items[i];
         if (d->fix || !d->rule || !d->rule->code || d->end <= d->start || d->end > src->len) continue;
+        /* the rule data (`fix:` in rules/c) says which rules have fixes; `xpuify rule` and SARIF read the same */
+        if (d->rule->fix == AN_FIX_NONE) continue;
         const char *c = d->rule->code;
         if (!strcmp(c, "XPC701")) d->fix = fix_is_cuda(src, d);
         else if (!strcmp(c, "XPC703")) d->fix = fix_guard(src, d);

@@ -205,6 +205,7 @@ void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_l
         an_diag *d = &diags->items[i];
         const an_entry *e = d->entry;
         if (d->fix || !e || !e->replacement || !an_c_identifier(e->replacement, strlen(e->replacement))) continue;
+        if (d->rule->fix == AN_FIX_NONE) continue; /* the rule data says this rule has no fix */
         if (d->end <= d->start || d->end > src->len || !an_c_identifier(src->text + d->start, d->end - d->start)) continue;
         layer ly;
         if (!layer_of(opt, d, &ly)) continue;

@@ -1,6 +1,7 @@
 /* an_catalog: loads rule YAML (libyaml document API) into an_rule records, indexes qualified names, and builds
  * the per-language prefilter. Query compilation lives in an_query.c. */
 #include "util/ut_yaml.h"
+#include "util/ut_suggest.h"
 #include "analyzer/core/an_catalog_int.h"
 #include "util/ut_hash.h"
 #include "analyzer/core/an_suppress.h"
@@ -513,6 +514,18 @@ const an_rule *an_catalog_find(const an_catalog *c, const char *s) {
         if ((r->code && !strcasecmp(r->code, s)) || (r->name && !strcmp(r->name, s))) return r;
     }
     return NULL;
+}
+
+const char *an_catalog_suggest(const an_catalog *c, const char *s) {
+    const char **words = ut_calloc(2 * c->rules.len + 1, sizeof *words);
+    size_t n = 0;
+    for (size_t i = 0; i < c->rules.len; i++) {
+        if (c->rules.items[i]->code) words[n++] = c->rules.items[i]->code;
+        if (c->rules.items[i]->name) words[n++] = c->rules.items[i]->name;
+    }
+    const char *best = ut_suggest(s, words, n);
+    ut_free(words);
+    return best;
 }
 
 const an_rule *an_catalog_builtin(const an_catalog *c, const char *builtin) {

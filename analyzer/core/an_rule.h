@@ -129,6 +129,8 @@ const uint8_t *an_catalog_fingerprint(const an_catalog *c);
 const an_rule *an_catalog_rule(const an_catalog *c, size_t i);
 /* By code ("XPU201") or name ("cuda-device-management"). */
 const an_rule *an_catalog_find(const an_catalog *c, const char *code_or_name);
+/* The code or name closest to a mistyped one (`XPU2O1`, `cuda-sync`), for "did you mean"; NULL when none is. */
+const char *an_catalog_suggest(const an_catalog *c, const char *code_or_name);
 /* The rule implemented by the built-in matcher `builtin` (e.g. "unused-suppression"), or NULL. */
 const an_rule *an_catalog_builtin(const an_catalog *c, const char *builtin);
 /* The table entry a qualified name hits: exact names first, then the longest wildcard. */

@@ -202,7 +202,9 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
             bad++;
             continue;
         }
-        if (!opt->no_ignore) {
+        /* the repository answers .gitignore questions for what a walk finds below a named directory; a named file
+         * is checked whatever ignores it (as ruff does), so pre-commit's file lists open no repository per file */
+        if (!opt->no_ignore && S_ISDIR(st.st_mode)) {
             char abs[PATH_MAX];
             if (realpath(path, abs) && git_repository_open_ext(&w.repo, abs, 0, NULL) == 0) {
                 const char *wd = git_repository_workdir(w.repo);

@@ -221,6 +221,7 @@ BROKEN_RULE = """rules:
     language: c
     library: CUDA Runtime
     severity: warning
+    fix: safe
     kind: function
     summary: A user row whose portable name is a C keyword, so its rename breaks the syntax.
     message: "`{name}` test{mapping}"
