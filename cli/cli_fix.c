@@ -61,10 +61,13 @@ static void *fix_worker(void *arg) {
         if (it->remain_fixed) {
             an_source fixed;
             an_source_init_mem(&fixed, f->path, it->fx.ff.text, it->fx.ff.len);
-            an_engine_analyze_source_ex(j->o->cat, f->lang, &fixed, en, NULL, !j->o->whole_files, &it->remain);
+            /* (a file whose helper import is withheld: its findings say why they were not fixed) */
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &fixed, en, it->fx.fix.helper_withheld ? &it->fx.fix : NULL,
+                                        !j->o->whole_files, &it->remain);
             an_source_free(&fixed);
         } else {
-            an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, NULL, !j->o->whole_files, &it->remain);
+            an_engine_analyze_source_ex(j->o->cat, f->lang, &r->src, en, it->fx.fix.helper_withheld ? &it->fx.fix : NULL,
+                                        !j->o->whole_files, &it->remain);
         }
         if (!it->fx.ran) { /* no trigger a fix could act on: what remains is all there is */
             r->diags = it->remain;
