@@ -18,7 +18,9 @@
 typedef struct {
     char *key;
     unsigned flags;
-    char *tops; /* ",a,b," the top-level names the file imports absolutely */
+    char *tops; /* files: ",a,b," the top-level names the file imports absolutely; names: up to 4 importers'
+                 * directories ("\n"-separated) */
+    char *common; /* names: the deepest directory above every importer */
 } slot;
 
 typedef struct {
@@ -61,7 +63,7 @@ static slot *smap_put(smap *m, const char *k, size_t n) {
 }
 
 static void smap_free(smap *m) {
-    for (size_t i = 0; i < m->cap; i++) ut_free(m->s[i].key), ut_free(m->s[i].tops);
+    for (size_t i = 0; i < m->cap; i++) ut_free(m->s[i].key), ut_free(m->s[i].tops), ut_free(m->s[i].common);
     ut_free(m->s);
 }
 
@@ -88,10 +90,44 @@ size_t an_project_file_count(const an_project *p) { return p->nfiles; }
 static bool ident_start(char c) { return isalpha((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
 static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
 
+/* the directory (relative to the root) of the file being scanned: where its imports are resolved from */
+static _Thread_local const char *scan_dir;
+
+static void note_importer(slot *sl, const char *dir) {
+    if (!sl->common) {
+        sl->common = ut_strdup(dir);
+    } else {
+        /* the longest common prefix that ends at a path boundary of both */
+        size_t k = 0, last = 0;
+        for (;;) {
+            char x = sl->common[k], y = dir[k];
+            if ((x == 0 || x == '/') && (y == 0 || y == '/')) {
+                last = k;
+                if (!x || !y) break;
+            }
+            if (x != y || !x) break;
+            k++;
+        }
+        sl->common[last] = 0;
+    }
+    size_t count = 0, dl = strlen(dir);
+    for (const char *q = sl->tops; q && *q; count++) {
+        const char *e = strchr(q, '\n');
+        if ((size_t)(e - q) == dl && !memcmp(q, dir, dl)) return;
+        q = e + 1;
+    }
+    if (count >= 4) return;
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%s%s\n", sl->tops ? sl->tops : "", dir);
+    ut_free(sl->tops);
+    sl->tops = ut_buf_take(&b);
+}
+
 static void add_name(an_project *p, const char *s, size_t n) {
     if (!n) return;
     for (size_t i = 0; i <= n; i++)
-        if (i == n || s[i] == '.') smap_put(&p->names, s, i);
+        if (i == n || s[i] == '.') note_importer(smap_put(&p->names, s, i), scan_dir ? scan_dir : "");
 }
 
 /* a dotted name at *q (advanced past it); 0 when there is none */
@@ -173,7 +209,7 @@ static const char *scan_import(an_project *p, slot *f, const char *s, const char
             memcpy(buf, mod, n);
             buf[n] = '.';
             memcpy(buf + n + 1, b, (size_t)(q - b));
-            smap_put(&p->names, buf, n + 1 + (size_t)(q - b));
+            note_importer(smap_put(&p->names, buf, n + 1 + (size_t)(q - b)), scan_dir ? scan_dir : "");
         }
         while (q < e && (*q == ' ' || *q == '\t')) q++;
         if (word_at(q, e, "as")) { /* skip the alias */
@@ -220,6 +256,10 @@ static bool config_statement(const char *s, const char *e) {
 }
 
 static void scan_file(an_project *p, const char *rel, const char *text, size_t len) {
+    char dir[PATH_MAX];
+    const char *sl = strrchr(rel, '/');
+    snprintf(dir, sizeof dir, "%.*s", sl ? (int)(sl - rel) : 0, rel);
+    scan_dir = dir;
     slot *f = smap_put(&p->files, rel, strlen(rel));
     const char *end = text + len;
     if (len > 2 && text[0] == '#' && text[1] == '!') f->flags |= F_SHEBANG;
@@ -530,6 +570,29 @@ static void stem_of(const char *abs, char *out, size_t sz) {
 
 static bool imported(const an_project *p, const char *name) { return p && smap_find(&p->names, name, strlen(name)); }
 
+static bool rel_under(const char *d, const char *r, size_t rn) {
+    return !rn || (!strncmp(d, r, rn) && (d[rn] == '/' || !d[rn]));
+}
+
+/* Is `name` imported by a file that resolves it from the root r (the first rn bytes of a relative path): a file
+ * in r or below it (its own directory, or an ancestor made the import root by the working directory, sys.path or
+ * an installation), or r is the project root or its src/? A directory named like some module imported elsewhere
+ * (`from utils import x` in benchmarks/) is no import root for a package deeper in the tree. */
+static bool imported_from(const an_project *p, const char *name, const char *r, size_t rn) {
+    const slot *sl = p ? smap_find(&p->names, name, strlen(name)) : NULL;
+    if (!sl) return false;
+    if (!rn || (rn == 3 && !strncmp(r, "src", 3))) return true;
+    if (sl->common && rel_under(sl->common, r, rn)) return true;
+    for (const char *q = sl->tops; q && *q;) {
+        const char *e = strchr(q, '\n');
+        char d[PATH_MAX];
+        snprintf(d, sizeof d, "%.*s", (int)(e - q), q);
+        if (rel_under(d, r, rn)) return true;
+        q = e + 1;
+    }
+    return false;
+}
+
 static const slot *file_slot(const an_project *p, const char *rel) {
     return p && rel ? smap_find(&p->files, rel, strlen(rel)) : NULL;
 }
@@ -548,7 +611,8 @@ static size_t ways_abs(const an_project *p, const char *abs, an_way *out, size_t
     /* imported as a package module from an import root inside the project: the deepest root first */
     if (rel) {
         for (size_t j = c.count; j-- > 0;) {
-            if (!join(&c, j, c.count, NULL, name, sizeof name) || !imported(p, name)) continue;
+            size_t rn = j ? (size_t)(c.s[j - 1] + c.n[j - 1] - rel) : 0;
+            if (!join(&c, j, c.count, NULL, name, sizeof name) || !imported_from(p, name, rel, rn)) continue;
             if (k < cap) {
                 an_way *w = &out[k++];
                 w->kind = AN_WAY_PACKAGE;

@@ -7,7 +7,7 @@ default baked in below. XPUIFY_DEVICE forces one device type. On an NVIDIA machi
 CUDA code behaves exactly as before.
 
 Importing this module has no side effect: torch is imported, and the device picked (probing CUDA, XPU, MPS), at
-first use (the first `_dev()`, `device()`, ... a fixed file evaluates), so an environment set-up that runs after the
+first use (the first `DEV`, `device()`, ... a fixed file evaluates), so an environment set-up that runs after the
 import (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, XPUIFY_DEVICE) still counts.
 """
 import contextlib

@@ -1,7 +1,7 @@
 /* Unit tests for the project model (analyzer/project/an_project): the ways a file is imported and where the device
  * helper goes, on small project trees written to a temporary directory: a namespace package imported from the root,
  * an __init__.py chain nobody imports, a package imported from two roots, scripts beside packages, a module that
- * also runs by path, an exec-loaded config, a file under a root the scan never saw. */
+ * also runs by path, an exec-loaded config, a directory named like a module imported elsewhere. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,6 +50,9 @@ static int setup(void **s) {
     put("tools/convert.py", "#!/usr/bin/env python3\nimport torch\n");
     put("configs/det/base.py", "# a config\nmodel = dict(\n    depth=50,\n)\ndevice = 'cuda'\n");
     put("configs/det/helpers.py", "def f():\n    return 1\n");
+    put("lib/utils/__init__.py", "");
+    put("lib/utils/io.py", "import torch\n");
+    put("bench/run.py", "from utils import timer\n");
     return 0;
 }
 
@@ -90,7 +93,7 @@ static void expect_place(an_project *p, const char *rel, const char *helper_rel,
 static void test_scan_counts_files(void **s) {
     (void)s;
     an_project *p = model();
-    assert_int_equal(an_project_file_count(p), 16);
+    assert_int_equal(an_project_file_count(p), 19);
     an_project_free(p);
 }
 
@@ -119,6 +122,8 @@ static void test_init_chain_and_main(void **s) {
     expect_place(p, "lib/sub/cli.py", NULL, NULL);
     /* runs by path but imports its own package absolutely: that import carries the helper */
     expect_place(p, "lib/sub/tool.py", "lib/xpuify_device.py", "from lib import xpuify_device");
+    /* bench/ imports a `utils` of its own: lib/ is no import root for lib/utils */
+    expect_place(p, "lib/utils/io.py", "lib/xpuify_device.py", "from .. import xpuify_device");
     an_project_free(p);
 }
 
