@@ -57,7 +57,7 @@ def _make(n):
     return _Meta(n, (), {"_xp_stub": True})
 class _Stub(types.ModuleType):
     def __getattr__(self, n):
-        if n.startswith("__"):
+        if n.startswith("__") or n == "xpuify_device":  # a helper is never stubbed, nor found in a stub
             raise AttributeError(n)
         return _make(n)
 class _Loader(importlib.abc.Loader):
@@ -92,7 +92,8 @@ class _Timeout(BaseException):
 def _alarm(*a):
     raise _Timeout()
 signal.signal(signal.SIGALRM, _alarm)
-base_path = list(sys.path)
+# the project is used from its root or installed: its root (and src/) come after the import root of each entry
+base_path = [p for p in sys.path if p] + [project_root.rstrip("/")] + ([project_root + "src"] if os.path.isdir(project_root + "src") else [])
 for line in sys.stdin:
     root, mod, kind = json.loads(line)
     sys.path[:] = [root] + base_path

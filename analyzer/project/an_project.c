@@ -18,8 +18,8 @@
 typedef struct {
     char *key;
     unsigned flags;
-    char *tops; /* files: ",a,b," the top-level names the file imports absolutely; names: up to 4 importers'
-                 * directories ("\n"-separated) */
+    char *tops; /* files: ",a,b," the top-level names the file imports absolutely; names: the directories of
+                 * the files that import it ("\n"-separated, each once) */
     char *common; /* names: the deepest directory above every importer */
 } slot;
 
@@ -82,6 +82,7 @@ struct an_project {
     smap files;     /* path relative to root -> flags, tops */
     smap main_dirs; /* directories (relative) holding a file with a __main__ block or a shebang */
     size_t nfiles;
+    char *buf; /* the walk's read buffer */
 };
 
 const char *an_project_root(const an_project *p) { return p->root; }
@@ -116,7 +117,7 @@ static void note_importer(slot *sl, const char *dir) {
         if ((size_t)(e - q) == dl && !memcmp(q, dir, dl)) return;
         q = e + 1;
     }
-    if (count >= 4) return;
+    (void)count;
     ut_buf b;
     ut_buf_init(&b);
     ut_buf_printf(&b, "%s%s\n", sl->tops ? sl->tops : "", dir);
@@ -352,11 +353,11 @@ static void walk(an_project *p, const char *rel, int depth) {
         snprintf(full, sizeof full, "%s/%s", p->root, r);
         FILE *fp = fopen(full, "rb");
         if (!fp) continue;
-        char *buf = ut_malloc(1u << 20);
-        size_t len = fread(buf, 1, 1u << 20, fp);
+        /* one buffer for the whole walk; a file's first MiB is plenty for its imports */
+        if (!p->buf) p->buf = ut_malloc((1u << 20) + 1);
+        size_t len = fread(p->buf, 1, 1u << 20, fp);
         fclose(fp);
-        scan_file(p, r, buf, len);
-        ut_free(buf);
+        scan_file(p, r, p->buf, len);
     }
     closedir(d);
     for (size_t i = 0; i < sub.len; i++) {
@@ -373,6 +374,8 @@ an_project *an_project_new(const char *root) {
     if (!strcmp(abs, "/")) abs[0] = 0;
     p->root = ut_strdup(abs);
     walk(p, "", 0);
+    ut_free(p->buf);
+    p->buf = NULL;
     return p;
 }
 
