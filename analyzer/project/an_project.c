@@ -83,6 +83,7 @@ struct an_project {
     smap main_dirs; /* directories (relative) holding a file with a __main__ block or a shebang */
     size_t nfiles;
     char *buf; /* the walk's read buffer */
+    char pkg_root[256]; /* the packaging metadata's package directory ("src" by default), relative to root */
 };
 
 const char *an_project_root(const an_project *p) { return p->root; }
@@ -367,12 +368,44 @@ static void walk(an_project *p, const char *rel, int depth) {
     ut_vec_free(&sub);
 }
 
+/* The directory packages are installed from, as the packaging metadata says: setup.py `package_dir={"": "lib"}`,
+ * pyproject `[tool.setuptools] package-dir = {"" = "lib"}` or `packages.find where = ["lib"]`, setup.cfg
+ * `package_dir = =lib`, poetry `{ include = "x", from = "lib" }`; else "src". */
+static void packaging_root(an_project *p) {
+    snprintf(p->pkg_root, sizeof p->pkg_root, "src");
+    static const char *const files[] = {"setup.py", "pyproject.toml", "setup.cfg", NULL};
+    static const char *const keys[] = {"\"\": \"", "'': '", "\"\" = \"", "\"\":\"", "'':'", "where = [\"",
+                                       "where=[\"", "where = ['", "from = \"", "package_dir =\n    =", NULL};
+    for (int i = 0; files[i]; i++) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/%s", p->root, files[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        char buf[65536];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        for (int k = 0; keys[k]; k++) {
+            const char *q = strstr(buf, keys[k]);
+            if (!q) continue;
+            q += strlen(keys[k]);
+            size_t l = 0;
+            while (q[l] && (ident_char(q[l]) || q[l] == '/' || q[l] == '-' || q[l] == '.') && l + 1 < sizeof p->pkg_root) l++;
+            if (l && !(l == 1 && q[0] == '.')) {
+                snprintf(p->pkg_root, sizeof p->pkg_root, "%.*s", (int)l, q);
+                return;
+            }
+        }
+    }
+}
+
 an_project *an_project_new(const char *root) {
     char abs[PATH_MAX];
     if (!realpath(root, abs)) return NULL;
     an_project *p = ut_calloc(1, sizeof *p);
     if (!strcmp(abs, "/")) abs[0] = 0;
     p->root = ut_strdup(abs);
+    packaging_root(p);
     walk(p, "", 0);
     ut_free(p->buf);
     p->buf = NULL;
@@ -584,7 +617,7 @@ static bool rel_under(const char *d, const char *r, size_t rn) {
 static bool imported_from(const an_project *p, const char *name, const char *r, size_t rn) {
     const slot *sl = p ? smap_find(&p->names, name, strlen(name)) : NULL;
     if (!sl) return false;
-    if (!rn || (rn == 3 && !strncmp(r, "src", 3))) return true;
+    if (!rn || (rn == strlen(p->pkg_root) && !strncmp(r, p->pkg_root, rn))) return true;
     if (sl->common && rel_under(sl->common, r, rn)) return true;
     for (const char *q = sl->tops; q && *q;) {
         const char *e = strchr(q, '\n');
@@ -747,11 +780,11 @@ static bool own_package(const an_project *p, const char *abs, const slot *fs, ch
         if (!s || s == cur) break;
         *s = 0;
     }
-    char src[PATH_MAX + 8];
-    snprintf(src, sizeof src, "%s/src", p->root);
+    char src[PATH_MAX + 300];
+    snprintf(src, sizeof src, "%s/%s", p->root, p->pkg_root);
     for (const char *t = fs->tops + 1; *t;) {
         const char *e = strchr(t, ',');
-        char cand[PATH_MAX + 256];
+        char cand[PATH_MAX + 600];
         snprintf(cand, sizeof cand, "%s/%.*s", src, (int)(e - t), t);
         if (exists(cand, true) && strlen(cand) < dsz) {
             memcpy(dir, cand, strlen(cand) + 1);

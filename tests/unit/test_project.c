@@ -173,11 +173,33 @@ static void test_forced_path_and_no_model(void **s) {
     an_helper_place_free(&h);
 }
 
+/* setup.py's package_dir names the directory packages install from: an import root for what the project imports,
+ * wherever the importer lives (namespace packages included) */
+static void test_package_dir(void **s) {
+    (void)s;
+    char saved[256];
+    snprintf(saved, sizeof saved, "%s", root);
+    snprintf(root, sizeof root, "/tmp/xpuify-project-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    put("setup.py", "from setuptools import setup\nsetup(name='mypkg', package_dir={'': 'python'})\n");
+    put("python/mypkg/ops/k.py", "import torch\n");
+    put("tools/bench.py", "from mypkg.ops import k\nif __name__ == '__main__':\n    pass\n");
+    an_project *p = model();
+    expect_place(p, "python/mypkg/ops/k.py", "python/mypkg/xpuify_device.py", "from .. import xpuify_device");
+    expect_place(p, "tools/bench.py", "python/mypkg/xpuify_device.py", "from mypkg import xpuify_device");
+    an_project_free(p);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+    snprintf(root, sizeof root, "%s", saved);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_counts_files), cmocka_unit_test(test_namespace_package),
         cmocka_unit_test(test_init_chain_and_main), cmocka_unit_test(test_two_roots),
         cmocka_unit_test(test_scripts_and_configs), cmocka_unit_test(test_forced_path_and_no_model),
+        cmocka_unit_test(test_package_dir),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
