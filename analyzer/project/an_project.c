@@ -257,6 +257,36 @@ static bool config_statement(const char *s, const char *e) {
     return q < e && (*q == '=' && q[1] != '=') ? true : (q + 1 < e && strchr("+-*/|&", *q) && q[1] == '=');
 }
 
+static void scan_full(an_project *p, slot *f, const char *text, const char *end);
+
+static bool in_config_dir(const char *rel) {
+    for (const char *q = rel; (q = strstr(q, "onfig")); q++) {
+        if (q == rel || (q[-1] != 'c' && q[-1] != 'C') || (q - 1 != rel && q[-2] != '/')) continue;
+        if (q[5] == '/' || (q[5] == 's' && q[6] == '/')) return true;
+    }
+    return false;
+}
+
+/* The lines that can import (those holding "import") and the `if __name__ == "__main__":` line, found with memmem:
+ * most of a file is never looked at (a word in a docstring may add a name: harmless, names only deepen roots). */
+static void scan_fast(an_project *p, slot *f, const char *text, const char *end) {
+    const char *done = text; /* lines before this were scanned */
+    for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "import", 6)); q += 6) {
+        if (q < done) continue;
+        const char *ls = q;
+        while (ls > text && ls[-1] != '\n') ls--;
+        const char *b = ls;
+        while (b < q && (*b == ' ' || *b == '\t')) b++;
+        if (*b != 'i' && *b != 'f') continue;
+        done = scan_import(p, f, b, end, b == ls);
+    }
+    for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "__main__", 8)); q += 8) {
+        const char *ls = q;
+        while (ls > text && ls[-1] != '\n') ls--;
+        if (word_at(ls, q, "if")) { f->flags |= F_MAIN; break; }
+    }
+}
+
 static void scan_file(an_project *p, const char *rel, const char *text, size_t len) {
     char dir[PATH_MAX];
     const char *sl = strrchr(rel, '/');
@@ -265,6 +295,22 @@ static void scan_file(an_project *p, const char *rel, const char *text, size_t l
     slot *f = smap_put(&p->files, rel, strlen(rel));
     const char *end = text + len;
     if (len > 2 && text[0] == '#' && text[1] == '!') f->flags |= F_SHEBANG;
+    if (!in_config_dir(rel)) {
+        scan_fast(p, f, text, end);
+    } else {
+        scan_full(p, f, text, end);
+    }
+    scan_import_module(p, text, end);
+    if (f->flags & (F_MAIN | F_SHEBANG)) {
+        const char *slash = strrchr(rel, '/');
+        smap_put(&p->main_dirs, rel, slash ? (size_t)(slash - rel) : 0);
+    }
+    p->nfiles++;
+}
+
+/* Every line of a file under configs/: statement by statement (strings, brackets, continuations), to know whether
+ * its top level holds only assignments (a config loaded by exec). */
+static void scan_full(an_project *p, slot *f, const char *text, const char *end) {
     bool assigns = true;
     int depth = 0;
     char quote = 0;
@@ -309,12 +355,6 @@ static void scan_file(an_project *p, const char *rel, const char *text, size_t l
         s = e + 1;
     }
     if (assigns) f->flags |= F_ASSIGNS;
-    scan_import_module(p, text, end);
-    if (f->flags & (F_MAIN | F_SHEBANG)) {
-        const char *slash = strrchr(rel, '/');
-        smap_put(&p->main_dirs, rel, slash ? (size_t)(slash - rel) : 0);
-    }
-    p->nfiles++;
 }
 
 static bool skip_dir(const char *name) {
@@ -816,8 +856,7 @@ void an_project_helper_place(const an_project *p, const char *file, const char *
     snprintf(dir, sizeof dir, "%s", abs);
     *strrchr(dir, '/') = 0;
     const an_way *script = NULL;
-    const char *top = NULL;
-    size_t topl = 0;
+    size_t topl = 0; /* the length of the deepest top package's path: a prefix of abs */
     for (size_t i = 0; i < n; i++) {
         if (ways[i].kind == AN_WAY_EXEC) {
             out->withheld = ut_strdup("this file is a config loaded by exec (no module imports it), where importing "
@@ -828,8 +867,7 @@ void an_project_helper_place(const an_project *p, const char *file, const char *
         /* the package's top directory in this way: root/first component */
         const char *m = ways[i].module, *dot = strchr(m, '.');
         size_t l = strlen(ways[i].root) + 1 + (dot ? (size_t)(dot - m) : strlen(m));
-        if (l > topl) top = ways[i].root, topl = l;
-        (void)top;
+        if (l > topl) topl = l;
     }
     char pkgdir[PATH_MAX], pkgname[256];
     if (topl && (!script || (fs && (fs->flags & F_RELATIVE)))) {
@@ -840,6 +878,7 @@ void an_project_helper_place(const an_project *p, const char *file, const char *
         for (const char *q = abs + topl; *q; q++) dots += *q == '/';
         dots--; /* the file's own component */
         if (dots < 1) dots = 1;
+        if (dots > 63) dots = 63;
         char d[64];
         memset(d, '.', (size_t)dots);
         d[dots] = 0;
