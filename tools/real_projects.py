@@ -53,9 +53,22 @@ class _Meta(type):
     __ror__ = __or__
     def __mro_entries__(cls, bases):
         return (object,)
+    # version checks against a stub pass (a stub stands for a recent enough release)
+    def __ge__(cls, o):
+        return True
+    __gt__ = __ge__
+    def __le__(cls, o):
+        return False
+    __lt__ = __le__
+    def __int__(cls):
+        return 0
+    __index__ = __int__
+    def __float__(cls):
+        return 0.0
 def _make(n):
     return _Meta(n, (), {"_xp_stub": True})
 class _Stub(types.ModuleType):
+    __version__ = "99.0.0"
     def __getattr__(self, n):
         if n.startswith("__") or n == "xpuify_device":  # a helper is never stubbed, nor found in a stub
             raise AttributeError(n)
@@ -92,11 +105,12 @@ class _Timeout(BaseException):
 def _alarm(*a):
     raise _Timeout()
 signal.signal(signal.SIGALRM, _alarm)
-# the project is used from its root or installed: its root (and src/) come after the import root of each entry
-base_path = [p for p in sys.path if p] + [project_root.rstrip("/")] + ([project_root + "src"] if os.path.isdir(project_root + "src") else [])
+base_path = [p for p in sys.path if p]
+# scripts are run from the project's root, or with the project installed: its root (and src/) follow theirs
+installed = [project_root.rstrip("/")] + ([project_root + "src"] if os.path.isdir(project_root + "src") else [])
 for line in sys.stdin:
     root, mod, kind = json.loads(line)
-    sys.path[:] = [root] + base_path
+    sys.path[:] = [root] + base_path + (installed if kind == "script" else [])
     sys.argv = [mod, "--help"]
     status, detail = "ok", ""
     signal.alarm(30)
@@ -158,7 +172,7 @@ class Model:
                 nodes = ast.walk(tree)
             except (SyntaxError, ValueError, RecursionError):
                 nodes = []
-            d = os.path.dirname(rel)
+            d = self.resolves_from(rel, rel in self.main or text.startswith("#!"))
             for n in nodes:
                 if isinstance(n, ast.Import):
                     for a in n.names:
@@ -167,6 +181,17 @@ class Model:
                     self.add(n.module, d)
                     for a in n.names:
                         self.add(n.module + "." + a.name, d)
+
+    def resolves_from(self, rel, script):
+        """Where a file's absolute imports resolve from: a script's own directory (sys.path[0]); a package module's
+        root above the top of its __init__.py chain; another file's own directory (a namespace package, or a
+        module beside scripts)."""
+        d = os.path.dirname(rel)
+        if script or not os.path.exists(os.path.join(self.top, d, "__init__.py")):
+            return d
+        while d and os.path.exists(os.path.join(self.top, d, "__init__.py")):
+            d = os.path.dirname(d)
+        return d
 
     def add(self, name, importer_dir):
         parts = name.split(".")

@@ -92,7 +92,7 @@ size_t an_project_file_count(const an_project *p) { return p->nfiles; }
 static bool ident_start(char c) { return isalpha((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
 static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
 
-/* the directory (relative to the root) of the file being scanned: where its imports are resolved from */
+/* where the absolute imports of the file being scanned resolve from (relative to the root; see walk) */
 static _Thread_local const char *scan_dir;
 
 static void note_importer(slot *sl, const char *dir) {
@@ -280,21 +280,22 @@ static void scan_fast(an_project *p, slot *f, const char *text, const char *end)
         if (*b != 'i' && *b != 'f') continue;
         done = scan_import(p, f, b, end, b == ls);
     }
+}
+
+static void scan_file(an_project *p, const char *rel, const char *res, const char *text, size_t len) {
+    slot *f = smap_put(&p->files, rel, strlen(rel));
+    const char *end = text + len;
+    if (len > 2 && text[0] == '#' && text[1] == '!') f->flags |= F_SHEBANG;
     for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "__main__", 8)); q += 8) {
         const char *ls = q;
         while (ls > text && ls[-1] != '\n') ls--;
         if (word_at(ls, q, "if")) { f->flags |= F_MAIN; break; }
     }
-}
-
-static void scan_file(an_project *p, const char *rel, const char *text, size_t len) {
-    char dir[PATH_MAX];
+    /* a script resolves its imports from its own directory (sys.path[0]), even inside a package */
+    char own[PATH_MAX];
     const char *sl = strrchr(rel, '/');
-    snprintf(dir, sizeof dir, "%.*s", sl ? (int)(sl - rel) : 0, rel);
-    scan_dir = dir;
-    slot *f = smap_put(&p->files, rel, strlen(rel));
-    const char *end = text + len;
-    if (len > 2 && text[0] == '#' && text[1] == '!') f->flags |= F_SHEBANG;
+    snprintf(own, sizeof own, "%.*s", sl ? (int)(sl - rel) : 0, rel);
+    scan_dir = f->flags & (F_MAIN | F_SHEBANG) ? own : res;
     if (!in_config_dir(rel)) {
         scan_fast(p, f, text, end);
     } else {
@@ -362,13 +363,17 @@ static bool skip_dir(const char *name) {
            !strcmp(name, "site-packages") || !strcmp(name, "venv") || !strcmp(name, "build");
 }
 
-static void walk(an_project *p, const char *rel, int depth) {
+/* res: where the absolute imports of the files in the parent directory resolve from (see below); parent_init:
+ * the parent directory has an __init__.py */
+static void walk(an_project *p, const char *rel, int depth, const char *parent_res, bool parent_init) {
     if (depth > 40 || p->nfiles > 200000) return;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s%s%s", p->root, *rel ? "/" : "", rel);
     DIR *d = opendir(path);
     if (!d) return;
     UT_VEC(char *) sub = {0};
+    UT_VEC(char *) pys = {0};
+    bool init = false;
     struct dirent *de;
     while ((de = readdir(d))) {
         const char *nm = de->d_name;
@@ -390,19 +395,35 @@ static void walk(an_project *p, const char *rel, int depth) {
         }
         size_t n = strlen(nm);
         if (t != DT_REG || n < 4 || strcmp(nm + n - 3, ".py")) continue;
-        char full[PATH_MAX + 2];
-        snprintf(full, sizeof full, "%s/%s", p->root, r);
-        FILE *fp = fopen(full, "rb");
-        if (!fp) continue;
-        /* one buffer for the whole walk; a file's first MiB is plenty for its imports */
-        if (!p->buf) p->buf = ut_malloc((1u << 20) + 1);
-        size_t len = fread(p->buf, 1, 1u << 20, fp);
-        fclose(fp);
-        scan_file(p, r, p->buf, len);
+        if (!strcmp(nm, "__init__.py")) init = true;
+        ut_vec_push(&pys, ut_strdup(r));
     }
     closedir(d);
+    /* The directory the absolute imports of this directory's files resolve from: a package's modules resolve them
+     * from above the top of its __init__.py chain, never from their own directory; other files (scripts,
+     * namespace packages) from their own directory and the roots above it. */
+    char res[PATH_MAX];
+    if (init && parent_init) snprintf(res, sizeof res, "%s", parent_res);
+    else if (init) {
+        const char *sl = strrchr(rel, '/');
+        snprintf(res, sizeof res, "%.*s", sl ? (int)(sl - rel) : 0, rel);
+    } else snprintf(res, sizeof res, "%s", rel);
+    for (size_t i = 0; i < pys.len; i++) {
+        char full[PATH_MAX + 2];
+        snprintf(full, sizeof full, "%s/%s", p->root, pys.items[i]);
+        FILE *fp = fopen(full, "rb");
+        if (fp) {
+            /* one buffer for the whole walk; a file's first MiB is plenty for its imports */
+            if (!p->buf) p->buf = ut_malloc((1u << 20) + 1);
+            size_t len = fread(p->buf, 1, 1u << 20, fp);
+            fclose(fp);
+            scan_file(p, pys.items[i], res, p->buf, len);
+        }
+        ut_free(pys.items[i]);
+    }
+    ut_vec_free(&pys);
     for (size_t i = 0; i < sub.len; i++) {
-        walk(p, sub.items[i], depth + 1);
+        walk(p, sub.items[i], depth + 1, res, init);
         ut_free(sub.items[i]);
     }
     ut_vec_free(&sub);
@@ -446,7 +467,7 @@ an_project *an_project_new(const char *root) {
     if (!strcmp(abs, "/")) abs[0] = 0;
     p->root = ut_strdup(abs);
     packaging_root(p);
-    walk(p, "", 0);
+    walk(p, "", 0, "", false);
     ut_free(p->buf);
     p->buf = NULL;
     return p;
