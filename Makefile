@@ -52,7 +52,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/te
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all deps test unit demo clean docs check-docs api-coverage fuzz fuzz-build san-build install uninstall deb
+.PHONY: all deps test unit demo try-projects clean docs check-docs api-coverage fuzz fuzz-build san-build install uninstall deb
 all: $(B)/xpuify
 
 $(DEPS_STAMP): tools/deps.sh package-lock.json
@@ -167,6 +167,12 @@ docs: $(B)/xpuify
 # coverage of the C API tables against the CUDA headers of this machine (docs/c-api-coverage.md)
 api-coverage: $(B)/tools/capi
 	tools/api_coverage.sh $(B)/tools/capi > docs/c-api-coverage.md
+
+# The real-project regression harness (not part of `make test`; minutes per project): plain `fix` on copies of the
+# projects under TRY_CORPUS, then imports, compile, idempotency (tools/try_projects.sh; docs/real-projects.md)
+TRY_CORPUS ?= bench/corpus
+try-projects: $(B)/xpuify
+	tools/try_projects.sh $(TRY_CORPUS) $(B)/xpuify /usr/bin/python3
 
 # The demo (tools/demo.sh) never writes into examples/: it fixes a copy under build/demo and runs it on the CPU.
 demo: $(B)/xpuify build/.deps-demo

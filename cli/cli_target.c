@@ -1,6 +1,8 @@
 /* cli_target: --target auto|accelerator|compat: reads the project's torch requirement and decides, saying why;
  * gives each file its compat helper import. Shared by check and fix. */
 #include "analyzer/core/an_target.h"
+#include "analyzer/project/an_project.h"
+#include "analyzer/project/an_requirement.h"
 #include "rewriters/rw_target.h"
 #include "cli/cli_target.h"
 #include <stdio.h>
@@ -59,8 +61,13 @@ void cli_target_choose(cli_target_mode mode, const char *torch_version, const ch
                        ut_buf *reason, struct an_cache *cache) {
     memset(out, 0, sizeof *out);
     char dir[4096];
-    rw_torch_req req;
-    rw_torch_requirement(project_dir(paths, npaths, dir, sizeof dir), &req);
+    an_torch_req req;
+    an_torch_requirement(project_dir(paths, npaths, dir, sizeof dir), &req);
+    /* the project model's root: the directory check/fix was given (read when a compat fix first needs it) */
+    for (size_t i = 0; i < npaths; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) an_project_hint_root(paths[i]);
+    }
     int vmaj = 0, vmin = 0;
     bool vknown = false;
     if (torch_version && an_parse_version(torch_version, &vmaj, &vmin)) vknown = true;
@@ -102,37 +109,20 @@ void cli_target_choose(cli_target_mode mode, const char *torch_version, const ch
         break;
     }
     }
-    rw_torch_req_free(&req);
+    an_torch_req_free(&req);
 }
 
 void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t sz) {
     const cli_helper_opts *h = ctx;
     if (fix->target != AN_TARGET_COMPAT) return;
-    /* the import depends on the file's directory only, and the walk's order keeps the files of a directory together:
-     * each worker thread remembers its last directory (placing the helper stats and resolves the package chain) */
-    static _Thread_local char last_dir[1024], last_import[512], last_key[1024];
-    char key[1024];
-    snprintf(key, sizeof key, "%s\n%s", h->module, h->path ? h->path : "");
-    const char *slash = strrchr(path, '/');
-    size_t dn = slash ? (size_t)(slash - path) : 0;
-    if (!strcmp(last_key, key) && *last_import && dn < sizeof last_dir && !memcmp(last_dir, path, dn) && !last_dir[dn]) {
-        snprintf(buf, sz, "%s", last_import);
-    } else {
-        rw_helper_place pl;
-        rw_helper_place_for(path, h->module, h->path, &pl);
-        snprintf(buf, sz, "%s", pl.import);
-        if (dn < sizeof last_dir && strlen(pl.import) < sizeof last_import) {
-            memcpy(last_dir, path, dn);
-            last_dir[dn] = 0;
-            snprintf(last_import, sizeof last_import, "%s", pl.import);
-            snprintf(last_key, sizeof last_key, "%s", key);
-        } else {
-            *last_import = 0;
-        }
-        rw_helper_place_free(&pl);
-    }
-    fix->helper_import = buf;
+    /* the project model knows how the file is imported, so how it can import the helper */
+    an_helper_place pl;
+    an_project_helper_place(h->path ? NULL : an_project_shared(path), path, h->module, h->path, &pl);
+    snprintf(buf, sz, "%s", pl.import ? pl.import : pl.withheld);
+    fix->helper_import = pl.import ? buf : NULL;
+    fix->helper_withheld = pl.import ? NULL : buf;
     fix->helper_module = h->module;
+    an_helper_place_free(&pl);
 }
 
 char **cli_target_missing_helpers(const an_results *res, const an_fix_options *fix, const cli_helper_opts *h) {
@@ -144,14 +134,14 @@ char **cli_target_missing_helpers(const an_results *res, const an_fix_options *f
         for (size_t j = 0; j < f->diags.len && !needs; j++)
             needs = f->diags.items[j].fix && (f->diags.items[j].fix->needs & AN_NEED_HELPER);
         if (!needs) continue;
-        rw_helper_place pl;
-        rw_helper_place_for(f->file->path, h->module, h->path, &pl);
+        an_helper_place pl;
+        an_project_helper_place(h->path ? NULL : an_project_shared(f->file->path), f->file->path, h->module, h->path, &pl);
         struct stat st;
-        if (stat(pl.path, &st) != 0) {
+        if (pl.path && stat(pl.path, &st) != 0) {
             if (!out) out = ut_calloc(res->len, sizeof *out);
             out[i] = ut_strdup(pl.path);
         }
-        rw_helper_place_free(&pl);
+        an_helper_place_free(&pl);
     }
     return out;
 }

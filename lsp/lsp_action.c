@@ -3,6 +3,7 @@
  * of rw_fixer, as `xpuify fix` computes it), and the commands xpuify.applyAll and xpuify.writeHelper. */
 #include "lsp/lsp_server_int.h"
 #include "rewriters/rw_fixer.h"
+#include "analyzer/project/an_project.h"
 #include "rewriters/rw_target.h"
 #include <stdio.h>
 #include <unistd.h>
@@ -48,10 +49,10 @@ static char *missing_helper(lsp_doc *doc, const char *fixed_text) {
     char def[256];
     snprintf(def, sizeof def, "import %s", doc->fix.helper_module ? doc->fix.helper_module : doc->helper_module);
     if (!strstr(fixed_text, imp ? imp : def) && !strstr(fixed_text, def)) return NULL;
-    rw_helper_place pl;
-    rw_helper_place_for(doc->src.path, doc->helper_module, NULL, &pl);
-    char *path = access(pl.path, F_OK) ? ut_strdup(pl.path) : NULL;
-    rw_helper_place_free(&pl);
+    an_helper_place pl;
+    an_project_helper_place(an_project_shared(doc->src.path), doc->src.path, doc->helper_module, NULL, &pl);
+    char *path = pl.path && access(pl.path, F_OK) ? ut_strdup(pl.path) : NULL;
+    an_helper_place_free(&pl);
     return path;
 }
 
@@ -218,10 +219,10 @@ void lsp_code_action(lsp_server *s, const cJSON *id, const cJSON *params) {
             if (d->fix->applicability == AN_FIX_SAFE) cJSON_AddBoolToObject(act, "isPreferred", true);
             cJSON_AddItemToObject(act, "edit", workspace_edit(s, doc, lsp_edits_json(s, doc, d->fix->edits.items, d->fix->edits.len)));
             if (fix_imports_helper(doc, d->fix)) {
-                rw_helper_place pl;
-                rw_helper_place_for(doc->src.path, doc->helper_module, NULL, &pl);
-                if (doc->src.path[0] == '/' && access(pl.path, F_OK)) add_helper_command(act, doc, pl.path);
-                rw_helper_place_free(&pl);
+                an_helper_place pl;
+                an_project_helper_place(an_project_shared(doc->src.path), doc->src.path, doc->helper_module, NULL, &pl);
+                if (doc->src.path[0] == '/' && pl.path && access(pl.path, F_OK)) add_helper_command(act, doc, pl.path);
+                an_helper_place_free(&pl);
             }
             cJSON_AddItemToArray(actions, act);
         }
@@ -257,15 +258,20 @@ static lsp_doc *arg_doc(lsp_server *s, const cJSON *args) {
 }
 
 static bool write_helper(lsp_server *s, lsp_doc *doc) {
-    rw_helper_place pl;
-    rw_helper_place_for(doc->src.path, doc->helper_module, NULL, &pl);
+    an_helper_place pl;
+    an_project_helper_place(an_project_shared(doc->src.path), doc->src.path, doc->helper_module, NULL, &pl);
     char *why = NULL;
+    if (!pl.path) {
+        lsp_show(s, LSP_LOG_ERROR, "%s: no device helper: %s", doc->src.path, pl.withheld ? pl.withheld : "");
+        an_helper_place_free(&pl);
+        return false;
+    }
     int w = s->opt->no_writes ? (why = ut_strdup("this server writes no files"), -1)
                               : rw_helper_write(pl.path, "cuda,xpu,mps,cpu", &why);
     if (w < 0) lsp_show(s, LSP_LOG_ERROR, "%s: cannot write the device helper: %s", pl.path, why ? why : "");
     else if (w > 0) lsp_log(s, LSP_LOG_INFO, "wrote the device helper %s", pl.path);
     ut_free(why);
-    rw_helper_place_free(&pl);
+    an_helper_place_free(&pl);
     return w >= 0;
 }
 

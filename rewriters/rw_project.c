@@ -1,5 +1,6 @@
 /* rw_project: per-file fixing with helper placement and atomic writes (see rw_project.h). */
 #include "rewriters/rw_project.h"
+#include "analyzer/project/an_project.h"
 #include "rewriters/rw_diff.h"
 #include "rewriters/rw_fixer.h"
 #include "rewriters/rw_target.h"
@@ -25,8 +26,12 @@ void rw_project_free(rw_project *p) {
 /* The compat helper, once per location, when the fixed text imports it. false: it could not be written. */
 static bool place_helper(rw_project *p, const char *path, const an_fix_options *ffo, const char *fixed_text) {
     if (ffo->target != AN_TARGET_COMPAT || !ffo->helper_import || !strstr(fixed_text, ffo->helper_import)) return true;
-    rw_helper_place pl = {0};
-    rw_helper_place_for(path, p->helper_module, p->helper_path, &pl);
+    an_helper_place pl = {0};
+    an_project_helper_place(p->helper_path ? NULL : an_project_shared(path), path, p->helper_module, p->helper_path, &pl);
+    if (!pl.path) {
+        an_helper_place_free(&pl);
+        return true;
+    }
     bool ok = true, done = false;
     for (size_t k = 0; k < p->helpers_done.len && !done; k++) done = !strcmp(p->helpers_done.items[k], pl.path);
     if (!done) {
@@ -50,7 +55,7 @@ static bool place_helper(rw_project *p, const char *path, const an_fix_options *
             }
         }
     }
-    rw_helper_place_free(&pl);
+    an_helper_place_free(&pl);
     return ok;
 }
 

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# try_projects.sh: `xpuify fix` as a new user would run it on real CUDA-only projects, then their entry points with
-# --help. For each entry of the list below (a project directory under CORPUS, the entry script, its arguments):
-# copies the directory, runs the entry on the original, runs `xpuify fix` (TARGET, default auto) over the copy,
-# byte-compiles every fixed .py file and runs the entry again. A row passes when every fixed file compiles and the
-# fixed entry does at least as well as the original (exit 0 wherever the original exits 0).
+# try_projects.sh (`make try-projects`, not part of `make test`): `xpuify fix` with default options, as a new user
+# would run it, on real CUDA-only projects. Two parts:
+# 1. entry points: for each entry of the list below (a project directory under CORPUS, the entry script, its
+#    arguments): copies the directory, runs the entry on the original, runs plain `xpuify fix` (TARGET, default auto)
+#    over the copy, byte-compiles every fixed .py file and runs the entry again. A row passes when every fixed file
+#    compiles and the fixed entry does at least as well as the original (exit 0 wherever the original exits 0).
+# 2. tools/real_projects.py on every project directory of CORPUS: every changed module imported the ways its
+#    project imports it, before and after the fix (import regressions: goal 0), helper copies, compile,
+#    idempotency, `.cuda(` and `torch.cuda.` uses left (the table of docs/real-projects.md).
 # Usage: tools/try_projects.sh CORPUS [XPUIFY [PYTHON]]   (CORPUS: bench/corpus, see bench/fetch_corpus.sh)
 set -u
 corpus=${1:?usage: tools/try_projects.sh CORPUS [XPUIFY [PYTHON]]}
@@ -24,7 +28,7 @@ while read -r dir entry args; do
   orc=0 frc=0
   # shellcheck disable=SC2086
   if [ "$entry" != - ]; then (cd "$work/o" && timeout 120 "$py" $entry $args >"$work/o.out" 2>&1); orc=$?; fi
-  out=$(cd "$work/f" && "$xp" fix --target "$target" --unsafe-fixes --no-cache -q . 2>"$work/fix.err" | grep '^Fixed ' | tail -1)
+  out=$(cd "$work/f" && "$xp" fix --target "$target" --no-cache -q . 2>"$work/fix.err" | grep '^Fixed ' | tail -1)
   errors=$(grep -c 'error:' "$work/fix.err")
   fixed=$(echo "$out" | sed -n 's/^Fixed \([0-9]*\) finding.*/\1/p')
   remaining=$(echo "$out" | sed -n 's/.*; \([0-9]*\) remaining.*/\1/p')
@@ -74,4 +78,6 @@ detectron2                            -
 DeepSpeed                             -
 unsloth                               -
 LIST
+echo
+"$py" "$(dirname "$0")/real_projects.py" "$corpus" --xpuify "$xp" --python "$py" || fail=1
 exit $fail

@@ -62,6 +62,8 @@ typedef struct {
     int torch_major, torch_minor; /* accelerator: oldest torch the project supports (0.0 = newest) */
     const char *helper_module;  /* compat: module name of the device helper (default xpuify_device) */
     const char *helper_import;  /* compat: the import statement for this file (default "import <module>") */
+    const char *helper_withheld; /* compat: why no import of the helper works in this file (its fixes that need
+                                  * the helper are withheld, the finding says why); NULL: it imports */
     bool unsafe;                /* also compute unsafe fixes' import needs (they are always generated) */
     const char *c_gpu_include;  /* C: how a file includes the portable GPU layer (default "xpuify_gpu.h") */
     const char *c_ccl_include;  /* C: how a file includes the portable collectives layer (default "xpuify_ccl.h") */

@@ -85,6 +85,45 @@ static bool is_import_block(TSNode n) {
     return any;
 }
 
+/* A statement that writes the process environment or the import path (os.environ[...] = , setdefault, update,
+ * putenv, sys.path.insert/append/extend, sys.path = ...). */
+static bool writes_env(const char *t) {
+    static const char *const w[] = {"environ.setdefault(", "environ.update(", "putenv(", "sys.path.insert(",
+                                    "sys.path.append(", "sys.path.extend(", "sys.path =", "sys.path[", "sys.path +=", NULL};
+    for (int i = 0; w[i]; i++)
+        if (strstr(t, w[i])) return true;
+    for (const char *p = t; (p = strstr(p, "environ[")); p++) {
+        const char *q = strchr(p, ']');
+        while (q && (q[1] == ' ' || q[1] == ']')) q++;
+        if (q && q[1] == '=' && q[2] != '=') return true;
+    }
+    return false;
+}
+
+/* The end of the file's environment set-up: the last top-level statement writing os.environ or sys.path before
+ * the first top-level torch import (or before the first definition when the top level imports no torch). Imports
+ * the fixes add go after it, so CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER or a sys.path entry set there still
+ * precede them. */
+static uint32_t env_setup_end(fx *f) {
+    uint32_t end = 0, c = ts_node_named_child_count(f->root);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode st = ts_node_named_child(f->root, i);
+        if (is(st, "function_definition") || is(st, "class_definition") || is(st, "decorated_definition")) break;
+        if (is_import_stmt(st)) {
+            char *t = slice(f, st);
+            bool torch = !strncmp(t, "import torch", 12) || !strncmp(t, "from torch", 10);
+            ut_free(t);
+            if (torch) break;
+            continue;
+        }
+        if (is(st, "comment")) continue;
+        char *t = slice(f, st);
+        if (writes_env(t)) end = line_end(f, E(st));
+        ut_free(t);
+    }
+    return end;
+}
+
 static void analyze_header(fx *f) {
     const char *dev_line_prefix = NULL;
     uint32_t c = ts_node_named_child_count(f->root);
@@ -150,6 +189,8 @@ static void analyze_header(fx *f) {
     }
     (void)dev_line_prefix;
     if (f->after_imports < f->header) f->after_imports = f->header;
+    uint32_t env = env_setup_end(f);
+    if (env > f->after_imports) f->after_imports = env;
 }
 
 /* ---- edits -------------------------------------------------------------------------------------------------- */
@@ -1134,6 +1175,18 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
         if (d->fix && dev_too_new && nds[i].dev) {
             an_fix_free(d->fix);
             d->fix = NULL;
+        }
+        if (d->fix && o.target == AN_TARGET_COMPAT && o.helper_withheld && (nds[i].helper || nds[i].dev)) {
+            /* no import of the helper works here (the project model says why): the fix is withheld, and said */
+            an_fix_free(d->fix);
+            d->fix = NULL;
+            if (d->message && !strstr(d->message, "(not fixed: ")) {
+                ut_buf b;
+                ut_buf_init(&b);
+                ut_buf_printf(&b, "%s (not fixed: %s)", d->message, o.helper_withheld);
+                ut_free(d->message);
+                d->message = ut_buf_take(&b);
+            }
         }
         if (!d->fix) continue;
         /* the version the rewritten code needs: the entry's, and 2.6 for the accelerator device definition */

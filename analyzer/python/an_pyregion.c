@@ -581,10 +581,19 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
      * header analysis reads it to place new imports */
     int opening_end = -1; /* a definition that ends the opening: parsed as its header and one member at least */
     bool prev_plain = false;  /* the unit before was an import that need not be parsed */
+    bool past_opening = false; /* after it, up to the first definition: the environment set-up is parsed */
     for (size_t j = 0; j < ntop; j++) {
         const lline *l = &ls.items[units.items[j].first];
         const char *p = src->text + l->first;
         uint32_t a = avail_of(src, l);
+        if (past_opening) {
+            /* writes to os.environ and sys.path before the first definition: the fixer puts new imports after them */
+            if (units.items[j].header >= 0 && !units.items[j].compound) break;
+            uint32_t ulen = ls.items[units.items[j].last].end - l->first;
+            if (memmem(p, ulen, "environ", 7) || memmem(p, ulen, "sys.path", 8) || memmem(p, ulen, "putenv", 6))
+                units.items[j].whole = true;
+            continue;
+        }
         /* imports are parsed when they bind a name a rule resolves (below); in the opening, also the last one of
          * each run of imports (the fixer's header analysis finds where the import block ends) and the first unit
          * (its leading comments), and every __future__ import */
@@ -598,8 +607,10 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
         }
         if (!plain_import) units.items[j].whole = true;
         if (!(*p == '"' || *p == '\'' || word_is(p, a, "import") || word_is(p, a, "from") || word_is(p, a, "try") ||
-              word_is(p, a, "if") || isalpha((unsigned char)*p) == 0))
-            break;
+              word_is(p, a, "if") || isalpha((unsigned char)*p) == 0)) {
+            past_opening = true;
+            continue;
+        }
         if (prev_plain && j + 1 == ntop) units.items[j].whole = true;
     }
     for (size_t h = 0; h < hits.len; h++) {

@@ -5,11 +5,24 @@ and wraps what differs between CUDA, Intel XPU, Apple MPS, XLA and CPU. Works wi
 Priority: the XPUIFY_DEVICE_PRIORITY environment variable (comma-separated, e.g. "xpu,cuda,cpu") or the
 default baked in below. XPUIFY_DEVICE forces one device type. On an NVIDIA machine the result is "cuda", so
 CUDA code behaves exactly as before.
+
+Importing this module has no side effect: torch is imported, and the device picked (probing CUDA, XPU, MPS), at
+first use (the first `DEV`, `device()`, ... a fixed file evaluates), so an environment set-up that runs after the
+import (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, XPUIFY_DEVICE) still counts.
 """
 import contextlib
 import os
 
-import torch
+
+class _LazyTorch:
+    """`torch`, imported when first used: importing the helper imports nothing the file did not import."""
+
+    def __getattr__(self, name):
+        import torch as _torch
+        return getattr(_torch, name)
+
+
+torch = _LazyTorch()
 
 __all__ = ["DEV", "device", "device_str", "device_ctx", "autocast", "init", "is_initialized", "module", "is_available", "device_count", "current_device", "set_device",
            "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "GradScaler", "custom_fwd",
@@ -56,8 +69,24 @@ def _pick():
     return "cpu"
 
 
-DEV = _pick()
-"""The device type picked at import time: "cuda", "xpu", "mps", "xla" or "cpu"."""
+_DEV = None
+
+
+def _dev():
+    """The device type, picked at first use and cached: "cuda", "xpu", "mps", "xla" or "cpu"."""
+    global _DEV
+    if _DEV is None:
+        _DEV = _pick()
+    return _DEV
+
+
+def __getattr__(name):
+    # module attributes computed at first use (PEP 562): `xpuify_device._dev()` probes the devices only when read
+    if name == "DEV":
+        return _dev()
+    if name == "OutOfMemoryError":
+        return getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", RuntimeError)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 class _NoModule:
@@ -69,7 +98,7 @@ class _NoModule:
 
 def module(dev=None):
     """The torch module of a device type (torch.cuda, torch.xpu, torch.mps, torch.cpu)."""
-    dev = dev or DEV
+    dev = dev or _dev()
     try:
         if hasattr(torch, "get_device_module"):
             return torch.get_device_module(dev)
@@ -87,20 +116,20 @@ def device(index=None):
         if index.type == "cpu":
             return index
         index = index.index
-    return torch.device(DEV) if index is None or DEV == "cpu" else torch.device(DEV, index)
+    return torch.device(_dev()) if index is None or _dev() == "cpu" else torch.device(_dev(), index)
 
 
 def device_str(index=None):
     """"cuda:1", "xpu:1"; plain "cpu" on the CPU, where an index means nothing (map_location rejects "cpu:0")."""
-    if DEV == "cpu" or index is None:
-        return DEV
-    return "%s:%s" % (DEV, index)
+    if _dev() == "cpu" or index is None:
+        return _dev()
+    return "%s:%s" % (_dev(), index)
 
 
 def device_ctx(index):
     """`with torch.cuda.device(i):` for the picked device; a no-op on the CPU."""
     ctx = getattr(module(), "device", None)
-    if DEV == "cpu" or index is None or ctx is None:  # MPS and XLA have no per-index device context
+    if _dev() == "cpu" or index is None or ctx is None:  # MPS and XLA have no per-index device context
         return contextlib.nullcontext()
     if isinstance(index, torch.device):
         index = index.index
@@ -109,13 +138,13 @@ def device_ctx(index):
 
 def init():
     fn = getattr(module(), "init", None)
-    if DEV != "cpu" and fn is not None:
+    if _dev() != "cpu" and fn is not None:
         fn()
 
 
 def is_initialized():
     fn = getattr(module(), "is_initialized", None)
-    return bool(fn()) if DEV != "cpu" and fn is not None else False
+    return bool(fn()) if _dev() != "cpu" and fn is not None else False
 
 
 def autocast(enabled=True, dtype=None, cache_enabled=None):
@@ -127,12 +156,12 @@ def autocast(enabled=True, dtype=None, cache_enabled=None):
         kwargs["dtype"] = dtype
     if cache_enabled is not None:
         kwargs["cache_enabled"] = cache_enabled
-    if dtype is not None and not _autocast_supports(DEV, dtype):
+    if dtype is not None and not _autocast_supports(_dev(), dtype):
         import warnings
         warnings.warn("xpuify_device: %s autocast to %s is not available in this torch build; running without "
-                      "autocast" % (DEV, dtype))
-        return torch.autocast(DEV if DEV in ("cuda", "cpu", "xpu") else "cpu", enabled=False)
-    return torch.autocast(DEV, **kwargs)
+                      "autocast" % (_dev(), dtype))
+        return torch.autocast(_dev() if _dev() in ("cuda", "cpu", "xpu") else "cpu", enabled=False)
+    return torch.autocast(_dev(), **kwargs)
 
 
 _AUTOCAST_OK = {}
@@ -152,37 +181,50 @@ def _autocast_supports(dev, dtype):
 
 
 def is_available():
-    return DEV != "cpu"
+    return _dev() != "cpu"
 
 
 def device_count():
-    fn = getattr(module(), "device_count", None)
-    if DEV == "cpu" or fn is None:
+    """How many devices of the picked type (torch.mps has no device_count before torch 2.4: one)."""
+    if _dev() == "cpu":
         return 0
-    return fn()
+    fn = getattr(module(), "device_count", None)
+    return fn() if fn is not None else 1
 
 
 def current_device():
-    return module().current_device() if DEV != "cpu" else 0
+    """An int on every device, as torch.cuda.current_device() (MPS and XLA have one device: 0)."""
+    fn = getattr(module(), "current_device", None)
+    return fn() if _dev() in ("cuda", "xpu") and fn is not None else 0
 
 
 def set_device(index):
-    if isinstance(index, str) and ":" in index:
-        index = int(index.split(":", 1)[1])
-    if DEV != "cpu":
-        module().set_device(index)
+    if isinstance(index, str):
+        index = int(index.split(":", 1)[1]) if ":" in index else None
+    elif isinstance(index, torch.device):
+        index = index.index
+    fn = getattr(module(), "set_device", None)
+    if _dev() in ("cuda", "xpu") and fn is not None and index is not None:
+        fn(index)
 
 
 def synchronize(dev=None):
+    """torch.cuda.synchronize(device=None); torch.mps.synchronize() takes no device."""
     fn = getattr(module(), "synchronize", None)
-    if DEV != "cpu" and fn is not None:
+    if _dev() == "cpu" or fn is None:
+        return
+    if dev is None or _dev() not in ("cuda", "xpu"):
+        fn()
+    else:
         fn(dev)
 
 
 class _CpuStream:
     """What CUDA streams do, on the CPU, where work runs in order: waiting and synchronizing are no-ops."""
 
-    device = torch.device("cpu")
+    @property
+    def device(self):
+        return torch.device("cpu")
 
     def wait_stream(self, stream):
         pass
@@ -236,26 +278,30 @@ class _CpuEvent:
 _CPU_STREAM = _CpuStream()
 
 
+def _has_streams():
+    return _dev() != "cpu" and getattr(module(), "current_stream", None) is not None
+
+
 def current_stream(dev=None):
-    if DEV == "cpu":
+    if not _has_streams():  # the CPU, MPS and XLA: work runs in order on one queue
         return _CPU_STREAM
     return module().current_stream(dev)
 
 
 def set_stream(stream):
-    if DEV == "cpu":
+    if not _has_streams():
         return None
     return module().set_stream(stream)
 
 
 def stream(s):
-    if DEV == "cpu":
+    if not _has_streams() or isinstance(s, _CpuStream):
         return contextlib.nullcontext()
     return module().stream(s)
 
 
 def _event_or_stream(kind, *args, **kwargs):
-    if DEV == "cpu":
+    if not _has_streams():
         # torch.cpu has no Event and (before torch 2.1) no Stream: work on the CPU is already in order
         return _CpuEvent(*args, **kwargs) if kind == "Event" else _CpuStream()
     # the device module's own class first (torch.cuda.Stream on CUDA: exactly what the CUDA code made), else
@@ -272,10 +318,17 @@ def Event(*args, **kwargs):
     return _event_or_stream("Event", *args, **kwargs)
 
 
+# torch.mps's names for what torch.cuda calls memory_allocated and memory_reserved (no device argument there)
+_MPS_MEM = {"memory_allocated": "current_allocated_memory", "memory_reserved": "driver_allocated_memory"}
+
+
 def _mem(name, *args, default=0):
     mod = module()
+    if _dev() == "mps":
+        fn = getattr(mod, _MPS_MEM.get(name, name), None)
+        return fn() if fn is not None else default
     fn = getattr(mod, name, None)
-    if DEV == "cpu" or fn is None:
+    if _dev() == "cpu" or fn is None:
         return default
     return fn(*args)
 
@@ -317,20 +370,24 @@ def mem_get_info(dev=None):
 
 
 def manual_seed(seed):
-    if DEV != "cpu":
-        module().manual_seed(seed)
+    fn = getattr(module(), "manual_seed", None)
+    if _dev() != "cpu" and fn is not None:
+        fn(seed)
 
 
 def manual_seed_all(seed):
-    if DEV != "cpu":
-        module().manual_seed_all(seed)
+    mod = module()
+    fn = getattr(mod, "manual_seed_all", None) or getattr(mod, "manual_seed", None)  # torch.mps: manual_seed only
+    if _dev() != "cpu" and fn is not None:
+        fn(seed)
 
 
 def get_device_name(dev=None):
-    if DEV == "cpu":
+    fn = getattr(module(), "get_device_name", None)
+    if _dev() == "cpu" or fn is None:  # the CPU, MPS (no get_device_name), XLA
         import platform
-        return platform.processor() or "cpu"
-    return module().get_device_name(dev)
+        return platform.processor() or _dev()
+    return fn(dev)
 
 
 def get_device_properties(dev=None):
@@ -339,7 +396,7 @@ def get_device_properties(dev=None):
 
 def is_bf16_supported():
     fn = getattr(module(), "is_bf16_supported", None)
-    return bool(fn()) if fn is not None else DEV == "cpu"
+    return bool(fn()) if fn is not None else _dev() == "cpu"
 
 
 def GradScaler(*args, **kwargs):
@@ -347,8 +404,8 @@ def GradScaler(*args, **kwargs):
     Note: Intel Arc A-series GPUs lack FP64, which GradScaler's unscale step needs: prefer bf16 there."""
     amp = getattr(torch, "amp", None)
     if amp is not None and hasattr(amp, "GradScaler"):
-        return amp.GradScaler(DEV, *args, **kwargs)
-    if DEV != "cuda":
+        return amp.GradScaler(_dev(), *args, **kwargs)
+    if _dev() != "cuda":
         kwargs["enabled"] = False
     return torch.cuda.amp.GradScaler(*args, **kwargs)
 
@@ -358,8 +415,8 @@ def _amp_decorator(name, fwd=None, **kwargs):
     if amp is not None and hasattr(amp, name):
         deco = getattr(amp, name)
         if fwd is not None:
-            return deco(fwd, device_type=DEV, **kwargs)
-        return deco(device_type=DEV, **kwargs)
+            return deco(fwd, device_type=_dev(), **kwargs)
+        return deco(device_type=_dev(), **kwargs)
     deco = getattr(torch.cuda.amp, name)
     return deco(fwd, **kwargs) if fwd is not None else deco(**kwargs)
 
@@ -381,10 +438,10 @@ def dist_backend():
     import torch.distributed as dist
     if hasattr(dist, "get_default_backend_for_device"):
         try:
-            return dist.get_default_backend_for_device(DEV)
+            return dist.get_default_backend_for_device(_dev())
         except (ValueError, RuntimeError):
             pass
-    backend = _BACKENDS.get(DEV, "gloo")
+    backend = _BACKENDS.get(_dev(), "gloo")
     if backend == "xccl" and not getattr(dist, "is_xccl_available", lambda: False)():
         try:  # before torch 2.8, Intel's bindings register the "ccl" backend when imported
             import oneccl_bindings_for_pytorch  # noqa: F401
@@ -400,4 +457,4 @@ def dist_backend_available():
         dist, "is_backend_available") else dist.is_available()
 
 
-OutOfMemoryError = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", RuntimeError)
+

@@ -1,0 +1,933 @@
+/* an_project: the project model (see an_project.h): the scan, the ways each file is imported, helper placement. */
+#include "analyzer/project/an_project.h"
+#include "util/ut_buf.h"
+#include "util/ut_hash.h"
+#include "util/ut_mem.h"
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- a string set / map (open addressing) ------------------------------------------------------------------ */
+
+typedef struct {
+    char *key;
+    unsigned flags;
+    char *tops; /* files: ",a,b," the top-level names the file imports absolutely; names: the directories of
+                 * the files that import it ("\n"-separated, each once) */
+    char *common; /* names: the deepest directory above every importer */
+} slot;
+
+typedef struct {
+    slot *s;
+    size_t cap, len;
+} smap;
+
+static uint64_t hkey(const char *k, size_t n) { return ut_fnv1a(1469598103934665603ull, k, n); }
+
+static slot *smap_find(const smap *m, const char *k, size_t n) {
+    if (!m->cap) return NULL;
+    for (size_t i = hkey(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        slot *s = &m->s[i];
+        if (!s->key) return NULL;
+        if (!strncmp(s->key, k, n) && !s->key[n]) return s;
+    }
+}
+
+static slot *smap_put(smap *m, const char *k, size_t n) {
+    if ((m->len + 1) * 2 > m->cap) {
+        smap g = {ut_calloc(m->cap ? m->cap * 2 : 256, sizeof(slot)), m->cap ? m->cap * 2 : 256, 0};
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->s[i].key) continue;
+            size_t j = hkey(m->s[i].key, strlen(m->s[i].key)) & (g.cap - 1);
+            while (g.s[j].key) j = (j + 1) & (g.cap - 1);
+            g.s[j] = m->s[i];
+            g.len++;
+        }
+        ut_free(m->s);
+        *m = g;
+    }
+    size_t i = hkey(k, n) & (m->cap - 1);
+    while (m->s[i].key) {
+        if (!strncmp(m->s[i].key, k, n) && !m->s[i].key[n]) return &m->s[i];
+        i = (i + 1) & (m->cap - 1);
+    }
+    m->s[i].key = ut_strndup(k, n);
+    m->len++;
+    return &m->s[i];
+}
+
+static void smap_free(smap *m) {
+    for (size_t i = 0; i < m->cap; i++) ut_free(m->s[i].key), ut_free(m->s[i].tops), ut_free(m->s[i].common);
+    ut_free(m->s);
+}
+
+/* ---- the model ------------------------------------------------------------------------------------------------ */
+
+enum {
+    F_MAIN = 1,       /* `if __name__ == "__main__":` */
+    F_SHEBANG = 2,    /* #! first line */
+    F_RELATIVE = 4,   /* uses relative imports itself */
+    F_ASSIGNS = 8,    /* its top level holds only assignments, imports, comments and docstrings */
+};
+
+struct an_project {
+    char *root;     /* absolute, no trailing slash */
+    smap names;     /* dotted names the project imports absolutely, and every prefix of them */
+    smap files;     /* path relative to root -> flags, tops */
+    smap main_dirs; /* directories (relative) holding a file with a __main__ block or a shebang */
+    size_t nfiles;
+    char *buf; /* the walk's read buffer */
+    char pkg_root[256]; /* the packaging metadata's package directory ("src" by default), relative to root */
+};
+
+const char *an_project_root(const an_project *p) { return p->root; }
+size_t an_project_file_count(const an_project *p) { return p->nfiles; }
+
+static bool ident_start(char c) { return isalpha((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
+static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
+
+/* where the absolute imports of the file being scanned resolve from (relative to the root; see walk) */
+static _Thread_local const char *scan_dir;
+
+static void note_importer(slot *sl, const char *dir) {
+    if (!sl->common) {
+        sl->common = ut_strdup(dir);
+    } else {
+        /* the longest common prefix that ends at a path boundary of both */
+        size_t k = 0, last = 0;
+        for (;;) {
+            char x = sl->common[k], y = dir[k];
+            if ((x == 0 || x == '/') && (y == 0 || y == '/')) {
+                last = k;
+                if (!x || !y) break;
+            }
+            if (x != y || !x) break;
+            k++;
+        }
+        sl->common[last] = 0;
+    }
+    size_t count = 0, dl = strlen(dir);
+    for (const char *q = sl->tops; q && *q; count++) {
+        const char *e = strchr(q, '\n');
+        if ((size_t)(e - q) == dl && !memcmp(q, dir, dl)) return;
+        q = e + 1;
+    }
+    (void)count;
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%s%s\n", sl->tops ? sl->tops : "", dir);
+    ut_free(sl->tops);
+    sl->tops = ut_buf_take(&b);
+}
+
+static void add_name(an_project *p, const char *s, size_t n) {
+    if (!n) return;
+    for (size_t i = 0; i <= n; i++)
+        if (i == n || s[i] == '.') note_importer(smap_put(&p->names, s, i), scan_dir ? scan_dir : "");
+}
+
+/* a dotted name at *q (advanced past it); 0 when there is none */
+static size_t dotted(const char **q, const char *e) {
+    const char *s = *q;
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    const char *b = s;
+    while (s < e && (ident_char(*s) || (*s == '.' && s > b && s + 1 < e && ident_start(s[1])))) s++;
+    if (s == b || !ident_start(*b)) { *q = b; return 0; }
+    *q = s;
+    return (size_t)(s - b);
+}
+
+static void add_top(slot *f, const char *s, size_t n) {
+    size_t t = 0;
+    while (t < n && s[t] != '.') t++;
+    char key[256];
+    if (t + 3 > sizeof key) return;
+    key[0] = ',';
+    memcpy(key + 1, s, t);
+    key[t + 1] = ',', key[t + 2] = 0;
+    if (f->tops && strstr(f->tops, key)) return;
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_puts(&b, f->tops ? f->tops : ",");
+    ut_buf_append(&b, key + 1, t + 1);
+    ut_free(f->tops);
+    f->tops = ut_buf_take(&b);
+}
+
+static bool word_at(const char *s, const char *e, const char *w) {
+    size_t n = strlen(w);
+    return (size_t)(e - s) >= n && !memcmp(s, w, n) && (s + n == e || !ident_char(s[n]));
+}
+
+/* One import line (from its first non-blank byte to the end of the line; continued into following lines when a
+ * parenthesis opens the imported names). */
+static const char *scan_import(an_project *p, slot *f, const char *s, const char *end, bool top) {
+    const char *e = memchr(s, '\n', (size_t)(end - s));
+    if (!e) e = end;
+    if (word_at(s, e, "import")) {
+        const char *q = s + 6;
+        for (;;) {
+            const char *b = q;
+            size_t n = dotted(&q, e);
+            if (!n) break;
+            b = q - n;
+            add_name(p, b, n);
+            if (top) add_top(f, b, n);
+            while (q < e && *q != ',' && *q != '#' && *q != ';') q++;
+            if (q >= e || *q != ',') break;
+            q++;
+        }
+        return e;
+    }
+    if (!word_at(s, e, "from")) return e;
+    const char *q = s + 4;
+    while (q < e && (*q == ' ' || *q == '\t')) q++;
+    if (q < e && *q == '.') { f->flags |= F_RELATIVE; return e; }
+    size_t n = dotted(&q, e);
+    if (!n) return e;
+    const char *mod = q - n;
+    add_name(p, mod, n);
+    if (top) add_top(f, mod, n);
+    while (q < e && (*q == ' ' || *q == '\t')) q++;
+    if (!word_at(q, e, "import")) return e;
+    q += 6;
+    while (q < e && (*q == ' ' || *q == '\t')) q++;
+    bool paren = q < e && *q == '(';
+    if (paren) e = memchr(q, ')', (size_t)(end - q)) ? memchr(q, ')', (size_t)(end - q)) : end, q++;
+    /* `from a.b import c, d`: a.b.c and a.b.d may be submodules */
+    char buf[512];
+    while (q < e) {
+        while (q < e && !ident_start(*q) && *q != '#') q++;
+        if (q >= e || *q == '#') break;
+        const char *b = q;
+        while (q < e && ident_char(*q)) q++;
+        if (n + 1 + (size_t)(q - b) < sizeof buf) {
+            memcpy(buf, mod, n);
+            buf[n] = '.';
+            memcpy(buf + n + 1, b, (size_t)(q - b));
+            note_importer(smap_put(&p->names, buf, n + 1 + (size_t)(q - b)), scan_dir ? scan_dir : "");
+        }
+        while (q < e && (*q == ' ' || *q == '\t')) q++;
+        if (word_at(q, e, "as")) { /* skip the alias */
+            q += 2;
+            while (q < e && (*q == ' ' || *q == '\t')) q++;
+            while (q < e && ident_char(*q)) q++;
+        }
+        while (q < e && *q != ',' && *q != '\n' && *q != '#') q++;
+        if (q < e && *q == '#') { const char *nl = memchr(q, '\n', (size_t)(e - q)); q = nl ? nl : e; }
+        if (q < e) q++;
+    }
+    return e;
+}
+
+/* `importlib.import_module("a.b")` with a literal name */
+static void scan_import_module(an_project *p, const char *s, const char *end) {
+    for (const char *q = s; (q = memmem(q, (size_t)(end - q), "import_module(", 14));) {
+        q += 14;
+        if (q < end && (*q == '"' || *q == '\'')) {
+            const char *b = ++q;
+            while (q < end && (ident_char(*q) || *q == '.')) q++;
+            if (q < end && q[0] == b[-1] && q > b && b[0] != '.') add_name(p, b, (size_t)(q - b));
+        }
+    }
+}
+
+/* Is a top-level statement starting at s (column 0) one a config file may hold? */
+static bool config_statement(const char *s, const char *e) {
+    if (s >= e || *s == '#' || *s == '\n' || *s == '\r') return true;
+    if (*s == '"' || *s == '\'' || *s == ')' || *s == ']' || *s == '}') return true; /* docstring, closers */
+    if (word_at(s, e, "import") || word_at(s, e, "from")) return true;
+    if (!ident_start(*s)) return false;
+    const char *q = s;
+    while (q < e && (ident_char(*q) || *q == '.' || *q == ' ' || *q == ',' || *q == '[' || *q == ']' || *q == '\'' || *q == '"'))
+        q++;
+    if (q < e && *q == ':') { /* an annotated assignment */
+        while (q < e && *q != '=' && *q != '\n') q++;
+    }
+    static const char *const kw[] = {"if", "for", "while", "with", "def", "class", "try", "async", "assert", "del",
+                                     "print", "raise", "return", "global", NULL};
+    for (int i = 0; kw[i]; i++)
+        if (word_at(s, e, kw[i])) return false;
+    return q < e && (*q == '=' && q[1] != '=') ? true : (q + 1 < e && strchr("+-*/|&", *q) && q[1] == '=');
+}
+
+static void scan_full(an_project *p, slot *f, const char *text, const char *end);
+
+static bool in_config_dir(const char *rel) {
+    for (const char *q = rel; (q = strstr(q, "onfig")); q++) {
+        if (q == rel || (q[-1] != 'c' && q[-1] != 'C') || (q - 1 != rel && q[-2] != '/')) continue;
+        if (q[5] == '/' || (q[5] == 's' && q[6] == '/')) return true;
+    }
+    return false;
+}
+
+/* The lines that can import (those holding "import") and the `if __name__ == "__main__":` line, found with memmem:
+ * most of a file is never looked at (a word in a docstring may add a name: harmless, names only deepen roots). */
+static void scan_fast(an_project *p, slot *f, const char *text, const char *end) {
+    const char *done = text; /* lines before this were scanned */
+    for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "import", 6)); q += 6) {
+        if (q < done) continue;
+        const char *ls = q;
+        while (ls > text && ls[-1] != '\n') ls--;
+        const char *b = ls;
+        while (b < q && (*b == ' ' || *b == '\t')) b++;
+        if (*b != 'i' && *b != 'f') continue;
+        done = scan_import(p, f, b, end, b == ls);
+    }
+}
+
+static void scan_file(an_project *p, const char *rel, const char *res, const char *text, size_t len) {
+    slot *f = smap_put(&p->files, rel, strlen(rel));
+    const char *end = text + len;
+    if (len > 2 && text[0] == '#' && text[1] == '!') f->flags |= F_SHEBANG;
+    for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "__main__", 8)); q += 8) {
+        const char *ls = q;
+        while (ls > text && ls[-1] != '\n') ls--;
+        if (word_at(ls, q, "if")) { f->flags |= F_MAIN; break; }
+    }
+    /* a script resolves its imports from its own directory (sys.path[0]), even inside a package */
+    char own[PATH_MAX];
+    const char *sl = strrchr(rel, '/');
+    snprintf(own, sizeof own, "%.*s", sl ? (int)(sl - rel) : 0, rel);
+    scan_dir = f->flags & (F_MAIN | F_SHEBANG) ? own : res;
+    if (!in_config_dir(rel)) {
+        scan_fast(p, f, text, end);
+    } else {
+        scan_full(p, f, text, end);
+    }
+    scan_import_module(p, text, end);
+    if (f->flags & (F_MAIN | F_SHEBANG)) {
+        const char *slash = strrchr(rel, '/');
+        smap_put(&p->main_dirs, rel, slash ? (size_t)(slash - rel) : 0);
+    }
+    p->nfiles++;
+}
+
+/* Every line of a file under configs/: statement by statement (strings, brackets, continuations), to know whether
+ * its top level holds only assignments (a config loaded by exec). */
+static void scan_full(an_project *p, slot *f, const char *text, const char *end) {
+    bool assigns = true;
+    int depth = 0;
+    char quote = 0;
+    bool triple = false, cont = false;
+    for (const char *s = text; s < end;) {
+        /* s is at a line start */
+        const char *e = memchr(s, '\n', (size_t)(end - s));
+        if (!e) e = end;
+        if (!quote && depth == 0 && !cont) {
+            if (assigns && !config_statement(s, e)) assigns = false;
+            if (s[0] == 'i' && word_at(s, e, "if") && memmem(s, (size_t)(e - s), "__main__", 8)) f->flags |= F_MAIN;
+            const char *b = s;
+            while (b < e && (*b == ' ' || *b == '\t')) b++;
+            if (*b == 'i' || *b == 'f') scan_import(p, f, b, end, b == s);
+        } else if (!quote && !cont) {
+            const char *b = s;
+            while (b < e && (*b == ' ' || *b == '\t')) b++;
+            if (*b == 'i' || *b == 'f') scan_import(p, f, b, end, false);
+        }
+        /* track brackets and strings to the end of the line */
+        cont = false;
+        for (const char *q = s; q < e; q++) {
+            char c = *q;
+            if (quote) {
+                if (c == '\\') { q++; continue; }
+                if (c == quote && (!triple || (q + 2 < e && q[1] == quote && q[2] == quote))) {
+                    if (triple) q += 2;
+                    quote = 0;
+                }
+                continue;
+            }
+            if (c == '#') break;
+            if (c == '"' || c == '\'') {
+                quote = c;
+                triple = q + 2 < e && q[1] == c && q[2] == c;
+                if (triple) q += 2;
+            } else if (c == '(' || c == '[' || c == '{') depth++;
+            else if ((c == ')' || c == ']' || c == '}') && depth > 0) depth--;
+            else if (c == '\\' && q + 1 >= e - (e > s && e[-1] == '\r')) cont = true;
+        }
+        if (quote && !triple) quote = 0; /* an unterminated one-line string ends with its line */
+        s = e + 1;
+    }
+    if (assigns) f->flags |= F_ASSIGNS;
+}
+
+static bool skip_dir(const char *name) {
+    return name[0] == '.' || !strcmp(name, "__pycache__") || !strcmp(name, "node_modules") ||
+           !strcmp(name, "site-packages") || !strcmp(name, "venv") || !strcmp(name, "build");
+}
+
+/* res: where the absolute imports of the files in the parent directory resolve from (see below); parent_init:
+ * the parent directory has an __init__.py */
+static void walk(an_project *p, const char *rel, int depth, const char *parent_res, bool parent_init) {
+    if (depth > 40 || p->nfiles > 200000) return;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s%s%s", p->root, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d) return;
+    UT_VEC(char *) sub = {0};
+    UT_VEC(char *) pys = {0};
+    bool init = false;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *nm = de->d_name;
+        if (!strcmp(nm, ".") || !strcmp(nm, "..")) continue;
+        char r[PATH_MAX];
+        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", nm);
+        unsigned char t = de->d_type;
+        if (t == DT_UNKNOWN || t == DT_LNK) {
+            struct stat st;
+            char full[PATH_MAX + 2];
+            snprintf(full, sizeof full, "%s/%s", p->root, r);
+            if (stat(full, &st) != 0) continue;
+            t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+            if (de->d_type == DT_LNK && t == DT_DIR) continue; /* no cycles through links */
+        }
+        if (t == DT_DIR) {
+            if (!skip_dir(nm)) ut_vec_push(&sub, ut_strdup(r));
+            continue;
+        }
+        size_t n = strlen(nm);
+        if (t != DT_REG || n < 4 || strcmp(nm + n - 3, ".py")) continue;
+        if (!strcmp(nm, "__init__.py")) init = true;
+        ut_vec_push(&pys, ut_strdup(r));
+    }
+    closedir(d);
+    /* The directory the absolute imports of this directory's files resolve from: a package's modules resolve them
+     * from above the top of its __init__.py chain, never from their own directory; other files (scripts,
+     * namespace packages) from their own directory and the roots above it. */
+    char res[PATH_MAX];
+    if (init && parent_init) snprintf(res, sizeof res, "%s", parent_res);
+    else if (init) {
+        const char *sl = strrchr(rel, '/');
+        snprintf(res, sizeof res, "%.*s", sl ? (int)(sl - rel) : 0, rel);
+    } else snprintf(res, sizeof res, "%s", rel);
+    for (size_t i = 0; i < pys.len; i++) {
+        char full[PATH_MAX + 2];
+        snprintf(full, sizeof full, "%s/%s", p->root, pys.items[i]);
+        FILE *fp = fopen(full, "rb");
+        if (fp) {
+            /* one buffer for the whole walk; a file's first MiB is plenty for its imports */
+            if (!p->buf) p->buf = ut_malloc((1u << 20) + 1);
+            size_t len = fread(p->buf, 1, 1u << 20, fp);
+            fclose(fp);
+            scan_file(p, pys.items[i], res, p->buf, len);
+        }
+        ut_free(pys.items[i]);
+    }
+    ut_vec_free(&pys);
+    for (size_t i = 0; i < sub.len; i++) {
+        walk(p, sub.items[i], depth + 1, res, init);
+        ut_free(sub.items[i]);
+    }
+    ut_vec_free(&sub);
+}
+
+/* The directory packages are installed from, as the packaging metadata says: setup.py `package_dir={"": "lib"}`,
+ * pyproject `[tool.setuptools] package-dir = {"" = "lib"}` or `packages.find where = ["lib"]`, setup.cfg
+ * `package_dir = =lib`, poetry `{ include = "x", from = "lib" }`; else "src". */
+static void packaging_root(an_project *p) {
+    snprintf(p->pkg_root, sizeof p->pkg_root, "src");
+    static const char *const files[] = {"setup.py", "pyproject.toml", "setup.cfg", NULL};
+    static const char *const keys[] = {"\"\": \"", "'': '", "\"\" = \"", "\"\":\"", "'':'", "where = [\"",
+                                       "where=[\"", "where = ['", "from = \"", "package_dir =\n    =", NULL};
+    for (int i = 0; files[i]; i++) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/%s", p->root, files[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        char buf[65536];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        for (int k = 0; keys[k]; k++) {
+            const char *q = strstr(buf, keys[k]);
+            if (!q) continue;
+            q += strlen(keys[k]);
+            size_t l = 0;
+            while (q[l] && (ident_char(q[l]) || q[l] == '/' || q[l] == '-' || q[l] == '.') && l + 1 < sizeof p->pkg_root) l++;
+            if (l && !(l == 1 && q[0] == '.')) {
+                snprintf(p->pkg_root, sizeof p->pkg_root, "%.*s", (int)l, q);
+                return;
+            }
+        }
+    }
+}
+
+an_project *an_project_new(const char *root) {
+    char abs[PATH_MAX];
+    if (!realpath(root, abs)) return NULL;
+    an_project *p = ut_calloc(1, sizeof *p);
+    if (!strcmp(abs, "/")) abs[0] = 0;
+    p->root = ut_strdup(abs);
+    packaging_root(p);
+    walk(p, "", 0, "", false);
+    ut_free(p->buf);
+    p->buf = NULL;
+    return p;
+}
+
+void an_project_free(an_project *p) {
+    if (!p) return;
+    smap_free(&p->names), smap_free(&p->files), smap_free(&p->main_dirs);
+    ut_free(p->root);
+    ut_free(p);
+}
+
+/* ---- the shared models ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    char *root;
+    an_project *model; /* NULL until first use */
+    bool built, hinted;
+} shared;
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static UT_VEC(shared) shared_models;
+
+static bool exists(const char *p, bool dir) {
+    struct stat st;
+    return stat(p, &st) == 0 && (dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+}
+
+static bool under(const char *path, const char *dir) {
+    size_t n = strlen(dir);
+    return !strncmp(path, dir, n) && (path[n] == '/' || !path[n] || !n);
+}
+
+void an_project_hint_root(const char *dir) {
+    char abs[PATH_MAX];
+    if (!realpath(dir, abs) || !exists(abs, true)) return;
+    pthread_mutex_lock(&shared_lock);
+    bool have = false;
+    for (size_t i = 0; i < shared_models.len && !have; i++) have = !strcmp(shared_models.items[i].root, abs);
+    if (!have) {
+        shared s = {ut_strdup(abs), NULL, false, true};
+        ut_vec_push(&shared_models, s);
+    }
+    pthread_mutex_unlock(&shared_lock);
+}
+
+/* the absolute path of a file that may not exist (an editor's unsaved buffer): its directory resolved */
+static bool abs_file(const char *file, char *out, size_t sz) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", file);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : file;
+    if (slash == dir) strcpy(dir, "/");
+    else if (slash) *slash = 0;
+    else strcpy(dir, ".");
+    char r[PATH_MAX];
+    if (!realpath(dir, r)) return false;
+    return snprintf(out, sz, "%s/%s", strcmp(r, "/") ? r : "", base) < (int)sz;
+}
+
+static void discover_root(const char *abs, char *out, size_t sz) {
+    char cur[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", abs);
+    char *s = strrchr(cur, '/');
+    if (s) *s = 0;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", cur);
+    static const char *const marks[] = {".git", "setup.py", "pyproject.toml", "setup.cfg", NULL};
+    while (*cur) {
+        for (int i = 0; marks[i]; i++) {
+            char m[PATH_MAX + 32];
+            snprintf(m, sizeof m, "%s/%s", cur, marks[i]);
+            if (access(m, F_OK) == 0) { snprintf(out, sz, "%s", cur); return; }
+        }
+        char *t = strrchr(cur, '/');
+        if (!t) break;
+        *t = 0;
+    }
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) && under(abs, cwd)) { snprintf(out, sz, "%s", cwd); return; }
+    snprintf(out, sz, "%s", dir);
+    pthread_mutex_lock(&shared_lock);
+    size_t best = 0;
+    for (size_t i = 0; i < shared_models.len; i++) {
+        const char *r = shared_models.items[i].root;
+        if (shared_models.items[i].hinted && under(abs, r) && strlen(r) > best) best = strlen(r), snprintf(out, sz, "%s", r);
+    }
+    pthread_mutex_unlock(&shared_lock);
+}
+
+const an_project *an_project_shared(const char *file) {
+    char abs[PATH_MAX];
+    if (!abs_file(file, abs, sizeof abs)) return NULL;
+    char root[PATH_MAX];
+    discover_root(abs, root, sizeof root);
+    pthread_mutex_lock(&shared_lock);
+    shared *best = NULL;
+    for (size_t i = 0; i < shared_models.len; i++) {
+        shared *s = &shared_models.items[i];
+        if (!strcmp(s->root, root)) best = s;
+    }
+    if (!best) {
+        shared s = {ut_strdup(root), NULL, false, false};
+        ut_vec_push(&shared_models, s);
+        best = &shared_models.items[shared_models.len - 1];
+    }
+    if (!best->built) {
+        best->model = an_project_new(best->root);
+        best->built = true;
+    }
+    an_project *m = best->model;
+    pthread_mutex_unlock(&shared_lock);
+    return m;
+}
+
+/* ---- ways ---------------------------------------------------------------------------------------------------------- */
+
+static bool has_init(const char *dir) {
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s/__init__.py", dir);
+    return exists(p, false);
+}
+
+static bool has_init_dir_of(const char *file) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", file);
+    char *s = strrchr(dir, '/');
+    if (s) *s = 0;
+    return has_init(dir);
+}
+
+static bool identifier(const char *s, size_t n) {
+    if (!n || !ident_start(s[0])) return false;
+    for (size_t i = 1; i < n; i++)
+        if (!ident_char(s[i])) return false;
+    return true;
+}
+
+/* components of the directory part of rel ("a/b/c.py" -> a, b) */
+typedef struct {
+    const char *s[128];
+    size_t n[128];
+    size_t count;
+} comps;
+
+static void split_dirs(const char *rel, comps *c) {
+    c->count = 0;
+    const char *b = rel;
+    for (const char *q = rel; *q; q++) {
+        if (*q != '/') continue;
+        if (c->count < 128) c->s[c->count] = b, c->n[c->count] = (size_t)(q - b), c->count++;
+        b = q + 1;
+    }
+}
+
+static const char *rel_of(const an_project *p, const char *abs) {
+    size_t n = strlen(p->root);
+    if (strncmp(abs, p->root, n) || abs[n] != '/') return NULL;
+    return abs + n + 1;
+}
+
+static bool config_dir(const comps *c) {
+    for (size_t i = 0; i < c->count; i++) {
+        if ((c->n[i] == 7 && !strncasecmp(c->s[i], "configs", 7)) || (c->n[i] == 6 && !strncasecmp(c->s[i], "config", 6)))
+            return true;
+    }
+    return false;
+}
+
+/* the dotted name of directories [from, to) of c, then optionally the file's stem */
+static bool join(const comps *c, size_t from, size_t to, const char *stem, char *out, size_t sz) {
+    size_t o = 0;
+    for (size_t i = from; i < to; i++) {
+        if (!identifier(c->s[i], c->n[i]) || o + c->n[i] + 2 >= sz) return false;
+        if (o) out[o++] = '.';
+        memcpy(out + o, c->s[i], c->n[i]);
+        o += c->n[i];
+    }
+    if (stem) {
+        size_t n = strlen(stem);
+        if (!identifier(stem, n) || o + n + 2 >= sz) return false;
+        if (o) out[o++] = '.';
+        memcpy(out + o, stem, n);
+        o += n;
+    }
+    out[o] = 0;
+    return true;
+}
+
+static void stem_of(const char *abs, char *out, size_t sz) {
+    const char *b = strrchr(abs, '/');
+    b = b ? b + 1 : abs;
+    snprintf(out, sz, "%s", b);
+    char *dot = strrchr(out, '.');
+    if (dot) *dot = 0;
+}
+
+static bool imported(const an_project *p, const char *name) { return p && smap_find(&p->names, name, strlen(name)); }
+
+static bool rel_under(const char *d, const char *r, size_t rn) {
+    return !rn || (!strncmp(d, r, rn) && (d[rn] == '/' || !d[rn]));
+}
+
+/* Is `name` imported by a file that resolves it from the root r (the first rn bytes of a relative path): a file
+ * in r or below it (its own directory, or an ancestor made the import root by the working directory, sys.path or
+ * an installation), or r is the project root or its src/? A directory named like some module imported elsewhere
+ * (`from utils import x` in benchmarks/) is no import root for a package deeper in the tree. */
+static bool imported_from(const an_project *p, const char *name, const char *r, size_t rn) {
+    const slot *sl = p ? smap_find(&p->names, name, strlen(name)) : NULL;
+    if (!sl) return false;
+    if (!rn || (rn == strlen(p->pkg_root) && !strncmp(r, p->pkg_root, rn))) return true;
+    if (sl->common && rel_under(sl->common, r, rn)) return true;
+    for (const char *q = sl->tops; q && *q;) {
+        const char *e = strchr(q, '\n');
+        char d[PATH_MAX];
+        snprintf(d, sizeof d, "%.*s", (int)(e - q), q);
+        if (rel_under(d, r, rn)) return true;
+        q = e + 1;
+    }
+    return false;
+}
+
+static const slot *file_slot(const an_project *p, const char *rel) {
+    return p && rel ? smap_find(&p->files, rel, strlen(rel)) : NULL;
+}
+
+/* The ways of a file given as an absolute path. The package ways come first, deepest import root first. */
+static size_t ways_abs(const an_project *p, const char *abs, an_way *out, size_t cap) {
+    size_t k = 0;
+    char stem[256];
+    stem_of(abs, stem, sizeof stem);
+    bool is_init = !strcmp(stem, "__init__");
+    const char *rel = p ? rel_of(p, abs) : NULL;
+    const slot *fs = file_slot(p, rel);
+    comps c;
+    split_dirs(rel ? rel : "", &c);
+    char name[1024];
+    /* imported as a package module from an import root inside the project: the deepest root first */
+    if (rel) {
+        for (size_t j = c.count; j-- > 0;) {
+            size_t rn = j ? (size_t)(c.s[j - 1] + c.n[j - 1] - rel) : 0;
+            if (!join(&c, j, c.count, NULL, name, sizeof name) || !imported_from(p, name, rel, rn)) continue;
+            if (k < cap) {
+                an_way *w = &out[k++];
+                w->kind = AN_WAY_PACKAGE;
+                size_t rl = strlen(p->root) + (j ? (size_t)(c.s[j - 1] + c.n[j - 1] - rel) + 1 : 0);
+                snprintf(w->root, sizeof w->root, "%.*s", (int)rl, abs);
+                char full[sizeof w->module];
+                if (!join(&c, j, c.count, is_init ? NULL : stem, full, sizeof full)) join(&c, j, c.count, NULL, full, sizeof full);
+                memcpy(w->module, full, sizeof full);
+                w->why = imported(p, full) ? "imported by the project" : "its package is imported by the project";
+            }
+        }
+    }
+    /* an __init__.py chain nobody's imports name: the conventional root above its top */
+    if (!k) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", abs);
+        *strrchr(dir, '/') = 0;
+        if (has_init(dir)) {
+            char top[PATH_MAX];
+            snprintf(top, sizeof top, "%s", dir);
+            for (;;) {
+                char parent[PATH_MAX];
+                snprintf(parent, sizeof parent, "%s", top);
+                char *s = strrchr(parent, '/');
+                if (!s || s == parent) break;
+                *s = 0;
+                if (!has_init(parent)) break;
+                snprintf(top, sizeof top, "%s", parent);
+            }
+            if (k < cap) {
+                an_way *w = &out[k++];
+                w->kind = AN_WAY_PACKAGE;
+                char *s = strrchr(top, '/');
+                snprintf(w->root, sizeof w->root, "%.*s", (int)(s - top), top);
+                size_t o = 0;
+                for (const char *q = dir + (s - top) + 1; *q && o + 2 < sizeof w->module; q++)
+                    w->module[o++] = *q == '/' ? '.' : *q;
+                w->module[o] = 0;
+                if (!is_init && o + strlen(stem) + 2 < sizeof w->module) {
+                    strcat(w->module, ".");
+                    strcat(w->module, stem);
+                }
+                w->why = "__init__.py chain";
+            }
+        }
+    }
+    /* exec-loaded: a config file of assignments under configs/ that nobody imports */
+    const char *rb = p ? strrchr(p->root, '/') : NULL;
+    bool in_configs = config_dir(&c) || (rb && (!strcasecmp(rb, "/configs") || !strcasecmp(rb, "/config")));
+    if (!k && fs && (fs->flags & F_ASSIGNS) && !is_init && in_configs && !imported(p, stem)) {
+        bool any = false;
+        for (size_t j = 0; j <= c.count && !any; j++)
+            if (join(&c, j, c.count, stem, name, sizeof name)) any = imported(p, name);
+        if (!any && k < cap) {
+            an_way *w = &out[k++];
+            w->kind = AN_WAY_EXEC;
+            snprintf(w->root, sizeof w->root, "%.*s", (int)(strrchr(abs, '/') - abs), abs);
+            w->module[0] = 0;
+            w->why = "a config file of assignments under configs/ that no module imports (loaded by exec)";
+            return k;
+        }
+    }
+    /* run (or imported by its neighbours) from its own directory */
+    bool script = !k || (fs && (fs->flags & (F_MAIN | F_SHEBANG)));
+    if (!script && rel && !has_init_dir_of(abs) && imported(p, stem)) {
+        const char *slash = strrchr(rel, '/');
+        script = smap_find(&p->main_dirs, rel, slash ? (size_t)(slash - rel) : 0) != NULL;
+    }
+    if (script && k < cap) {
+        an_way *w = &out[k++];
+        w->kind = AN_WAY_SCRIPT;
+        snprintf(w->root, sizeof w->root, "%.*s", (int)(strrchr(abs, '/') - abs), abs);
+        snprintf(w->module, sizeof w->module, "%s", stem);
+        w->why = fs && (fs->flags & F_MAIN) ? "has a __main__ block" : fs && (fs->flags & F_SHEBANG) ? "has a shebang"
+                                                                     : "a module beside scripts";
+    }
+    return k;
+}
+
+size_t an_project_ways(const an_project *p, const char *file, an_way *out, size_t n) {
+    char abs[PATH_MAX];
+    if (!abs_file(file, abs, sizeof abs)) return 0;
+    return ways_abs(p, abs, out, n);
+}
+
+/* ---- helper placement ---------------------------------------------------------------------------------------------- */
+
+/* abs shown relative to the working directory when under it */
+static char *shown(const char *abs) {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) && strcmp(cwd, "/") && under(abs, cwd) && abs[strlen(cwd)] == '/')
+        return ut_strdup(abs + strlen(cwd) + 1);
+    return ut_strdup(abs);
+}
+
+static void place(an_helper_place *out, const char *dir, const char *module, const char *import) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%s/%s.py", dir, module);
+    char *abs = ut_buf_take(&b);
+    out->path = shown(abs);
+    ut_free(abs);
+    out->import = ut_strdup(import);
+}
+
+/* A package of the project the file imports at its top level (`import T`, `from T.x import y`), found where the
+ * file's own import finds it: beside the file, then in each directory above it up to the project root, then in
+ * src/. The helper placed in it is imported the way the file already imports that package. */
+static bool own_package(const an_project *p, const char *abs, const slot *fs, char *dir, size_t dsz, char *name,
+                        size_t nsz) {
+    if (!p || !fs || !fs->tops) return false;
+    char cur[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", abs);
+    *strrchr(cur, '/') = 0;
+    for (;;) {
+        for (const char *t = fs->tops + 1; *t;) {
+            const char *e = strchr(t, ',');
+            char cand[PATH_MAX + 256];
+            snprintf(cand, sizeof cand, "%s/%.*s", cur, (int)(e - t), t);
+            if (exists(cand, true) && strlen(cand) < dsz) {
+                memcpy(dir, cand, strlen(cand) + 1);
+                snprintf(name, nsz, "%.*s", (int)(e - t), t);
+                return true;
+            }
+            t = e + 1;
+        }
+        if (!strcmp(cur, p->root) || !under(cur, p->root)) break;
+        char *s = strrchr(cur, '/');
+        if (!s || s == cur) break;
+        *s = 0;
+    }
+    char src[PATH_MAX + 300];
+    snprintf(src, sizeof src, "%s/%s", p->root, p->pkg_root);
+    for (const char *t = fs->tops + 1; *t;) {
+        const char *e = strchr(t, ',');
+        char cand[PATH_MAX + 600];
+        snprintf(cand, sizeof cand, "%s/%.*s", src, (int)(e - t), t);
+        if (exists(cand, true) && strlen(cand) < dsz) {
+            memcpy(dir, cand, strlen(cand) + 1);
+            snprintf(name, nsz, "%.*s", (int)(e - t), t);
+            return true;
+        }
+        t = e + 1;
+    }
+    return false;
+}
+
+void an_project_helper_place(const an_project *p, const char *file, const char *module, const char *forced,
+                             an_helper_place *out) {
+    memset(out, 0, sizeof *out);
+    char imp[1024];
+    if (forced) {
+        out->path = ut_strdup(forced);
+        snprintf(imp, sizeof imp, "import %s", module);
+        out->import = ut_strdup(imp);
+        return;
+    }
+    char abs[PATH_MAX];
+    if (!abs_file(file, abs, sizeof abs)) snprintf(abs, sizeof abs, "./%s", file);
+    an_way ways[16];
+    size_t n = ways_abs(p, abs, ways, 16);
+    const char *rel = p ? rel_of(p, abs) : NULL;
+    const slot *fs = file_slot(p, rel);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", abs);
+    *strrchr(dir, '/') = 0;
+    const an_way *script = NULL;
+    size_t topl = 0; /* the length of the deepest top package's path: a prefix of abs */
+    for (size_t i = 0; i < n; i++) {
+        if (ways[i].kind == AN_WAY_EXEC) {
+            out->withheld = ut_strdup("this file is a config loaded by exec (no module imports it), where importing "
+                                      "the device helper cannot work");
+            return;
+        }
+        if (ways[i].kind == AN_WAY_SCRIPT) { script = &ways[i]; continue; }
+        /* the package's top directory in this way: root/first component */
+        const char *m = ways[i].module, *dot = strchr(m, '.');
+        size_t l = strlen(ways[i].root) + 1 + (dot ? (size_t)(dot - m) : strlen(m));
+        if (l > topl) topl = l;
+    }
+    char pkgdir[PATH_MAX], pkgname[256];
+    if (topl && (!script || (fs && (fs->flags & F_RELATIVE)))) {
+        /* a package module: a relative import reaches the helper in the top package of every way */
+        char topdir[PATH_MAX];
+        snprintf(topdir, sizeof topdir, "%.*s", (int)topl, abs);
+        int dots = 1;
+        for (const char *q = abs + topl; *q; q++) dots += *q == '/';
+        dots--; /* the file's own component */
+        if (dots < 1) dots = 1;
+        if (dots > 63) dots = 63;
+        char d[64];
+        memset(d, '.', (size_t)dots);
+        d[dots] = 0;
+        snprintf(imp, sizeof imp, "from %s import %s", d, module);
+        place(out, topdir, module, imp);
+        return;
+    }
+    if (own_package(p, abs, fs, pkgdir, sizeof pkgdir, pkgname, sizeof pkgname)) {
+        snprintf(imp, sizeof imp, "from %s import %s", pkgname, module);
+        place(out, pkgdir, module, imp);
+        return;
+    }
+    if (topl) {
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "this module is imported as %s (%s) and may also run by path (%s): a relative import of the "
+                          "device helper fails there, and it imports no package of the project that could hold it",
+                      ways[0].module, ways[0].why, script->why);
+        out->withheld = ut_buf_take(&b);
+        return;
+    }
+    /* a script: sys.path[0] is its directory, so a sibling module imports */
+    snprintf(imp, sizeof imp, "import %s", module);
+    place(out, dir, module, imp);
+}
+
+void an_helper_place_free(an_helper_place *h) {
+    ut_free(h->path);
+    ut_free(h->import);
+    ut_free(h->withheld);
+}

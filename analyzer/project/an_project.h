@@ -1,0 +1,53 @@
+/* an_project: the project model: how each Python file of a project is imported (the import roots its own absolute
+ * imports imply, __init__.py chains, namespace packages, scripts run from their directory, exec-loaded config
+ * files), and from it where the compat device helper goes and the statement that imports it into each file.
+ * Built once per project root from a cheap byte scan of every .py file's import lines; read-only after, so the
+ * fix workers share it. Used by check, fix, verify and the LSP (through cli_target). */
+#ifndef AN_PROJECT_H
+#define AN_PROJECT_H
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct an_project an_project;
+
+/* Builds the model of the project whose root is the directory `root` (every .py file below it is scanned). */
+an_project *an_project_new(const char *root);
+void an_project_free(an_project *p);
+/* Declares `dir` a project root for an_project_shared (the directory check/fix was given); nothing is read yet. */
+void an_project_hint_root(const char *dir);
+/* The shared model of the project holding `file`: the nearest ancestor with .git, setup.py, pyproject.toml or
+ * setup.cfg, else the working directory when it holds the file, else the innermost hinted root above it, else the
+ * file's directory. Built on first use; thread-safe; lives until exit. NULL only when nothing can be read. */
+const an_project *an_project_shared(const char *file);
+const char *an_project_root(const an_project *p);
+/* How many .py files the model scanned (for tests and the harness). */
+size_t an_project_file_count(const an_project *p);
+
+typedef enum {
+    AN_WAY_PACKAGE, /* imported as a package module (root, dotted module name) */
+    AN_WAY_SCRIPT,  /* run or imported from its own directory (sys.path[0]) */
+    AN_WAY_EXEC     /* exec-loaded (a config file nobody imports, made only of assignments) */
+} an_way_kind;
+
+typedef struct {
+    an_way_kind kind;
+    char root[1024];   /* the import root (absolute); the file's directory for a script */
+    char module[512];  /* the dotted name from that root */
+    const char *why;   /* how the model knows: "imported as ...", "__init__.py chain", ... */
+} an_way;
+
+/* The ways `file` is imported; returns how many were written to out (at most n). */
+size_t an_project_ways(const an_project *p, const char *file, an_way *out, size_t n);
+
+typedef struct {
+    char *path;     /* where the helper module goes (relative to the working directory when under it); NULL: none */
+    char *import;   /* the statement that imports it into the file; NULL when withheld */
+    char *withheld; /* why no import of the helper works in this file (its fixes that need it are withheld) */
+} an_helper_place;
+
+/* Where the helper named `module` goes for `file` and how the file imports it. forced: --helper-path (then the
+ * import is `import <module>`). p may be NULL (the file's directory and __init__.py chain alone decide). */
+void an_project_helper_place(const an_project *p, const char *file, const char *module, const char *forced,
+                             an_helper_place *out);
+void an_helper_place_free(an_helper_place *h);
+#endif

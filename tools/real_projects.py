@@ -1,0 +1,388 @@
+#!/usr/bin/env python3
+"""real_projects.py: the real-project regression harness behind `make try-projects` (tools/try_projects.sh).
+
+For each project directory under CORPUS: copies it, runs plain `xpuify fix` (default options, no --unsafe-fixes)
+on the copy, then checks what a maintainer would: every changed .py file compiles; a second fix changes nothing;
+every changed module (and every helper written) is imported the ways its project imports it -- worked out here,
+independently of xpuify's own project model, from the project's absolute imports (ast), __init__.py chains and
+scripts' directories -- in the original and in the fixed copy, with /usr/bin/python3, CUDA hidden, and the
+third-party modules the machine lacks stubbed by a meta-path finder (never a name the project itself defines). An
+import regression is a module that imports in the original and fails in the fixed copy. Also counted: helper
+copies, and the `.cuda(` calls and `torch.cuda.` uses before and after.
+
+Usage: tools/real_projects.py CORPUS [--xpuify build/xpuify] [--python /usr/bin/python3] [--only a,b]
+       [--markdown docs/real-projects.md]"""
+import argparse
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP_DIRS = {".git", "__pycache__", "node_modules", "site-packages", "venv", ".venv", "build"}
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# Runs in the child interpreter: stubs what the machine lacks, then imports each (root, module, kind) in order and
+# prints one JSON line per entry.
+CHILD = r'''
+import importlib, importlib.abc, importlib.machinery, json, linecache, os, signal, sys, types, traceback
+own = set(json.loads(os.environ["XP_OWN"]))
+class _Meta(type):
+    def __getattr__(cls, n):
+        if n.startswith("__"):
+            raise AttributeError(n)
+        return _make(n)
+    def __call__(cls, *a, **k):
+        if "_xp_stub" not in cls.__dict__:
+            return super().__call__(*a, **k)
+        if len(a) == 1 and callable(a[0]) and not k:
+            return a[0]
+        return _make("result")
+    def __getitem__(cls, k):
+        return cls
+    def __iter__(cls):
+        return iter(())
+    def __len__(cls):
+        return 0
+    def __or__(cls, o):
+        return cls
+    __ror__ = __or__
+    def __mro_entries__(cls, bases):
+        return (object,)
+    # version checks against a stub pass (a stub stands for a recent enough release)
+    def __ge__(cls, o):
+        return True
+    __gt__ = __ge__
+    def __le__(cls, o):
+        return False
+    __lt__ = __le__
+    def __int__(cls):
+        return 0
+    __index__ = __int__
+    def __float__(cls):
+        return 0.0
+def _make(n):
+    return _Meta(n, (), {"_xp_stub": True})
+class _Stub(types.ModuleType):
+    __version__ = "99.0.0"
+    def __getattr__(self, n):
+        if n.startswith("__") or n == "xpuify_device":  # a helper is never stubbed, nor found in a stub
+            raise AttributeError(n)
+        return _make(n)
+class _Loader(importlib.abc.Loader):
+    def create_module(self, spec):
+        m = _Stub(spec.name)
+        m.__path__ = []
+        return m
+    def exec_module(self, m):
+        pass
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        top = name.split(".")[0]
+        if top in own or top == "xpuify_device":
+            return None
+        parent = sys.modules.get(name.rpartition(".")[0]) if "." in name else None
+        if not isinstance(parent, _Stub) and not _from_project():
+            return None  # torch's and the standard library's optional imports keep failing as they should
+        return importlib.machinery.ModuleSpec(name, _Loader(), is_package=True)
+def _from_project():
+    """The import comes from the project's code, and not from a statement that imports the device helper (a
+    helper import that does not resolve is exactly what this harness looks for: never stubbed)."""
+    f = sys._getframe(2)
+    while f is not None and (f.f_code.co_filename.startswith("<frozen") or "importlib" in f.f_code.co_filename):
+        f = f.f_back
+    if f is None or not f.f_code.co_filename.startswith(project_root):
+        return False
+    return "xpuify_device" not in linecache.getline(f.f_code.co_filename, f.f_lineno)
+project_root = os.environ["XP_ROOT"]
+sys.meta_path.append(_Finder())
+class _Timeout(BaseException):
+    pass
+def _alarm(*a):
+    raise _Timeout()
+signal.signal(signal.SIGALRM, _alarm)
+base_path = [p for p in sys.path if p]
+# scripts are run from the project's root, or with the project installed: its root (and src/) follow theirs
+installed = [project_root.rstrip("/")] + ([project_root + "src"] if os.path.isdir(project_root + "src") else [])
+for line in sys.stdin:
+    root, mod, kind = json.loads(line)
+    sys.path[:] = [root] + base_path + (installed if kind == "script" else [])
+    sys.argv = [mod, "--help"]
+    status, detail = "ok", ""
+    signal.alarm(30)
+    try:
+        os.chdir(root)
+        importlib.import_module(mod)
+    except _Timeout:
+        status = "timeout"
+    except SystemExit as e:
+        status = "ok" if e.code in (0, None) else "exit"
+    except BaseException as e:
+        status, detail = "error", "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200] if str(e) else "")
+    finally:
+        signal.alarm(0)
+    if status != "ok":  # a failed import leaves no half-initialised project module behind for the next one
+        for k in [k for k, m in list(sys.modules.items()) if (getattr(m, "__file__", None) or "").startswith(project_root)]:
+            del sys.modules[k]
+    if kind == "script":
+        sys.modules.pop(mod, None)
+    print(json.dumps([root, mod, kind, status, detail]), flush=True)
+'''
+
+
+def py_files(top):
+    for base, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for f in sorted(files):
+            if f.endswith(".py"):
+                yield os.path.relpath(os.path.join(base, f), top)
+
+
+def read(p):
+    try:
+        with open(p, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+class Model:
+    """How each file is imported, from the project's own absolute imports (computed here, not by xpuify)."""
+
+    def __init__(self, top):
+        self.top = top
+        self.names = set()
+        self.importers = {}
+        self.main = set()
+        self.own = set()
+        for rel in py_files(top):
+            parts = rel.split(os.sep)
+            for p in parts[:-1]:
+                self.own.add(p)
+            self.own.add(parts[-1][:-3])
+            text = read(os.path.join(top, rel))
+            if re.search(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", text, re.M):
+                self.main.add(rel)
+            try:
+                tree = ast.parse(text)
+                nodes = ast.walk(tree)
+            except (SyntaxError, ValueError, RecursionError):
+                nodes = []
+            d = self.resolves_from(rel, rel in self.main or text.startswith("#!"))
+            for n in nodes:
+                if isinstance(n, ast.Import):
+                    for a in n.names:
+                        self.add(a.name, d)
+                elif isinstance(n, ast.ImportFrom) and not n.level and n.module:
+                    self.add(n.module, d)
+                    for a in n.names:
+                        self.add(n.module + "." + a.name, d)
+
+    def resolves_from(self, rel, script):
+        """Where a file's absolute imports resolve from: a script's own directory (sys.path[0]); a package module's
+        root above the top of its __init__.py chain; another file's own directory (a namespace package, or a
+        module beside scripts)."""
+        d = os.path.dirname(rel)
+        if script or not os.path.exists(os.path.join(self.top, d, "__init__.py")):
+            return d
+        while d and os.path.exists(os.path.join(self.top, d, "__init__.py")):
+            d = os.path.dirname(d)
+        return d
+
+    def add(self, name, importer_dir):
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            k = ".".join(parts[:i])
+            self.names.add(k)
+            self.importers.setdefault(k, set()).add(importer_dir)
+
+    def imported_from(self, name, root_parts):
+        """name is imported by a file at or below the root (resolved from there), or the root is the project's
+        or its src/"""
+        if name not in self.names:
+            return False
+        if not root_parts or root_parts == ["src"]:
+            return True
+        r = os.path.join(*root_parts)
+        return any(d == r or d.startswith(r + os.sep) for d in self.importers.get(name, ()))
+
+    def ways(self, rel):
+        parts = rel.split(os.sep)
+        dirs, stem = parts[:-1], parts[-1][:-3]
+        out = []
+        for j in range(len(dirs)):
+            chain = dirs[j:]
+            if all(IDENT.match(c) for c in chain) and self.imported_from(".".join(chain), dirs[:j]):
+                mod = ".".join(chain + ([] if stem == "__init__" else [stem]))
+                out.append((os.path.join(self.top, *dirs[:j]), mod, "package"))
+        if not out and os.path.exists(os.path.join(self.top, *dirs, "__init__.py")):
+            k = len(dirs)
+            while k > 0 and os.path.exists(os.path.join(self.top, *dirs[:k], "__init__.py")):
+                k -= 1
+            chain = dirs[k:]
+            if all(IDENT.match(c) for c in chain):
+                mod = ".".join(chain + ([] if stem == "__init__" else [stem]))
+                out.append((os.path.join(self.top, *dirs[:k]), mod, "package"))
+        if (not out or rel in self.main) and IDENT.match(stem) and stem != "__init__":
+            out.append((os.path.join(self.top, *dirs), stem, "script"))
+        return out
+
+
+def count_uses(top, files):
+    cuda_call = torch_cuda = 0
+    for rel in files:
+        if os.path.basename(rel) == "xpuify_device.py":
+            continue
+        t = read(os.path.join(top, rel))
+        cuda_call += len(re.findall(r"\.cuda\(", t))
+        torch_cuda += len(re.findall(r"\btorch\.cuda\.", t))
+    return cuda_call, torch_cuda
+
+
+def import_all(python, entries, own, timeout, root):
+    """[(root, module, kind)] -> {(root, module, kind): (status, detail)}"""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", XP_OWN=json.dumps(sorted(own)), XP_ROOT=root + os.sep, PYTHONDONTWRITEBYTECODE="1",
+               PYTHONPATH="", XPUIFY_DEVICE_PRIORITY="cuda,xpu,mps,cpu", MPLBACKEND="Agg")
+    results = {}
+    todo = list(entries)
+    while todo:  # a child that dies (a segfault, os._exit) is restarted after the entry that killed it
+        inp = "".join(json.dumps(list(e)) + "\n" for e in todo)
+        try:
+            p = subprocess.run([python, "-c", CHILD], input=inp, capture_output=True, text=True, env=env,
+                               timeout=timeout, cwd=tempfile.gettempdir())
+            out = p.stdout
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        done = 0
+        for line in out.splitlines():
+            try:
+                root, mod, kind, status, detail = json.loads(line)
+            except ValueError:
+                continue
+            results[(root, mod, kind)] = (status, detail)
+            done += 1
+        if done < len(todo):
+            results[tuple(todo[done])] = ("crash", "the interpreter died while importing it")
+            done += 1
+        todo = todo[done:]
+    return results
+
+
+def run_project(name, src, work, xpuify, python):
+    row = {"project": name}
+    orig = os.path.join(work, "orig", name)
+    fixed = os.path.join(work, "fixed", name)
+    for d in (orig, fixed):
+        shutil.copytree(src, d, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    before = set(py_files(orig))
+    t = time.time()
+    p = subprocess.run([xpuify, "fix", "-q", "--no-cache", "."], cwd=fixed, capture_output=True, text=True)
+    row["fix_seconds"] = round(time.time() - t, 1)
+    row["fix_exit"] = p.returncode
+    row["fix_errors"] = [l for l in p.stderr.splitlines() if "error:" in l][:5]
+    after = set(py_files(fixed))
+    helpers = sorted(f for f in after - before if os.path.basename(f) == "xpuify_device.py")
+    changed = sorted(f for f in before if read(os.path.join(orig, f)) != read(os.path.join(fixed, f)))
+    row["changed"], row["helpers"] = len(changed), helpers
+    bad = []
+    for f in changed + helpers:
+        try:
+            compile(read(os.path.join(fixed, f)), f, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as e:
+            bad.append(f"{f}: {e}")
+    row["compile_failures"] = bad
+    p2 = subprocess.run([xpuify, "fix", "-q", "--no-cache", "--diff", "."], cwd=fixed, capture_output=True, text=True)
+    row["idempotent"] = p2.returncode == 0 and not p2.stdout.strip()
+    row["cuda_calls"] = count_uses(orig, before) + count_uses(fixed, before)
+    model = Model(orig)
+    entries = []
+    for f in changed:
+        for w in model.ways(f):
+            entries.append(w)
+    entries = sorted(set(entries))
+    own = set()
+    res_o = import_all(python, entries, own, 1800, orig)
+    res_f = import_all(python, [(r.replace(orig, fixed, 1), m, k) for r, m, k in entries], own, 1800, fixed)
+    regress, both_ok, both_fail, fixed_only, why_fail = [], 0, 0, 0, {}
+    for r, m, k in entries:
+        so = res_o.get((r, m, k), ("missing", ""))
+        sf = res_f.get((r.replace(orig, fixed, 1), m, k), ("missing", ""))
+        if (so[0] == "ok") != (sf[0] == "ok"):  # confirmed alone, in fresh interpreters (no order effects)
+            so = import_all(python, [(r, m, k)], own, 300, orig).get((r, m, k), ("missing", ""))
+            fk = (r.replace(orig, fixed, 1), m, k)
+            sf = import_all(python, [fk], own, 300, fixed).get(fk, ("missing", ""))
+        if so[0] == "ok" and sf[0] != "ok":
+            regress.append(f"{os.path.relpath(r, orig) or '.'}: {m} ({k}): {sf[0]} {sf[1]}")
+        elif so[0] == "ok":
+            both_ok += 1
+        elif sf[0] == "ok":
+            fixed_only += 1
+        else:
+            both_fail += 1
+            key = so[1][:90] or so[0]
+            why_fail[key] = why_fail.get(key, 0) + 1
+    row["fail_both_why"] = dict(sorted(why_fail.items(), key=lambda kv: -kv[1])[:5])
+    row.update(imports=len(entries), imports_ok=both_ok, imports_fail_both=both_fail, imports_fixed_only=fixed_only,
+               regressions=regress)
+    return row
+
+
+def markdown(rows):
+    out = ["| project | files changed | helper copies | imports tried (ok before and after / fail in both) | "
+           "import regressions | compile failures | second fix no-op | `.cuda(` before → after | "
+           "`torch.cuda.` before → after | fix time |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "skipped" in r:
+            out.append(f"| {r['project']} | {r['skipped']} | | | | | | | | |")
+            continue
+        c = r["cuda_calls"]
+        out.append(f"| {r['project']} | {r['changed']} | {len(r['helpers'])} | {r['imports']} ({r['imports_ok']} / "
+                   f"{r['imports_fail_both']}) | **{len(r['regressions'])}** | {len(r['compile_failures'])} | "
+                   f"{'yes' if r['idempotent'] else 'NO'} | {c[0]} → {c[2]} | {c[1]} → {c[3]} | {r['fix_seconds']} s |")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("corpus")
+    ap.add_argument("--xpuify", default="build/xpuify")
+    ap.add_argument("--python", default="/usr/bin/python3")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--json", default="")
+    a = ap.parse_args()
+    xpuify = os.path.abspath(a.xpuify)
+    names = sorted(d for d in os.listdir(a.corpus) if os.path.isdir(os.path.join(a.corpus, d)))
+    if a.only:
+        names = [n for n in names if n in a.only.split(",")]
+    rows = []
+    fail = False
+    with tempfile.TemporaryDirectory() as work:
+        for n in names:
+            try:
+                row = run_project(n, os.path.join(a.corpus, n), work, xpuify, a.python)
+            except Exception as e:  # one broken project does not end the run
+                row = {"project": n, "skipped": f"harness error: {e}"}
+            rows.append(row)
+            fail |= bool(row.get("regressions") or row.get("compile_failures")) or row.get("idempotent") is False
+            print(json.dumps(row), file=sys.stderr, flush=True)
+            shutil.rmtree(os.path.join(work, "orig", n), ignore_errors=True)
+            shutil.rmtree(os.path.join(work, "fixed", n), ignore_errors=True)
+    print(markdown(rows))
+    for r in rows:
+        for x in r.get("regressions", [])[:20]:
+            print(f"- {r['project']}: import regression: {x}")
+        for x in r.get("compile_failures", [])[:10]:
+            print(f"- {r['project']}: does not compile: {x}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 1 if fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
