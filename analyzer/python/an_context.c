@@ -243,10 +243,21 @@ static TSNode negated(TSNode cond) {
     return ts_node_child_by_field_name(cond, "argument", 8);
 }
 
+bool an_ctx_uses_cuda_only_results(const char *s, size_t n) {
+    static const char *const pats[] = {".major", ".minor", "multi_processor_count", "get_device_capability",
+                                       "current_device()", "current_device_index()", "cudnn", "nvtx",
+                                       "get_arch_list", NULL};
+    for (int i = 0; pats[i]; i++)
+        if (has(s, n, pats[i])) return true;
+    return false;
+}
+
 static void on_if(walker *w, TSNode n) {
     TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
     TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
     TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+    if (!ts_node_is_null(cond) && !ts_node_is_null(body) && an_ctx_uses_cuda_only_results(text(w, body), len(body)))
+        add_node(w, AN_CTX_RESULT_GUARD, cond);
     TSNode arg = negated(cond);
     if (ts_node_is_null(arg) || !block_exits(w, body)) return;
     const char *s = text(w, arg);
@@ -537,7 +548,7 @@ void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const 
 done:
     ts_tree_cursor_delete(&cur);
     decide_backends(&w, path, strlen(src));
-    for (int k = 0; k <= AN_CTX_XPU_BACKEND; k++)
+    for (int k = 0; k <= AN_CTX_RESULT_GUARD; k++)
         if (k != AN_CTX_CUDA_BACKEND) keep_outermost(&cx->kinds[k]);
     for (size_t i = 0; i < w.scopes.len; i++) ut_free(w.scopes.items[i].registered);
     for (size_t i = 0; i < w.registered.len; i++) ut_free(w.registered.items[i]);
@@ -547,7 +558,7 @@ done:
 }
 
 void an_pycontext_free(an_pycontext *cx) {
-    for (int k = 0; k <= AN_CTX_XPU_BACKEND; k++) {
+    for (int k = 0; k <= AN_CTX_RESULT_GUARD; k++) {
         for (size_t i = 0; i < cx->kinds[k].len; i++) {
             an_ctx_fact *f = &cx->kinds[k].items[i];
             ut_free(f->name), ut_free(f->why), ut_free(f->xpu_sibling);

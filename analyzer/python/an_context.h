@@ -29,6 +29,9 @@ typedef enum {
     /* the XPU member of a family of device backends (XPUAccelerator next to CUDAAccelerator): its torch.xpu calls
      * are XPU-only by design */
     AN_CTX_XPU_BACKEND,
+    /* the condition of an if whose branch reads CUDA-only results (`get_device_properties(0).major`): a guard that
+     * must stay a CUDA test */
+    AN_CTX_RESULT_GUARD,
 } an_ctx_kind;
 
 typedef struct {
@@ -45,7 +48,7 @@ typedef UT_VEC(an_ctx_fact) an_ctx_facts;
 typedef struct {
     /* per kind; after collection every kind but AN_CTX_CUDA_BACKEND keeps its outermost facts only, sorted by
      * start (a lookup is a binary search: files with thousands of findings and facts stay n log n) */
-    an_ctx_facts kinds[AN_CTX_XPU_BACKEND + 1];
+    an_ctx_facts kinds[AN_CTX_RESULT_GUARD + 1];
 } an_pycontext;
 
 /* Walks the tree (the whole of it: the facts of the region the caller reports depend on code around it). path: the
@@ -57,4 +60,7 @@ const an_ctx_fact *an_pycontext_find(const an_pycontext *cx, an_ctx_kind kind, u
 /* A name that stands for CUDA as a word of it: CUDAAccelerator, CudaBackend, AcceleratorCUDA, cuda_backend. When
  * it does, *tok and *toklen give where the word is. */
 bool an_ctx_named_for_cuda(const char *s, size_t n, size_t *tok);
+/* Code that uses what only CUDA devices have, also once its calls are ported to the helper or torch.accelerator:
+ * compute capability fields, the current device index (an int: CUDA wherever it is used as a device), cuDNN, NVTX. */
+bool an_ctx_uses_cuda_only_results(const char *s, size_t n);
 #endif

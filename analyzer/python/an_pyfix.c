@@ -7,6 +7,7 @@
  * device definition or the helper import carries the same insertion edits, so the fixer applies them once. */
 #include "analyzer/core/an_target.h"
 #include "analyzer/python/an_pyfix.h"
+#include "analyzer/python/an_context.h"
 #include "analyzer/python/an_types.h"
 #include "analyzer/python/an_query.h"
 #include "analyzer/core/an_rule.h"
@@ -314,21 +315,10 @@ static bool in_isinstance(const fx *f, TSNode n) {
     return (l == 10 && !memcmp(f->text + S(fn), "isinstance", 10)) || (l == 10 && !memcmp(f->text + S(fn), "issubclass", 10));
 }
 
-/* What a branch does with CUDA-only results, still there after its calls are rewritten to the helper or to
- * torch.accelerator (the fixer's next pass sees `xpuify_device.get_device_properties(0).major`): compute
- * capability fields, the current device index (an int: CUDA wherever it is used as a device), cuDNN, NVTX. */
-static bool uses_cuda_only_results(const char *s, size_t n) {
-    static const char *const pats[] = {".major", ".minor", "multi_processor_count", "get_device_capability",
-                                       "current_device()", "current_device_index()", "cudnn", "nvtx", "get_arch_list", NULL};
-    for (int i = 0; pats[i]; i++)
-        if (memmem(s, n, pats[i], strlen(pats[i]))) return true;
-    return false;
-}
-
 /* `if torch.cuda.is_available(): DEVICE = DeviceType.CUDA`: the branch names CUDA itself, so testing for any
  * accelerator instead would label an XPU machine as CUDA; `if torch.cuda.is_available(): major =
  * torch.cuda.get_device_properties(0).major`: the branch reads what only CUDA devices have (AttributeError on XPU
- * and MPS). Either way the guard stays. */
+ * and MPS), also after the fixer's earlier passes ported its calls. Either way the guard stays. */
 static bool guards_cuda_named_code(const fx *f, TSNode n) {
     for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
         if (is(p, "if_statement") || is(p, "elif_clause")) {
@@ -338,7 +328,7 @@ static bool guards_cuda_named_code(const fx *f, TSNode n) {
             if (ts_node_is_null(body)) return false;
             for (uint32_t i = S(body); i + 4 <= E(body); i++)
                 if (!strncasecmp(f->text + i, "cuda", 4)) return true;
-            return uses_cuda_only_results(f->text + S(body), E(body) - S(body));
+            return an_ctx_uses_cuda_only_results(f->text + S(body), E(body) - S(body));
         }
         if (is(p, "block") || is(p, "module")) return false;
     }

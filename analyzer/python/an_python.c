@@ -637,7 +637,17 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
             if (!count[k]++) first[k] = *d;
             drop = true;
         }
-        if (drop) drop_diag(d);
+        if (drop) {
+            drop_diag(d);
+        } else if (r->guard_condition && an_pycontext_find(&cx, AN_CTX_RESULT_GUARD, d->start, d->end)) {
+            char *m = d->message;
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "%s. Here the branch reads CUDA-only results (compute capability, the device index, "
+                              "cuDNN or NVTX): keep this test and add an XPU branch beside it", m);
+            d->message = ut_buf_take(&b);
+            ut_free(m);
+        }
     }
     /* every class or function backend without an XPU sibling; a module only where no backend inside it speaks for
      * it, and only when it holds a finding (whose place the report takes) */

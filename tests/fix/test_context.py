@@ -124,6 +124,23 @@ def test_editor_sees_the_same_facts():
     s.stop()
 
 
+def test_guard_of_cuda_only_results_kept_with_guidance():
+    src = ("import torch\n\n\ndef cap():\n    if torch.cuda.is_available():\n"
+           "        return torch.cuda.get_device_properties(0).major\n    return 0\n\n\n"
+           "def sync():\n    if torch.cuda.is_available():\n        torch.cuda.synchronize()\n")
+    write("g.py", src)
+    msgs = {d["line"]: d["message"] for d in run("check", "--no-cache", "--format", "json", "g.py").json()
+            if d["code"] == "XPU105"}
+    check("keep this test and add an XPU branch" in msgs[5], "guidance on the guard of CUDA-only results", msgs)
+    check("keep this test" not in msgs[11], "no such guidance on a guard of generic work", msgs)
+    r = run("fix", "-q", "--no-cache", "--unsafe-fixes", "--target", "compat", "g.py")
+    check(r.code in (0, 1), "fix failed", r)
+    out = read("g.py")
+    check("    if torch.cuda.is_available():\n        return xpuify_device.get_device_properties(0).major" in out,
+          "the guard stays a CUDA test, also after the call in its body was ported", out)
+    check("    if xpuify_device.is_available():\n        xpuify_device.synchronize()" in out, "a generic body", out)
+
+
 def test_threads_agree():
     project()
     a = run("check", "--no-cache", "--format", "json", "--threads", "1", "pkg")

@@ -179,6 +179,16 @@ static void targets_and_reads(void **state) {
     done(&x);
 }
 
+static void result_guards(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "if torch.cuda.is_available():\n    m = xpuify_device.get_device_properties(0).major\n"
+              "if torch.cuda.is_available():\n    torch.cuda.synchronize()\n", NULL);
+    assert_non_null(fact_at(&x, AN_CTX_RESULT_GUARD, "torch.cuda.is_available", 0));
+    assert_null(fact_at(&x, AN_CTX_RESULT_GUARD, "torch.cuda.is_available", 1));
+    done(&x);
+}
+
 static void named_for_cuda(void **state) {
     (void)state;
     size_t tok;
@@ -195,7 +205,7 @@ int main(void) {
         cmocka_unit_test(backend_class_with_family_base), cmocka_unit_test(backend_not_for_plain_modules),
         cmocka_unit_test(backend_sibling_and_xpu_member), cmocka_unit_test(backend_registered),
         cmocka_unit_test(backend_module_by_path), cmocka_unit_test(multi_device), cmocka_unit_test(cuda_only),
-        cmocka_unit_test(guards), cmocka_unit_test(targets_and_reads), cmocka_unit_test(named_for_cuda),
+        cmocka_unit_test(guards), cmocka_unit_test(targets_and_reads), cmocka_unit_test(result_guards), cmocka_unit_test(named_for_cuda),
     };
     return cmocka_run_group_tests_name("context", tests, NULL, NULL);
 }
