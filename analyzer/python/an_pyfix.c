@@ -855,9 +855,13 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
             ut_buf_free(&b);
             an_fix_free(x);
             x = NULL;
+        } else if (index && f->opt->target == AN_TARGET_COMPAT) {
+            /* `.cuda(i)`: device i on an accelerator; the CPU has no index but 0 (torch.device("cpu", 1) raises) */
+            ut_buf_printf(&b, "to(%s.device_str(%s)%s)", f->opt->helper_module, index, kws.data ? kws.data : "");
+            nd->helper = true;
         } else if (index) {
-            ut_buf_printf(&b, "to(torch.device(%s, %s)%s)", f->dev, index, kws.data ? kws.data : "");
-            nd->torch = true;
+            ut_buf_printf(&b, "to(f\"{%s}:{%s}\" if %s != \"cpu\" else \"cpu\"%s)", f->dev, index, f->dev,
+                          kws.data ? kws.data : "");
         } else {
             ut_buf_printf(&b, "to(%s%s)", f->dev, kws.data ? kws.data : "");
         }

@@ -33,7 +33,7 @@ def project():
     write("train.py", "import torch\n"
                       "torch.cuda.synchronize()\n"           # XPU202, safe fix
                       "torch.cuda.empty_cache()\n"           # XPU203, safe fix
-                      "x = torch.zeros(2).cuda()\n")         # XPU101, unsafe only: needs a human
+                      "x = load().cuda()\n")                # XPU101 (a receiver of unknown type: unsafe only): needs a human
     write("pkg/model.py", "import torch\nn = torch.cuda.device_count()\ntorch.cuda.synchronize()\n")
     write("csrc/kernel.cu", "__global__ void k(float *x) { x[0] = 1; }\n")
     write("pkg/clean.py", "x = 1\n")

@@ -138,7 +138,7 @@ def test_cuda_method_is_safe_on_known_torch_receivers(d):
     eq(r.code, 1)
     got = read("t.py")
     for want in ("model = model.to(DEVICE_TYPE)", "net = Net().to(DEVICE_TYPE)",
-                 "x = x.to(DEVICE_TYPE, non_blocking=True)", "y = y.to(torch.device(DEVICE_TYPE, rank))",
+                 "x = x.to(DEVICE_TYPE, non_blocking=True)", "y = y.to(f\"{DEVICE_TYPE}:{rank}\" if DEVICE_TYPE != \"cpu\" else \"cpu\")",
                  "w = torch.zeros(3).float().to(DEVICE_TYPE)", "other = other.cuda()", "thing = Thing().cuda()"):
         check(want in got, want, got)
     check("2 remaining" in r.out, "the two unknown receivers remain", r)

@@ -20,7 +20,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from harness import XPUIFY, check, eq, main, need_tool, read, run, sanitizer_check, Result, write  # noqa: E402
 
-CUDA = "import torch\nx = torch.zeros(3).cuda()\ntorch.cuda.synchronize()\n"
+CUDA = "import torch\nx = load().cuda()\ntorch.cuda.synchronize()\n"  # load(): a receiver of unknown type, so .cuda() stays (unsafe fix)
 NOBODY = 65534
 SAN = "/san/" in XPUIFY  # a sanitizer build: slower, more memory
 
