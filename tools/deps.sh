@@ -54,7 +54,9 @@ install_set() { # set name
     fi
   fi
   mkdir -p build
-  printf 'deps: %s set: installing %d packages (%s; log in %s)\n' "$name" "${#missing[@]}" "${missing[*]}" "$log" >&2
+  local n=${#missing[@]} noun=packages
+  ((n == 1)) && noun=package
+  printf 'deps: %s set: installing %d %s (%s; log in %s)\n' "$name" "$n" "$noun" "${missing[*]}" "$log" >&2
   { echo "== $(date -u '+%F %T') $name: ${missing[*]}"; } >>"$log"
   # the package lists are refreshed once per run, and only when a package is missing
   if [ -z "${DEPS_UPDATED:-}" ]; then
