@@ -172,7 +172,13 @@ int cli_fix(int argc, char **argv) {
         fix_item *it = &job.items[i];
         if (f->lang == AN_LANG_C) {
             if (!load_candidate(&o, i, r)) continue;
-            rw_project_fix_file(&pj, f, &r->src);
+            if (r->src.encoding) { /* as in fix_worker: never written back in another encoding */
+                if (!o.quiet)
+                    fprintf(stderr, "xpuify: warning: %s: encoded in %s (coding cookie); not fixed: xpuify writes "
+                            "UTF-8 files only (convert it to UTF-8 to fix it)\n", f->path, r->src.encoding);
+            } else {
+                rw_project_fix_file(&pj, f, &r->src);
+            }
             an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
         } else if (it->fx.ran) {
             an_fix_options mfo = it->fx.fix; /* for what remains; its strings live in it->fx.buf */
