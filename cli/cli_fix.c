@@ -193,7 +193,13 @@ int cli_fix(int argc, char **argv) {
             cli_progress_update(&prog, ++job.done, o.files.len);
             if (!load_candidate(&o, i, r)) continue;
             cli_progress_pause(&prog); /* writing a portable layer or an error is said on stderr */
-            rw_project_fix_file(&pj, f, &r->src);
+            if (r->src.encoding) { /* as in fix_worker: never written back in another encoding */
+                if (!o.quiet)
+                    fprintf(stderr, "xpuify: warning: %s: encoded in %s (coding cookie); not fixed: xpuify writes "
+                            "UTF-8 files only (convert it to UTF-8 to fix it)\n", f->path, r->src.encoding);
+            } else {
+                rw_project_fix_file(&pj, f, &r->src);
+            }
             an_engine_analyze_source(o.cat, f->lang, &r->src, o.file_enabled[i], NULL, &r->diags);
         } else if (it->fx.ran) {
             if (it->fx.ff.text) cli_progress_pause(&prog); /* the helper written, or a write error, is said */

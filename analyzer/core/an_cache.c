@@ -127,6 +127,7 @@ static entry *insert(an_cache *c, const uint8_t key[20]) {
     } else if (e->owned) {
         ut_free((void *)e->blob);
     }
+    e->checked = e->authentic = false; /* a new blob: whatever was found of the old one does not apply */
     return e;
 }
 

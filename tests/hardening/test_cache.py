@@ -384,6 +384,8 @@ def test_a_forged_committed_cache_never_makes_check_pass(d):
     eq((r.code, r.out), (honest.code, honest.out), "another machine's key: the forged entries are misses")
     check(re.search(r"[1-9]\d* entries not authentic", r.err), "the forgery is counted", r)
     check(FORGED_BLOB not in [e[4] for e in entries(read(path, "rb"))], "forged entries are not written back")
+    r = run("check", "--format", "json", "a.py", env=victim)
+    eq((r.code, r.out, stats(r)), (honest.code, honest.out, (1, 0)), "they were replaced by this machine's own")
 
 
 def test_the_machine_key_is_private_and_checked(d):
