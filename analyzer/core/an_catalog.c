@@ -213,6 +213,8 @@ static void parse_entry(ld *l, yaml_node_t *n, an_rule *r, bool c_row, an_api_ki
         entry_free(e);
         return;
     }
+    /* a C rule's `fix` says its fixers may rewrite its findings; a row without a portable name has no rename */
+    if (c_row && !e->replacement) e->fix = AN_FIX_NONE;
     size_t nl = strlen(e->name);
     if (!c_row && nl > 2 && !strcmp(e->name + nl - 2, ".*")) e->wildcard = true, e->name[nl - 2] = 0;
     if (c_row && nl > 1 && e->name[nl - 1] == '*') e->wildcard = true, e->name[nl - 1] = 0;
