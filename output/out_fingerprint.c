@@ -34,16 +34,22 @@ const char *out_project_root(void) {
     return root;
 }
 
+/* the working directory, resolved once per run (it does not change while a report is written) */
+static char real_cwd[PATH_MAX];
+static pthread_once_t real_cwd_once = PTHREAD_ONCE_INIT;
+static void read_real_cwd(void) {
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
+    if (!realpath(cwd, real_cwd)) snprintf(real_cwd, sizeof real_cwd, "%s", cwd);
+}
+
 char *out_project_path(const char *path) {
     const char *r = out_project_root();
     char abs[PATH_MAX * 2];
     if (path[0] == '/') snprintf(abs, sizeof abs, "%s", path);
     else {
-        char cwd[PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
-        char real[PATH_MAX];
-        if (realpath(cwd, real)) snprintf(cwd, sizeof cwd, "%s", real);
-        snprintf(abs, sizeof abs, "%s/%s", cwd, path);
+        pthread_once(&real_cwd_once, read_real_cwd);
+        snprintf(abs, sizeof abs, "%s/%s", real_cwd, path);
     }
     /* drop "./" components */
     ut_buf b;

@@ -496,6 +496,61 @@ static bool exists(const char *p, bool dir) {
     return stat(p, &st) == 0 && (dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 }
 
+/* exists(), remembered: placing the helper asks, for every file, whether its directory is a package and whether
+ * each package the file imports lies beside it or above it, and a file list names hundreds of files of the same
+ * directories. A set of the
+ * paths asked (open addressing; a run asks about a few thousand at most), shared by the threads. */
+typedef struct {
+    char *path;
+    bool is_dir;
+} dir_answer;
+static struct {
+    dir_answer *slots;
+    size_t cap, len;
+} dir_memo;
+static pthread_mutex_t dir_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t dir_slot(dir_answer *slots, size_t cap, const char *p) {
+    uint8_t h[UT_HASH_LEN];
+    ut_hash20(p, strlen(p), h);
+    size_t i;
+    memcpy(&i, h, sizeof i);
+    for (i &= cap - 1; slots[i].path && strcmp(slots[i].path, p); i = (i + 1) & (cap - 1)) {}
+    return i;
+}
+
+static bool exists_memo(const char *path, bool dir) {
+    char p[PATH_MAX + 2]; /* the key: 'd' or 'f', then the path */
+    snprintf(p, sizeof p, "%c%s", dir ? 'd' : 'f', path);
+    pthread_mutex_lock(&dir_memo_lock);
+    if (dir_memo.cap) {
+        size_t i = dir_slot(dir_memo.slots, dir_memo.cap, p);
+        if (dir_memo.slots[i].path) {
+            bool r = dir_memo.slots[i].is_dir;
+            pthread_mutex_unlock(&dir_memo_lock);
+            return r;
+        }
+    }
+    pthread_mutex_unlock(&dir_memo_lock);
+    bool r = exists(path, dir);
+    pthread_mutex_lock(&dir_memo_lock);
+    if (2 * (dir_memo.len + 1) > dir_memo.cap) { /* grow to keep it at most half full */
+        size_t cap = dir_memo.cap ? 2 * dir_memo.cap : 256;
+        dir_answer *slots = ut_calloc(cap, sizeof *slots);
+        for (size_t k = 0; k < dir_memo.cap; k++)
+            if (dir_memo.slots[k].path) slots[dir_slot(slots, cap, dir_memo.slots[k].path)] = dir_memo.slots[k];
+        ut_free(dir_memo.slots);
+        dir_memo.slots = slots, dir_memo.cap = cap;
+    }
+    size_t i = dir_slot(dir_memo.slots, dir_memo.cap, p);
+    if (!dir_memo.slots[i].path) {
+        dir_memo.slots[i].path = ut_strdup(p), dir_memo.slots[i].is_dir = r;
+        dir_memo.len++;
+    }
+    pthread_mutex_unlock(&dir_memo_lock);
+    return r;
+}
+
 static bool under(const char *path, const char *dir) {
     size_t n = strlen(dir);
     return !strncmp(path, dir, n) && (path[n] == '/' || !path[n] || !n);
@@ -515,6 +570,37 @@ void an_project_hint_root(const char *dir) {
 }
 
 /* the absolute path of a file that may not exist (an editor's unsaved buffer): its directory resolved */
+/* realpath of a directory, remembered per directory as given (a readlink per component otherwise, for every file
+ * of a file list); the directories a run names do not move while it runs */
+static UT_VEC(dir_answer) real_dirs; /* path: the directory as given; the real path follows its NUL */
+static pthread_mutex_t real_dirs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool real_dir(const char *dir, char *out) {
+    pthread_mutex_lock(&real_dirs_lock);
+    for (size_t i = real_dirs.len; i-- > 0;)
+        if (!strcmp(real_dirs.items[i].path, dir)) {
+            bool ok = real_dirs.items[i].is_dir;
+            if (ok) snprintf(out, PATH_MAX, "%s", real_dirs.items[i].path + strlen(dir) + 1);
+            pthread_mutex_unlock(&real_dirs_lock);
+            return ok;
+        }
+    pthread_mutex_unlock(&real_dirs_lock);
+    bool ok = realpath(dir, out) != NULL;
+    size_t dl = strlen(dir), rl = ok ? strlen(out) : 0;
+    dir_answer a = {ut_malloc(dl + rl + 2), ok};
+    memcpy(a.path, dir, dl + 1);
+    memcpy(a.path + dl + 1, ok ? out : "", rl + 1);
+    pthread_mutex_lock(&real_dirs_lock);
+    if (real_dirs.len > 4096) { /* a run over many directories: keep the newest half */
+        for (size_t i = 0; i < 2048; i++) ut_free(real_dirs.items[i].path);
+        memmove(real_dirs.items, real_dirs.items + 2048, (real_dirs.len - 2048) * sizeof *real_dirs.items);
+        real_dirs.len -= 2048;
+    }
+    ut_vec_push(&real_dirs, a);
+    pthread_mutex_unlock(&real_dirs_lock);
+    return ok;
+}
+
 static bool abs_file(const char *file, char *out, size_t sz) {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", file);
@@ -524,7 +610,7 @@ static bool abs_file(const char *file, char *out, size_t sz) {
     else if (slash) *slash = 0;
     else strcpy(dir, ".");
     char r[PATH_MAX];
-    if (!realpath(dir, r)) return false;
+    if (!real_dir(dir, r)) return false;
     return snprintf(out, sz, "%s/%s", strcmp(r, "/") ? r : "", base) < (int)sz;
 }
 
@@ -558,11 +644,37 @@ static void discover_root(const char *abs, char *out, size_t sz) {
     pthread_mutex_unlock(&shared_lock);
 }
 
+/* The root found for each directory files were named in (as given), so that a list of files named on the command line
+ * (pre-commit, CI) costs the realpath and the upward search once per directory, not once per file. */
+typedef struct {
+    char *dir, *root;
+} dir_root;
+static UT_VEC(dir_root) dir_roots;
+
+static char *given_dir(const char *file) {
+    const char *slash = strrchr(file, '/');
+    return slash ? ut_strndup(file, (size_t)(slash - file)) : ut_strdup(".");
+}
+
 const an_project *an_project_shared(const char *file) {
-    char abs[PATH_MAX];
-    if (!abs_file(file, abs, sizeof abs)) return NULL;
     char root[PATH_MAX];
-    discover_root(abs, root, sizeof root);
+    char *gd = given_dir(file);
+    bool known = false;
+    pthread_mutex_lock(&shared_lock);
+    for (size_t i = dir_roots.len; i-- > 0 && !known;)
+        if (!strcmp(dir_roots.items[i].dir, gd)) known = true, snprintf(root, sizeof root, "%s", dir_roots.items[i].root);
+    pthread_mutex_unlock(&shared_lock);
+    if (!known) {
+        char abs[PATH_MAX];
+        if (!abs_file(file, abs, sizeof abs)) { ut_free(gd); return NULL; }
+        discover_root(abs, root, sizeof root);
+        pthread_mutex_lock(&shared_lock);
+        dir_root dr = {gd, ut_strdup(root)};
+        ut_vec_push(&dir_roots, dr);
+        gd = NULL;
+        pthread_mutex_unlock(&shared_lock);
+    }
+    ut_free(gd);
     pthread_mutex_lock(&shared_lock);
     shared *best = NULL;
     for (size_t i = 0; i < shared_models.len; i++) {
@@ -588,7 +700,7 @@ const an_project *an_project_shared(const char *file) {
 static bool has_init(const char *dir) {
     char p[PATH_MAX + 16];
     snprintf(p, sizeof p, "%s/__init__.py", dir);
-    return exists(p, false);
+    return exists_memo(p, false);
 }
 
 static bool has_init_dir_of(const char *file) {
@@ -829,7 +941,7 @@ static bool own_package(const an_project *p, const char *abs, const slot *fs, ch
             const char *e = strchr(t, ',');
             char cand[PATH_MAX + 256];
             snprintf(cand, sizeof cand, "%s/%.*s", cur, (int)(e - t), t);
-            if (exists(cand, true) && strlen(cand) < dsz) {
+            if (exists_memo(cand, true) && strlen(cand) < dsz) {
                 memcpy(dir, cand, strlen(cand) + 1);
                 snprintf(name, nsz, "%.*s", (int)(e - t), t);
                 return true;
@@ -847,7 +959,7 @@ static bool own_package(const an_project *p, const char *abs, const slot *fs, ch
         const char *e = strchr(t, ',');
         char cand[PATH_MAX + 600];
         snprintf(cand, sizeof cand, "%s/%.*s", src, (int)(e - t), t);
-        if (exists(cand, true) && strlen(cand) < dsz) {
+        if (exists_memo(cand, true) && strlen(cand) < dsz) {
             memcpy(dir, cand, strlen(cand) + 1);
             snprintf(name, nsz, "%.*s", (int)(e - t), t);
             return true;

@@ -17,6 +17,8 @@ typedef struct {
     uint32_t end;
     bool is_class;
     char *registered; /* why it is registered for CUDA ("@register(\"cuda\")"), or NULL */
+    bool kernel;      /* an operator's kernel (`@op.register_kernel("cuda")`): rule XPU110 reports the registration
+                       * itself, so no XPU810, and its decorators stay outside the scope */
 } scope;
 
 typedef struct {
@@ -124,7 +126,14 @@ static void on_decorated(walker *w, TSNode n) {
         ut_buf why;
         ut_buf_init(&why);
         ut_buf_printf(&why, "registered for CUDA by `@%.*s(...)`", (int)(paren ? (size_t)(paren - ft) : fl), ft);
-        scope sc = {def, ts_node_start_byte(n), ts_node_end_byte(n), is(def, "class_definition"), ut_buf_take(&why)};
+        const char *f;
+        size_t fn;
+        callee_last(w, call, &f, &fn);
+        /* `op.register_kernel("cuda")`: what XPU110 reports (a bare `register_kernel("cuda")` is some registry) */
+        bool kernel = f && fn == 15 && !memcmp(f, "register_kernel", 15) &&
+                      is(ts_node_child_by_field_name(call, "function", 8), "attribute");
+        scope sc = {def, ts_node_start_byte(kernel ? def : n), ts_node_end_byte(n), is(def, "class_definition"),
+                    ut_buf_take(&why), kernel};
         ut_vec_push(&w->scopes, sc);
         ut_buf_free(&why);
         return;
@@ -290,7 +299,7 @@ static void visit(walker *w, TSNode n) {
         else if (!strcmp(t, "class_definition")) {
             TSNode p = ts_node_parent(n);
             if (!is(p, "decorated_definition")) p = n;
-            scope sc = {n, ts_node_start_byte(p), ts_node_end_byte(p), true, NULL};
+            scope sc = {n, ts_node_start_byte(p), ts_node_end_byte(p), true, NULL, false};
             ut_vec_push(&w->scopes, sc);
         } else if (!strcmp(t, "comparison_operator")) {
             add_node(w, AN_CTX_READ, n);
@@ -501,6 +510,7 @@ static void decide_backends(walker *w, const char *path, size_t srclen) {
         }
         if (why) {
             if (!xsib && mxpu) xsib = ut_strdup(mxpu); /* the module's sibling speaks for its classes */
+            if (!xsib && sc->kernel) xsib = ut_strdup("(its registration is reported by XPU110)");
             add_backend(w, sc->start, sc->end, nm, name, why, xsib);
         } else {
             ut_free(name), ut_free(xsib);

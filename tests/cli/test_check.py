@@ -217,7 +217,7 @@ def test_threads_agree(d):
 def test_rule_command(d):
     r = run("rule", "XPU101")
     eq(r.code, 0)
-    check(r.out.startswith("XPU101 cuda-method-call (python, warning, fix: unsafe)"), "rule text", r)
+    check(r.out.startswith("XPU101 cuda-method-call (python, warning, fix: safe)"), "rule text", r)
     eq(run("rule", "cuda-method-call").out, r.out)
     j = json.loads(run("rule", "XPU202", "--format", "json").out)
     eq(j["name"], "cuda-stream-event")

@@ -61,7 +61,9 @@ def test_no_per_file_setup_for_named_files(d):
     stats = sum(v for k, v in calls.items() if "stat" in k) + calls.get("readlink", 0) + calls.get("access", 0)
     # reading a file costs an open, a stat and a close; the set-up around it (configuration per directory, the
     # torch requirement per directory) is shared. Before, every named file opened the git repository: ~70 calls.
-    check(stats < 6 * len(files), f"{stats} stat/readlink/access calls for {len(files)} named files", calls)
+    # The project model (analyzer/project) scans the project's .py files once per run, whatever was named: here
+    # the project is these files, so that scan adds about three calls per file (a stat in the walk, the read's).
+    check(stats < 9 * len(files), f"{stats} stat/readlink/access calls for {len(files)} named files", calls)
 
 
 if __name__ == "__main__":

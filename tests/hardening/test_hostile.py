@@ -187,7 +187,10 @@ def test_deep_brackets_are_skipped_before_parsing(d):
     write("good.py", CUDA)
     r = run_bytes("check", "--format", "json", ".", timeout=300, preexec=small_stack)
     eq(r.code, 1, r.err[-3000:])
-    eq({f["path"] for f in json.loads(r.out)}, {"good.py", "strings.py"}, "the deep files are skipped, the rest checked")
+    report = json.loads(r.out)
+    eq({f["path"] for f in report if f["code"]}, {"good.py", "strings.py"}, "the deep files are skipped, the rest checked")
+    eq({f["path"] for f in report if not f["code"]}, BRACKETS_DEEP | {"unclosed.py", "unclosed_list.py", "fstring.py"},
+       "each deep file is in the report as not checked")
     for name in BRACKETS_DEEP | {"unclosed.py", "unclosed_list.py", "fstring.py"}:
         line = 2 if name in BRACKETS_DEEP else 3
         check(f"{name}: brackets nested more than 1000 deep at line {line} (CPython allows 200); not analyzed; "
