@@ -224,7 +224,16 @@ def test_original_fails_patched_runs(d):
     check(("cpu", "ref-cmd") not in runs(json.loads(p.stdout)), "no reference run", p.stdout)
 
 
-def pid_alive(pid):
+def pid_alive(pid, grace=5.0):
+    """whether pid still runs `grace` seconds from now: SIGKILL sent to a process group is delivered
+    asynchronously, and on a loaded machine the killed process can take a moment to die"""
+    end = time.time() + grace
+    while _pid_alive_now(pid) and time.time() < end:
+        time.sleep(0.05)
+    return _pid_alive_now(pid)
+
+
+def _pid_alive_now(pid):
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
