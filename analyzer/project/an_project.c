@@ -84,6 +84,7 @@ struct an_project {
     size_t nfiles;
     char *buf; /* the walk's read buffer */
     char pkg_root[256]; /* the packaging metadata's package directory ("src" by default), relative to root */
+    int max_depth;      /* how deep the walk goes below root (0: the root directory only) */
 };
 
 const char *an_project_root(const an_project *p) { return p->root; }
@@ -366,7 +367,7 @@ static bool skip_dir(const char *name) {
 /* res: where the absolute imports of the files in the parent directory resolve from (see below); parent_init:
  * the parent directory has an __init__.py */
 static void walk(an_project *p, const char *rel, int depth, const char *parent_res, bool parent_init) {
-    if (depth > 40 || p->nfiles > 200000) return;
+    if (depth > p->max_depth || p->nfiles > 200000) return;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s%s%s", p->root, *rel ? "/" : "", rel);
     DIR *d = opendir(path);
@@ -460,10 +461,15 @@ static void packaging_root(an_project *p) {
     }
 }
 
-an_project *an_project_new(const char *root) {
+static an_project *project_new(const char *root, int max_depth);
+
+an_project *an_project_new(const char *root) { return project_new(root, 40); }
+
+static an_project *project_new(const char *root, int max_depth) {
     char abs[PATH_MAX];
     if (!realpath(root, abs)) return NULL;
     an_project *p = ut_calloc(1, sizeof *p);
+    p->max_depth = max_depth;
     if (!strcmp(abs, "/")) abs[0] = 0;
     p->root = ut_strdup(abs);
     packaging_root(p);
@@ -614,7 +620,9 @@ static bool abs_file(const char *file, char *out, size_t sz) {
     return snprintf(out, sz, "%s/%s", strcmp(r, "/") ? r : "", base) < (int)sz;
 }
 
-static void discover_root(const char *abs, char *out, size_t sz) {
+/* true when the root is known (a project marker above the file, the working directory, a hint); false when it is
+ * only the file's own directory, which then is not walked below (a file in /tmp or $HOME is no project) */
+static bool discover_root(const char *abs, char *out, size_t sz) {
     char cur[PATH_MAX];
     snprintf(cur, sizeof cur, "%s", abs);
     char *s = strrchr(cur, '/');
@@ -626,28 +634,32 @@ static void discover_root(const char *abs, char *out, size_t sz) {
         for (int i = 0; marks[i]; i++) {
             char m[PATH_MAX + 32];
             snprintf(m, sizeof m, "%s/%s", cur, marks[i]);
-            if (access(m, F_OK) == 0) { snprintf(out, sz, "%s", cur); return; }
+            if (access(m, F_OK) == 0) { snprintf(out, sz, "%s", cur); return true; }
         }
         char *t = strrchr(cur, '/');
         if (!t) break;
         *t = 0;
     }
     char cwd[PATH_MAX];
-    if (getcwd(cwd, sizeof cwd) && under(abs, cwd)) { snprintf(out, sz, "%s", cwd); return; }
+    if (getcwd(cwd, sizeof cwd) && under(abs, cwd)) { snprintf(out, sz, "%s", cwd); return true; }
     snprintf(out, sz, "%s", dir);
+    bool known = false;
     pthread_mutex_lock(&shared_lock);
     size_t best = 0;
     for (size_t i = 0; i < shared_models.len; i++) {
         const char *r = shared_models.items[i].root;
-        if (shared_models.items[i].hinted && under(abs, r) && strlen(r) > best) best = strlen(r), snprintf(out, sz, "%s", r);
+        if (shared_models.items[i].hinted && under(abs, r) && strlen(r) > best)
+            best = strlen(r), snprintf(out, sz, "%s", r), known = true;
     }
     pthread_mutex_unlock(&shared_lock);
+    return known;
 }
 
 /* The root found for each directory files were named in (as given), so that a list of files named on the command line
  * (pre-commit, CI) costs the realpath and the upward search once per directory, not once per file. */
 typedef struct {
     char *dir, *root;
+    bool deep; /* the root is a project's (walk below it), not only the file's own directory */
 } dir_root;
 static UT_VEC(dir_root) dir_roots;
 
@@ -659,17 +671,18 @@ static char *given_dir(const char *file) {
 const an_project *an_project_shared(const char *file) {
     char root[PATH_MAX];
     char *gd = given_dir(file);
-    bool known = false;
+    bool known = false, deep = false;
     pthread_mutex_lock(&shared_lock);
     for (size_t i = dir_roots.len; i-- > 0 && !known;)
-        if (!strcmp(dir_roots.items[i].dir, gd)) known = true, snprintf(root, sizeof root, "%s", dir_roots.items[i].root);
+        if (!strcmp(dir_roots.items[i].dir, gd))
+            known = true, deep = dir_roots.items[i].deep, snprintf(root, sizeof root, "%s", dir_roots.items[i].root);
     pthread_mutex_unlock(&shared_lock);
     if (!known) {
         char abs[PATH_MAX];
         if (!abs_file(file, abs, sizeof abs)) { ut_free(gd); return NULL; }
-        discover_root(abs, root, sizeof root);
+        deep = discover_root(abs, root, sizeof root);
         pthread_mutex_lock(&shared_lock);
-        dir_root dr = {gd, ut_strdup(root)};
+        dir_root dr = {gd, ut_strdup(root), deep};
         ut_vec_push(&dir_roots, dr);
         gd = NULL;
         pthread_mutex_unlock(&shared_lock);
@@ -687,7 +700,7 @@ const an_project *an_project_shared(const char *file) {
         best = &shared_models.items[shared_models.len - 1];
     }
     if (!best->built) {
-        best->model = an_project_new(best->root);
+        best->model = project_new(best->root, deep ? 40 : 0);
         best->built = true;
     }
     an_project *m = best->model;

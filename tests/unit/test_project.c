@@ -194,12 +194,40 @@ static void test_package_dir(void **s) {
     snprintf(root, sizeof root, "%s", saved);
 }
 
+/* A file in a directory no project marker (.git, setup.py, pyproject.toml, setup.cfg) is above, and outside the
+ * working directory: its own directory is its project, and nothing below it is read (an editor opening a file in
+ * /tmp or $HOME must not walk everything under it). With a marker, the tree below the root is read. */
+static void test_unmarked_directory_is_not_walked(void **s) {
+    (void)s;
+    char saved[256];
+    snprintf(saved, sizeof saved, "%s", root);
+    snprintf(root, sizeof root, "/tmp/xpuify-project-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    put("loose.py", "import torch\n");
+    put("deep/a/b.py", "import torch\n");
+    put("deep/c.py", "import torch\n");
+    char f[512];
+    snprintf(f, sizeof f, "%s/loose.py", root);
+    const an_project *p = an_project_shared(f);
+    assert_non_null(p);
+    assert_int_equal(an_project_file_count(p), 1);
+    put("deep/setup.py", "from setuptools import setup\n");
+    snprintf(f, sizeof f, "%s/deep/c.py", root);
+    p = an_project_shared(f);
+    assert_non_null(p);
+    assert_int_equal(an_project_file_count(p), 3); /* c.py, setup.py and a/b.py */
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+    snprintf(root, sizeof root, "%s", saved);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_counts_files), cmocka_unit_test(test_namespace_package),
         cmocka_unit_test(test_init_chain_and_main), cmocka_unit_test(test_two_roots),
         cmocka_unit_test(test_scripts_and_configs), cmocka_unit_test(test_forced_path_and_no_model),
-        cmocka_unit_test(test_package_dir),
+        cmocka_unit_test(test_package_dir), cmocka_unit_test(test_unmarked_directory_is_not_walked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
