@@ -492,10 +492,11 @@ typedef struct {
     char *root;
     an_project *model; /* NULL until first use */
     bool built, hinted;
+    pthread_mutex_t build; /* held while this one model is built: threads needing other projects go on */
 } shared;
 
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
-static UT_VEC(shared) shared_models;
+static UT_VEC(shared *) shared_models; /* entries never move: a build runs outside shared_lock */
 
 static bool exists(const char *p, bool dir) {
     struct stat st;
@@ -562,16 +563,21 @@ static bool under(const char *path, const char *dir) {
     return !strncmp(path, dir, n) && (path[n] == '/' || !path[n] || !n);
 }
 
+static shared *shared_new(const char *root, bool hinted) {
+    shared *e = ut_calloc(1, sizeof *e);
+    e->root = ut_strdup(root);
+    e->hinted = hinted;
+    pthread_mutex_init(&e->build, NULL);
+    return e;
+}
+
 void an_project_hint_root(const char *dir) {
     char abs[PATH_MAX];
     if (!realpath(dir, abs) || !exists(abs, true)) return;
     pthread_mutex_lock(&shared_lock);
     bool have = false;
-    for (size_t i = 0; i < shared_models.len && !have; i++) have = !strcmp(shared_models.items[i].root, abs);
-    if (!have) {
-        shared s = {ut_strdup(abs), NULL, false, true};
-        ut_vec_push(&shared_models, s);
-    }
+    for (size_t i = 0; i < shared_models.len && !have; i++) have = !strcmp(shared_models.items[i]->root, abs);
+    if (!have) ut_vec_push(&shared_models, shared_new(abs, true));
     pthread_mutex_unlock(&shared_lock);
 }
 
@@ -647,8 +653,8 @@ static bool discover_root(const char *abs, char *out, size_t sz) {
     pthread_mutex_lock(&shared_lock);
     size_t best = 0;
     for (size_t i = 0; i < shared_models.len; i++) {
-        const char *r = shared_models.items[i].root;
-        if (shared_models.items[i].hinted && under(abs, r) && strlen(r) > best)
+        const char *r = shared_models.items[i]->root;
+        if (shared_models.items[i]->hinted && under(abs, r) && strlen(r) > best)
             best = strlen(r), snprintf(out, sz, "%s", r), known = true;
     }
     pthread_mutex_unlock(&shared_lock);
@@ -690,21 +696,21 @@ const an_project *an_project_shared(const char *file) {
     ut_free(gd);
     pthread_mutex_lock(&shared_lock);
     shared *best = NULL;
-    for (size_t i = 0; i < shared_models.len; i++) {
-        shared *s = &shared_models.items[i];
-        if (!strcmp(s->root, root)) best = s;
-    }
+    for (size_t i = 0; i < shared_models.len; i++)
+        if (!strcmp(shared_models.items[i]->root, root)) best = shared_models.items[i];
     if (!best) {
-        shared s = {ut_strdup(root), NULL, false, false};
-        ut_vec_push(&shared_models, s);
-        best = &shared_models.items[shared_models.len - 1];
+        best = shared_new(root, false);
+        ut_vec_push(&shared_models, best);
     }
+    pthread_mutex_unlock(&shared_lock);
+    /* the build reads every .py file of the project: several projects are built at once, on their threads */
+    pthread_mutex_lock(&best->build);
     if (!best->built) {
         best->model = project_new(best->root, deep ? 40 : 0);
         best->built = true;
     }
     an_project *m = best->model;
-    pthread_mutex_unlock(&shared_lock);
+    pthread_mutex_unlock(&best->build);
     return m;
 }
 
