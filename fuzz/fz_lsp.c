@@ -23,6 +23,9 @@
 
 static int out_fd = -1;
 static FILE *log_sink;
+/* the input itself holds the phrase: the server echoes what clients send (an unknown method's name), so its
+ * output may too without any bug of the server's */
+static bool input_says_bug;
 
 static bool no_project_config(void *ctx, const char *path, lsp_settings *out, char **origin, char **error) {
     *origin = NULL, *error = NULL;
@@ -73,7 +76,8 @@ static void check_message(const char *body, size_t n, bool utf8) {
         }
     }
     cJSON_Delete(m);
-    FZ_ASSERT(!memmem(body, n, "a bug in xpuify", 15), "the server reports a bug of its own: %.*s", (int)n, body);
+    FZ_ASSERT(input_says_bug || !memmem(body, n, "a bug in xpuify", 15), "the server reports a bug of its own: %.*s",
+              (int)n, body);
 }
 
 /* Everything the server wrote: frames `Content-Length: N\r\n\r\n` + N bytes, nothing else. */
@@ -110,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *in = (const char *)data + 1;
     size_t len = size - 1;
     bool utf8 = an_utf8_invalid_at(in, len) < 0;
+    input_says_bug = memmem(in, len, "a bug in xpuify", 15) != NULL;
 
     lsp_server_options o = {0};
     o.in_fd = -1, o.out_fd = out_fd;
