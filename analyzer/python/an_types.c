@@ -560,9 +560,10 @@ const char *an_types_unknown_risk(const char *text, uint32_t len, const an_pysco
     ty y = {text, len, scope};
     if (end <= start) return "no receiver";
     if (storage_like(text + start, end - start)) return "a storage's `.to()` takes the device by keyword only";
-    uint32_t root = start;
+    uint32_t root = start, chain = start;
     while (root < end && ident_char(text[root])) root++;
-    if (imported_name(&y, text + start, root - start) && (root == end || text[root] == '.'))
+    while (chain < end && chain_char(text[chain])) chain++;
+    if (chain == end && imported_name(&y, text + start, root - start)) /* `tvm.cuda(0)`, `mod.attr.cuda()` */
         return "the receiver is an imported module or name";
     if (in_cuda_method(&y, at)) return "an override of `cuda` itself";
     const an_project *p = path ? an_project_shared(path) : NULL;

@@ -80,7 +80,8 @@ def _parses(p):
         return False
 
 
-CUDA = "import torch\nx = load().cuda()\ntorch.cuda.synchronize()\n"  # load(): a receiver of unknown type (its .cuda() fix is unsafe)
+# load(): a receiver of unknown type from a library xpuify knows nothing of (its .cuda() fix is unsafe)
+CUDA = "import torch, mylib\nx = mylib.load().cuda()\ntorch.cuda.synchronize()\n"
 
 
 def test_diff_writes_nothing(d):
