@@ -85,6 +85,8 @@ struct an_project {
     char *buf; /* the walk's read buffer */
     char pkg_root[256]; /* the packaging metadata's package directory ("src" by default), relative to root */
     int max_depth;      /* how deep the walk goes below root (0: the root directory only) */
+    smap comps;         /* every directory name and .py file stem of the project: its own module names */
+    char *cuda_unlike;  /* "path:line" of the first class whose own `cuda` method `.to()` may not replace */
 };
 
 const char *an_project_root(const an_project *p) { return p->root; }
@@ -283,8 +285,87 @@ static void scan_fast(an_project *p, slot *f, const char *text, const char *end)
     }
 }
 
+static size_t indent_of(const char *ls, const char *end) {
+    const char *b = ls;
+    while (b < end && (*b == ' ' || *b == '\t')) b++;
+    return (size_t)(b - ls);
+}
+
+/* A statement of a `cuda` method's body that `.to()` also does: `self.x.cuda()`, `super().cuda(...)` (possibly
+ * returned), `return self`, a docstring or a comment. */
+static bool delegating_line(const char *b, const char *e) {
+    while (e > b && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t')) e--;
+    if (b == e || *b == '#' || *b == '"' || *b == '\'') return true;
+    if (e - b == 11 && !memcmp(b, "return self", 11)) return true;
+    if (e - b > 7 && !memcmp(b, "return ", 7)) b += 7;
+    if (e - b > 14 && !memcmp(b, "super().cuda(", 13) && e[-1] == ')') return true;
+    /* `self.x.cuda()`, or as xpuify rewrote it, `self.x.to(DEV)` */
+    if (e - b < 12 || memcmp(b, "self.", 5) || e[-1] != ')') return false;
+    const char *q = b;
+    while (q < e && (ident_char(*q) || *q == '.')) q++;
+    return (e - q == 2 && !memcmp(q - 5, ".cuda", 5)) || (q - b > 8 && !memcmp(q - 3, ".to", 3) && *q == '(');
+}
+
+/* Each `def cuda(` of a class: the method only moves what `.to()` moves too; else the first such place is kept (an
+ * object of that class may mean more by `.cuda()` than `.to(DEV)`, even where the class also defines `to`: Lightning's
+ * device mixin records the device index that `.cuda()` picked, diffusers' models check quantization first). */
+static void scan_cuda_methods(an_project *p, const char *rel, const char *text, const char *end) {
+    for (const char *q = text; !p->cuda_unlike && q < end && (q = memmem(q, (size_t)(end - q), "def cuda(", 9)); q += 9) {
+        const char *ls = q;
+        while (ls > text && ls[-1] != '\n') ls--;
+        size_t din = indent_of(ls, end);
+        if (ls + din != q || din == 0) continue; /* a module-level function is no method */
+        /* the class: the nearest line above indented less */
+        const char *cls = NULL;
+        size_t cin = 0;
+        for (const char *l = ls; l > text;) {
+            const char *pl = l - 1;
+            while (pl > text && pl[-1] != '\n') pl--;
+            l = pl;
+            size_t in = indent_of(pl, end);
+            char c = pl[in];
+            if (c == '\n' || c == '\r' || c == '#' || in >= din) continue;
+            if (!strncmp(pl + in, "class ", 6)) cls = pl, cin = in;
+            break;
+        }
+        if (!cls) continue;
+        /* the method body: only delegation? */
+        bool delegates = true, in_method = false;
+        for (const char *l = cls; l < end;) {
+            const char *le = memchr(l, '\n', (size_t)(end - l));
+            if (!le) le = end;
+            size_t in = indent_of(l, le);
+            bool blank = l + in >= le || l[in] == '\r' || l[in] == '#';
+            if (l != cls && !blank && in <= cin) break;
+            if (!blank && in == din) {
+                in_method = l == ls;
+            } else if (!blank && in > din && in_method && !delegating_line(l + in, le)) {
+                delegates = false;
+            }
+            l = le + 1;
+        }
+        if (delegates) continue;
+        size_t line = 1;
+        for (const char *c = text; c < q; c++) line += *c == '\n';
+        char buf[PATH_MAX + 32];
+        snprintf(buf, sizeof buf, "%s:%zu", rel, line);
+        p->cuda_unlike = ut_strdup(buf);
+    }
+}
+
 static void scan_file(an_project *p, const char *rel, const char *res, const char *text, size_t len) {
     slot *f = smap_put(&p->files, rel, strlen(rel));
+    for (const char *c = rel; *c;) { /* its directory names and stem: names of the project's own modules */
+        const char *e = strchr(c, '/');
+        if (!e) {
+            e = c + strlen(c) - 3;
+            if (e > c) smap_put(&p->comps, c, (size_t)(e - c));
+            break;
+        }
+        if (e > c) smap_put(&p->comps, c, (size_t)(e - c));
+        c = e + 1;
+    }
+    scan_cuda_methods(p, rel, text, text + len);
     const char *end = text + len;
     if (len > 2 && text[0] == '#' && text[1] == '!') f->flags |= F_SHEBANG;
     for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "__main__", 8)); q += 8) {
@@ -481,7 +562,8 @@ static an_project *project_new(const char *root, int max_depth) {
 
 void an_project_free(an_project *p) {
     if (!p) return;
-    smap_free(&p->names), smap_free(&p->files), smap_free(&p->main_dirs);
+    smap_free(&p->names), smap_free(&p->files), smap_free(&p->main_dirs), smap_free(&p->comps);
+    ut_free(p->cuda_unlike);
     ut_free(p->root);
     ut_free(p);
 }
@@ -797,6 +879,14 @@ static void stem_of(const char *abs, char *out, size_t sz) {
 }
 
 static bool imported(const an_project *p, const char *name) { return p && smap_find(&p->names, name, strlen(name)); }
+
+bool an_project_imports(const an_project *p, const char *name) { return imported(p, name); }
+
+bool an_project_own_module(const an_project *p, const char *name, size_t n) {
+    return p && n && smap_find(&p->comps, name, n);
+}
+
+const char *an_project_cuda_unlike_to(const an_project *p) { return p ? p->cuda_unlike : NULL; }
 
 static bool rel_under(const char *d, const char *r, size_t rn) {
     return !rn || (!strncmp(d, r, rn) && (d[rn] == '/' || !d[rn]));

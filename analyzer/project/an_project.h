@@ -23,6 +23,14 @@ const char *an_project_root(const an_project *p);
 /* How many .py files the model scanned (for tests and the harness). */
 size_t an_project_file_count(const an_project *p);
 
+/* Some file of the project imports `name` (a dotted module name, or a prefix of one) absolutely. */
+bool an_project_imports(const an_project *p, const char *name);
+/* `name` (n bytes) is a directory or a .py file stem somewhere in the project: a module of its own. */
+bool an_project_own_module(const an_project *p, const char *name, size_t n);
+/* "path:line" (relative to the root) of the first `def cuda` of a class that does more than move what `.to()` moves
+ * too (`self.x.cuda()`, `super().cuda(...)`, `return self`); NULL when there is none. */
+const char *an_project_cuda_unlike_to(const an_project *p);
+
 typedef enum {
     AN_WAY_PACKAGE, /* imported as a package module (root, dotted module name) */
     AN_WAY_SCRIPT,  /* run or imported from its own directory (sys.path[0]) */

@@ -838,9 +838,19 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
         TSNode recv = ts_node_child_by_field_name(attr, "object", 6);
         bool torch_recv = !ts_node_is_null(recv) &&
                           an_types_is_torch(f->text, f->src->len, f->scope, S(recv), E(recv), S(recv));
-        x = fix_new(d, torch_recv ? AN_FIX_SAFE : AN_FIX_UNSAFE,
+        /* a receiver of unknown type: safe where nothing in the project or the file has a `.cuda()` that
+         * `.to(DEV)` would not replace (the rule's doc says why) */
+        char why[512], msg[640];
+        const char *risk = torch_recv || ts_node_is_null(recv) ? NULL
+                           : an_types_unknown_risk(f->text, f->src->len, f->scope, S(recv), E(recv), S(recv),
+                                                   f->src->path, why, sizeof why);
+        bool assumed = !torch_recv && !ts_node_is_null(recv) && !risk;
+        snprintf(msg, sizeof msg, "Replace `.cuda()` with `.to(DEV)` (unsafe: the receiver's type is unknown, and %s)",
+                 risk ? risk : "");
+        x = fix_new(d, torch_recv || assumed ? AN_FIX_SAFE : AN_FIX_UNSAFE,
                     torch_recv ? "Replace `.cuda()` with `.to(DEV)` (the receiver is a torch tensor or module)"
-                               : "Replace `.cuda()` with `.to(DEV)`");
+                    : assumed  ? "Replace `.cuda()` with `.to(DEV)` (nothing in reach has a `.cuda()` of another meaning)"
+                               : msg);
         ut_buf b;
         ut_buf_init(&b);
         if (index && !strcmp(index, "None")) ut_free(index), index = NULL;

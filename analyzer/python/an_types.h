@@ -13,4 +13,13 @@
 /* The expression text[start, end) (the receiver of `.cuda()`), used at byte `at`, is a torch tensor or module. */
 bool an_types_is_torch(const char *text, uint32_t len, const an_pyscope *scope, uint32_t start, uint32_t end,
                        uint32_t at);
+
+/* Why a receiver that an_types_is_torch does not know may not be taken for a torch value (NULL: it may), as rule
+ * XPU101's doc argues: the original calls `.cuda()` on it, and among objects with that method only a few are not
+ * torch tensors or modules, or mean more by it than `.to(DEV)`: storages, imported modules (`tvm.cuda(0)`),
+ * `cuda` overrides themselves, objects of libraries that the project or the file imports (outside a list of
+ * libraries known to keep `.cuda()` and `.to()` alike), and classes of the project with a `cuda` method that
+ * `.to()` may not replace (read from the project model of `path`). buf (cap bytes) may hold the reason. */
+const char *an_types_unknown_risk(const char *text, uint32_t len, const an_pyscope *scope, uint32_t start,
+                                  uint32_t end, uint32_t at, const char *path, char *buf, size_t cap);
 #endif
