@@ -895,7 +895,21 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     }
     an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0};
     if (reg.hits_known && reg.hits.len) run.hits = reg.hits.items, run.nhits = reg.hits.len;
+    size_t first = out->len;
     an_python_run(py, cat, src, en, fix, &run, out);
+    /* a design finding's scope (a CUDA backend, a dispatch's CUDA branch) reaches over statements the regions left
+     * out: such a file (rare) is analyzed again whole, so its scopes are those of every other run */
+    bool scoped = false;
+    for (size_t i = first; tree && i < out->len && !scoped; i++) scoped = out->items[i].scope_end != 0;
+    if (scoped) {
+        for (size_t i = first; i < out->len; i++) ut_free(out->items[i].message), an_fix_free(out->items[i].fix);
+        out->len = first;
+        ts_tree_delete(tree);
+        tree = NULL;
+        an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0};
+        *bytes = src->len - src->body;
+        an_python_run(py, cat, src, en, fix, &whole, out);
+    }
     an_pyregions_free(&reg);
     if (tree) ts_tree_delete(tree);
     return true;
