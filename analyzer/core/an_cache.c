@@ -1,7 +1,7 @@
 /* an_cache: the on-disk results cache.
  *
  * File DIR/v1/<hex of the build hash>.bin:
- *   "XPUIFYC3" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | ut_hash20 of the payload
+ *   "XPUIFYC4" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | ut_hash20 of the payload
  *   payload: entries: key[20] (run, path, per-file options) | content[20] (an_cache_content) | mac[32] | u32 n |
  *            blob[n]
  *   mac: HMAC-SHA-256 under the machine's key (an_cachekey) of "xpuify-cache-entry" | build | key | content | n |
@@ -9,7 +9,8 @@
  *        file committed to a repository, or written by anyone without the key, yields misses, never findings or
  *        their absence). Entries that fail are dropped at save.
  *   blob: u8 parsed | u32 findings | findings: u32 rule index | u32 entry index (~0: none) | u8 origin |
- *         u32 start end line col end_line end_col | str message | u8 has fix
+ *         u32 start end line col end_line end_col | u32 scope: start end line col end_line end_col | str message |
+ *         u8 has fix
  *         [fix: str title | u8 applicability | str min_torch | u32 edits | edits: u32 start end | str text]
  *   str: u32 length (~0: NULL) | bytes
  * Keys are ut_hash20 of what they cover. Stamp entries share the table: key ut_hash20("stamp" | run | path),
@@ -322,7 +323,8 @@ static void encode(const an_diag_list *l, bool parsed, ut_buf *b) {
         put32(b, d->rule->index);
         put32(b, entry_index(d));
         ut_buf_putc(b, (char)d->origin);
-        uint32_t v[6] = {d->start, d->end, d->line, d->col, d->end_line, d->end_col};
+        uint32_t v[12] = {d->start,       d->end,       d->line,      d->col,          d->end_line,      d->end_col,
+                          d->scope_start, d->scope_end, d->scope_line, d->scope_col, d->scope_end_line, d->scope_end_col};
         ut_buf_append(b, (const char *)v, sizeof v);
         put_str(b, d->message);
         ut_buf_putc(b, (char)(d->fix != NULL));
@@ -385,6 +387,9 @@ static bool diag_fits(const an_diag *d, size_t textlen) {
     if (d->start > d->end || d->end > textlen || !d->line || !d->col || d->end_line < d->line || !d->end_col)
         return false;
     if (d->origin > AN_ORIGIN_BUILTIN) return false;
+    if (d->scope_end && (d->scope_start > d->scope_end || d->scope_end > textlen || !d->scope_line ||
+                         !d->scope_col || d->scope_end_line < d->scope_line))
+        return false;
     if (!d->fix) return true;
     if (d->fix->applicability > AN_FIX_UNSAFE || !utf8_or_null(d->fix->title) || !utf8_or_null(d->fix->min_torch))
         return false;
@@ -411,8 +416,9 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
             d.entry = d.rule->entries.items[ei];
         }
         d.origin = (an_origin)get8(&r);
-        uint32_t *f[6] = {&d.start, &d.end, &d.line, &d.col, &d.end_line, &d.end_col};
-        for (int k = 0; k < 6; k++) *f[k] = get32(&r);
+        uint32_t *f[12] = {&d.start,       &d.end,       &d.line,      &d.col,       &d.end_line,      &d.end_col,
+                           &d.scope_start, &d.scope_end, &d.scope_line, &d.scope_col, &d.scope_end_line, &d.scope_end_col};
+        for (int k = 0; k < 12; k++) *f[k] = get32(&r);
         d.message = get_str(&r);
         if (get8(&r)) {
             d.fix = ut_calloc(1, sizeof(an_fix));

@@ -67,7 +67,7 @@ int an_cache_save(an_cache *c, char **why);
  * files of their own). */
 void an_cache_key(const an_cache_run *run, const char *path, const an_fix_options *fix, uint8_t out[20]);
 /* The cache file's first 8 bytes (its checksum and every key are ut_hash20; the MACs HMAC-SHA-256). */
-#define AN_CACHE_MAGIC "XPUIFYC3"
+#define AN_CACHE_MAGIC "XPUIFYC4"
 /* The MAC an entry must carry (for tests and the fuzzer, which write entries of their own). */
 void an_cache_entry_mac(const an_cache *c, const uint8_t key[20], const uint8_t content[20], const uint8_t *blob,
                         uint32_t len, uint8_t out[32]);

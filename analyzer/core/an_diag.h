@@ -42,6 +42,10 @@ typedef struct {
     uint32_t start, end;                     /* byte range of the finding */
     uint32_t line, col, end_line, end_col;   /* 1-based; columns in code points; end exclusive */
     an_fix *fix;                             /* NULL when the finding has none */
+    /* the code a design finding speaks for and leaves as it is (XPU810's CUDA backend, XPU811's CUDA branch);
+     * scope_end == 0: none. Lines and columns as above, filled with them. */
+    uint32_t scope_start, scope_end;
+    uint32_t scope_line, scope_col, scope_end_line, scope_end_col;
 } an_diag;
 
 typedef UT_VEC(an_diag) an_diag_list;
