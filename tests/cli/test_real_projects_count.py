@@ -68,12 +68,14 @@ def test_counts_before_and_after_with_design_scopes_apart(d):
     files = ["train.py", os.path.join("accel", "backend.py")]
     before = rp.count_uses("orig", files, rp.design_scopes(XPUIFY, "orig"))
     after = rp.count_uses("fixed", files, rp.design_scopes(XPUIFY, "fixed"))
-    # .cuda(: batch.cuda() (an unknown receiver: not fixed by plain fix) and the backend's t.cuda() (by design);
-    # torch.cuda.: two in step (fixed), one in the dispatch's CUDA branch and one in the backend (both by design)
+    # .cuda(: batch.cuda() (fixed: the file imports only torch, and the project defines no other .cuda()) and the
+    # backend's t.cuda() (by design); torch.cuda.: two in step (fixed), one in the dispatch's CUDA branch and one in
+    # the backend (both by design)
     eq(before, (2, 4, 1, 2))
-    eq(after, (2, 2, 1, 2))
-    eq(rp.left_pct(before[0], after[0], before[2], after[2]), 100)
+    eq(after, (1, 2, 1, 2))
+    eq(rp.left_pct(before[0], after[0], before[2], after[2]), 0)
     eq(rp.left_pct(before[1], after[1], before[3], after[3]), 0)
+    eq(rp.left_pct(2, 2, 1, 1), 100)
     eq(rp.left_pct(3, 3, 3, 3), None)
 
 
