@@ -173,6 +173,16 @@ static void analyze_header(fx *f) {
             char *t = slice(f, st);
             if (f->opt->helper_import && !strcmp(t, f->opt->helper_import)) f->has_helper = true;
             ut_free(t);
+        } else if (is(st, "try_statement") && f->opt->target == AN_TARGET_COMPAT && f->opt->helper_import &&
+                   strchr(f->opt->helper_import, '\n')) {
+            /* the guarded fallback import (try: relative / except ImportError: plain), whatever its line endings */
+            char *t = slice(f, st);
+            size_t o = 0;
+            for (size_t k = 0; t[k]; k++)
+                if (t[k] != '\r' || t[k + 1] != '\n') t[o++] = t[k];
+            t[o] = 0;
+            if (!strcmp(t, f->opt->helper_import)) f->has_helper = true;
+            ut_free(t);
         } else if (is(st, "expression_statement")) {
             TSNode a = ts_node_named_child(st, 0);
             if (is(a, "assignment")) {
