@@ -1094,9 +1094,10 @@ void an_project_helper_place(const an_project *p, const char *file, const char *
     size_t n = ways_abs(p, abs, ways, 16);
     const char *rel = p ? rel_of(p, abs) : NULL;
     const slot *fs = file_slot(p, rel);
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], stem[256];
     snprintf(dir, sizeof dir, "%s", abs);
     *strrchr(dir, '/') = 0;
+    stem_of(abs, stem, sizeof stem);
     const an_way *script = NULL;
     size_t topl = 0; /* the length of the deepest top package's path: a prefix of abs */
     for (size_t i = 0; i < n; i++) {
@@ -1134,6 +1135,18 @@ void an_project_helper_place(const an_project *p, const char *file, const char *
         return;
     }
     if (topl) {
+        /* Imported as a package module and also run by path (or from its own directory): no single import works
+         * both ways, a guarded fallback does, with the helper beside the file. Imported as pkg.(...).tool (also
+         * `python -m pkg.tool`), the relative import reaches <its directory>/helper; run by path (or `python -m
+         * tool` from its directory, or imported as a top-level module), there is no parent package, the relative
+         * import raises ImportError, and sys.path holds the file's directory, so the plain import finds the same
+         * copy. Not for a symlinked file: run by path, sys.path[0] is its target's directory. */
+        struct stat st;
+        if (lstat(abs, &st) == 0 && !S_ISLNK(st.st_mode) && strcmp(stem, module)) {
+            snprintf(imp, sizeof imp, AN_HELPER_FALLBACK, module, module);
+            place(out, dir, module, imp);
+            return;
+        }
         ut_buf b;
         ut_buf_init(&b);
         ut_buf_printf(&b, "this module is imported as %s (%s) and may also run by path (%s): a relative import of the "
@@ -1151,4 +1164,21 @@ void an_helper_place_free(an_helper_place *h) {
     ut_free(h->path);
     ut_free(h->import);
     ut_free(h->withheld);
+}
+
+bool an_helper_import_in(const char *text, size_t len, const char *import) {
+    if (!import || !*import) return false;
+    size_t n = strlen(import);
+    for (const char *q = text; q < text + len && (q = memchr(q, import[0], (size_t)(text + len - q))); q++) {
+        /* compare, a '\r' before a '\n' of the text matching the '\n' alone */
+        const char *t = q, *e = text + len;
+        size_t i = 0;
+        while (i < n && t < e) {
+            if (*t == '\r' && t + 1 < e && t[1] == '\n' && import[i] == '\n') t++;
+            if (*t != import[i]) break;
+            t++, i++;
+        }
+        if (i == n) return true;
+    }
+    return false;
 }

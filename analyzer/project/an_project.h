@@ -49,7 +49,8 @@ size_t an_project_ways(const an_project *p, const char *file, an_way *out, size_
 
 typedef struct {
     char *path;     /* where the helper module goes (relative to the working directory when under it); NULL: none */
-    char *import;   /* the statement that imports it into the file; NULL when withheld */
+    char *import;   /* the statement that imports it into the file (for a module both imported from its package
+                     * and run by path, the guarded fallback AN_HELPER_FALLBACK, several lines); NULL when withheld */
     char *withheld; /* why no import of the helper works in this file (its fixes that need it are withheld) */
 } an_helper_place;
 
@@ -58,4 +59,17 @@ typedef struct {
 void an_project_helper_place(const an_project *p, const char *file, const char *module, const char *forced,
                              an_helper_place *out);
 void an_helper_place_free(an_helper_place *h);
+
+/* The import of the helper (module named twice) in a module that is imported from its package and also run by path
+ * (`python pkg/tool.py`, `python -m tool` from its directory): the relative import reaches the copy beside the file
+ * when there is a parent package; without one it raises ImportError, and the file's directory, first on sys.path,
+ * holds that same copy. */
+#define AN_HELPER_FALLBACK                                                                                             \
+    "try:\n"                                                                                                           \
+    "    from . import %s\n"                                                                                           \
+    "except ImportError:  # run by path (no parent package): the copy beside this file\n"                              \
+    "    import %s"
+
+/* Does text hold the helper import `import` (as an_project_helper_place wrote it), whatever its line endings? */
+bool an_helper_import_in(const char *text, size_t len, const char *import);
 #endif

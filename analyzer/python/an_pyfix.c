@@ -173,6 +173,16 @@ static void analyze_header(fx *f) {
             char *t = slice(f, st);
             if (f->opt->helper_import && !strcmp(t, f->opt->helper_import)) f->has_helper = true;
             ut_free(t);
+        } else if (is(st, "try_statement") && f->opt->target == AN_TARGET_COMPAT && f->opt->helper_import &&
+                   strchr(f->opt->helper_import, '\n')) {
+            /* the guarded fallback import (try: relative / except ImportError: plain), whatever its line endings */
+            char *t = slice(f, st);
+            size_t o = 0;
+            for (size_t k = 0; t[k]; k++)
+                if (t[k] != '\r' || t[k + 1] != '\n') t[o++] = t[k];
+            t[o] = 0;
+            if (!strcmp(t, f->opt->helper_import)) f->has_helper = true;
+            ut_free(t);
         } else if (is(st, "expression_statement")) {
             TSNode a = ts_node_named_child(st, 0);
             if (is(a, "assignment")) {
@@ -435,6 +445,20 @@ static bool guard_off_cpu(fx *f, an_fix *x, TSNode call, const char *value) {
     return true;
 }
 
+/* Does an assignment target below n hold the attribute `name` (n bytes of text)? */
+static bool assigns_attr(const fx *f, TSNode n, const char *name, size_t len, bool target) {
+    if (target && is(n, "attribute") && E(n) - S(n) == len && !memcmp(f->text + S(n), name, len)) return true;
+    if (!memmem(f->text + S(n), E(n) - S(n), name, len)) return false;
+    uint32_t c = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        bool t = target || ((is(n, "assignment") || is(n, "augmented_assignment")) &&
+                            ts_node_eq(ch, ts_node_child_by_field_name(n, "left", 4)));
+        if (assigns_attr(f, ch, name, len, t)) return true;
+    }
+    return false;
+}
+
 static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     const an_entry *e = d->entry;
     if (!e || e->fix == AN_FIX_NONE) return NULL;
@@ -480,7 +504,10 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
         }
     } else if (!t.args || in_isinstance(f, n) || is(p, "type") || is(p, "except_clause") ||
                (is(p, "tuple") && is(ts_node_parent(p), "except_clause"))) {
-        /* a reference: `sync = torch.cuda.synchronize`, an annotation, isinstance, except */
+        /* a reference: `sync = torch.cuda.synchronize`, an annotation, isinstance, except; not one the file also
+         * assigns (`saved = torch.cuda.is_available` ... `torch.cuda.is_available = saved`: a monkeypatch restored
+         * with the helper's function would make torch.cuda's call the helper, which calls torch.cuda's: a loop) */
+        if (is(n, "attribute") && assigns_attr(f, f->root, f->text + S(n), E(n) - S(n), false)) goto none;
         x = fix_new(d, e->fix, title);
         edit_own(x, S(n), E(n), name), name = NULL;
     }
