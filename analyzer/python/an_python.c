@@ -700,7 +700,8 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
         if (!d->rule || d->rule->builtin) continue;
         const an_rule *r = d->rule;
         const an_ctx_fact *t;
-        bool drop = an_pycontext_find(&cx, AN_CTX_CORRECT_GUARD, d->start, d->end);
+        bool drop = an_pycontext_find(&cx, AN_CTX_CORRECT_GUARD, d->start, d->end) ||
+                    an_pycontext_find(&cx, AN_CTX_COUNTERPART, d->start, d->end);
         if (!drop && !r->in_guarded_code)
             drop = an_pycontext_find(&cx, AN_CTX_MULTI_DEVICE, d->start, d->end) ||
                    an_pycontext_find(&cx, AN_CTX_CUDA_ONLY, d->start, d->end) ||
@@ -711,6 +712,7 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
             drop = (t = an_pycontext_find(&cx, AN_CTX_ASSIGN_TARGET, d->start, d->end)) && t->start == d->start;
         if (!drop && r->reads_ok)
             drop = an_pycontext_find(&cx, AN_CTX_READ, d->start, d->end) && !called(c->src, d->end);
+        if (!drop && r->reports_ok) drop = an_pycontext_find(&cx, AN_CTX_REPORT, d->start, d->end);
         if (!drop && !r->in_guarded_code && (t = an_pycontext_find(&cx, AN_CTX_CUDA_BACKEND, d->start, d->end))) {
             size_t k = (size_t)(t - cx.kinds[AN_CTX_CUDA_BACKEND].items);
             if (!count[k]++) first[k] = *d;
