@@ -16,6 +16,8 @@
  * Keys are ut_hash20 of what they cover. Stamp entries share the table: key ut_hash20("stamp" | run | path),
  *   content: the hash of the content read (zero when the prefilter rejected it), blob: u64 dev ino size | i64 mtime
  *   ctime (ns) | u8 passed.
+ * Side entries (an_cache_side_put: the project model's import summaries) too: key ut_hash20("side" | kind | path),
+ *   content zero, blob: u64 dev ino size | i64 mtime ctime (ns) | the module's bytes.
  * Rule and entry indexes are valid because the catalog fingerprint is part of every key. */
 #include "analyzer/core/an_cache.h"
 #include "util/ut_buf.h"
@@ -300,6 +302,7 @@ void an_cache_key(const an_cache_run *run, const char *path, const an_fix_option
     put_str(&b, path);
     put_str(&b, fix ? fix->helper_module : NULL);
     put_str(&b, fix ? fix->helper_import : NULL);
+    put_str(&b, fix ? fix->project_facts : NULL);
     ut_hash20(b.data, b.len, out);
     ut_buf_free(&b);
 }
@@ -575,6 +578,57 @@ void an_cache_stamp_put(an_cache *c, const an_cache_run *run, const char *path, 
 }
 
 size_t an_cache_stamp_hits(const an_cache *c) { return c->stamp_hits; }
+
+static void side_key(const char *kind, const char *path, uint8_t out[20]) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_puts(&b, "side");
+    put_str(&b, kind);
+    put_str(&b, path);
+    ut_hash20(b.data, b.len, out);
+    ut_buf_free(&b);
+}
+
+bool an_cache_side_get(an_cache *c, const char *kind, const char *path, const an_stamp *st, uint8_t **blob,
+                       size_t *len) {
+    if (!st->valid) return false;
+    uint8_t key[20], want[STAMP_LEN];
+    side_key(kind, path, key);
+    stamp_encode(st, false, want);
+    bool hit = false;
+    pthread_mutex_lock(&c->mu);
+    entry *e = &c->tab[slot(c, key)];
+    if (e->blob && e->len >= 40 && !memcmp(e->blob, want, 40) && authentic(c, e)) {
+        *len = e->len - 40;
+        *blob = ut_malloc(*len + 1);
+        memcpy(*blob, e->blob + 40, *len);
+        e->used = true;
+        hit = true;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return hit;
+}
+
+void an_cache_side_put(an_cache *c, const char *kind, const char *path, const an_stamp *st, const void *data,
+                       size_t len) {
+    if (!st->valid || st->mtime_ns >= c->trust_before || st->ctime_ns >= c->trust_before || len > (1u << 24)) return;
+    uint8_t key[20], head[STAMP_LEN];
+    side_key(kind, path, key);
+    stamp_encode(st, false, head);
+    uint8_t *blob = ut_malloc(40 + len);
+    memcpy(blob, head, 40);
+    if (len) memcpy(blob + 40, data, len);
+    pthread_mutex_lock(&c->mu);
+    entry *e = insert(c, key);
+    memset(e->content, 0, 20);
+    e->len = (uint32_t)(40 + len);
+    e->blob = blob;
+    an_cache_entry_mac(c, key, e->content, blob, e->len, e->mac);
+    e->owned = true;
+    e->used = true;
+    c->dirty = true;
+    pthread_mutex_unlock(&c->mu);
+}
 
 size_t an_cache_forged(const an_cache *c) { return c->forged; }
 

@@ -68,6 +68,8 @@ typedef struct {
     const char *helper_import;  /* compat: the import statement for this file (default "import <module>") */
     const char *helper_withheld; /* compat: why no import of the helper works in this file (its fixes that need
                                   * the helper are withheld, the finding says why); NULL: it imports */
+    const char *project_facts;  /* what the file's analysis reads from its whole project (an_types_project_facts):
+                                 * part of the results cache's key, so a change elsewhere in the project is seen */
     bool unsafe;                /* also compute unsafe fixes' import needs (they are always generated) */
     const char *c_gpu_include;  /* C: how a file includes the portable GPU layer (default "xpuify_gpu.h") */
     const char *c_ccl_include;  /* C: how a file includes the portable collectives layer (default "xpuify_ccl.h") */

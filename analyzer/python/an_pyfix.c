@@ -870,7 +870,7 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
         char why[512], msg[640];
         const char *risk = torch_recv || ts_node_is_null(recv) ? NULL
                            : an_types_unknown_risk(f->text, f->src->len, f->scope, S(recv), E(recv), S(recv),
-                                                   f->src->path, why, sizeof why);
+                                                   f->src->path, f->opt->helper_module, why, sizeof why);
         bool assumed = !torch_recv && !ts_node_is_null(recv) && !risk;
         snprintf(msg, sizeof msg, "Replace `.cuda()` with `.to(DEV)` (unsafe: the receiver's type is unknown, and %s)",
                  risk ? risk : "");

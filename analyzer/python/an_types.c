@@ -515,7 +515,7 @@ static bool listed(const char *const *set, const char *m, size_t n) { return in_
 
 /* Every absolute import of the file names a library of cuda_as_torch or a module of the project (p); a library of
  * cuda_elsewhere or any other one: false, its top-level name into why. */
-static bool imports_known(const ty *y, const an_project *p, char *why, size_t cap) {
+static bool imports_known(const ty *y, const an_project *p, const char *helper, char *why, size_t cap) {
     const char *t = y->t, *end = t + y->len;
     for (const char *ls = t; ls < end;) {
         const char *le = memchr(ls, '\n', (size_t)(end - ls));
@@ -533,7 +533,8 @@ static bool imports_known(const ty *y, const an_project *p, char *why, size_t ca
             while (e < le && ident_char(*e)) e++;
             if (e == q) break;
             size_t n = (size_t)(e - q);
-            if (!listed(cuda_as_torch, q, n) && !an_project_own_module(p, q, n)) {
+            bool own_helper = helper && strlen(helper) == n && !memcmp(helper, q, n);
+            if (!listed(cuda_as_torch, q, n) && !own_helper && !an_project_own_module(p, q, n)) {
                 snprintf(why, cap, "%.*s", (int)n, q);
                 return false;
             }
@@ -555,8 +556,21 @@ static bool in_cuda_method(const ty *y, uint32_t at) {
     return !strncmp(y->t + i, "def cuda(", 9) || !strncmp(y->t + i, "def cuda (", 10);
 }
 
+void an_types_project_facts(const char *path, char *out, size_t n) {
+    const an_project *p = path ? an_project_shared(path) : NULL;
+    if (!p) {
+        snprintf(out, n, "-");
+        return;
+    }
+    unsigned mask = 0;
+    for (int i = 0; cuda_elsewhere[i]; i++)
+        if (an_project_imports(p, cuda_elsewhere[i])) mask |= 1u << i;
+    const char *u = an_project_cuda_unlike_to(p);
+    snprintf(out, n, "%x|%016llx|%s", mask, (unsigned long long)an_project_own_modules_hash(p), u ? u : "");
+}
+
 const char *an_types_unknown_risk(const char *text, uint32_t len, const an_pyscope *scope, uint32_t start,
-                                  uint32_t end, uint32_t at, const char *path, char *buf, size_t cap) {
+                                  uint32_t end, uint32_t at, const char *path, const char *helper, char *buf, size_t cap) {
     ty y = {text, len, scope};
     if (end <= start) return "no receiver";
     if (storage_like(text + start, end - start)) return "a storage's `.to()` takes the device by keyword only";
@@ -579,7 +593,7 @@ const char *an_types_unknown_risk(const char *text, uint32_t len, const an_pysco
         return buf;
     }
     char name[128];
-    if (!imports_known(&y, p, name, sizeof name)) {
+    if (!imports_known(&y, p, helper ? helper : "xpuify_device", name, sizeof name)) {
         snprintf(buf, cap, "the file imports %s, a library not known to keep `.cuda()` and `.to()` alike", name);
         return buf;
     }
