@@ -5,6 +5,7 @@
 #include "util/ut_buf.h"
 #include "util/ut_mem.h"
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <tree_sitter/api.h>
@@ -249,6 +250,8 @@ static void check_call(judge *j, TSNode call) {
                     verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
                 else if (!strncmp(q.data, "torch.utils.cpp_extension", 25))
                     verdict(j, AN_GUARD_CUDA, fn, "builds a C++/CUDA extension (`%.*s`)");
+                else if (!strcmp(q.data, "torch.load") && !memmem(T(j, call), L(call), "map_location", 12))
+                    verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
                 else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
             }
@@ -301,10 +304,15 @@ static void check_code(judge *j, TSNode n) {
             else if (in_list(T(j, x), L(x), cuda_libs))
                 verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, which is CUDA-only");
         } else if (!strcmp(t, "attribute")) {
-            if (j->ported(j->pctx, S(x), E(x)) || harmless_setting(j, x)) down = false;
+            /* a ported call still answers what only CUDA answers (`xpuify_device.current_device()`) */
+            TSNode a = field(x, "attribute"), p = ts_node_parent(x);
+            bool called = is(p, "call") && ts_node_eq(field(p, "function"), x);
+            if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || called))
+                verdict(j, AN_GUARD_CUDA, a, "reads a CUDA-only result (`%.*s`)");
+            else if (j->ported(j->pctx, S(x), E(x)) || harmless_setting(j, x))
+                down = false;
         } else if (!strcmp(t, "call")) {
-            if (j->ported(j->pctx, S(x), E(x))) down = false;
-            else check_call(j, x);
+            if (!j->ported(j->pctx, S(x), E(x))) check_call(j, x);
         }
         if (j->kind == AN_GUARD_CUDA) break;
         if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
@@ -464,7 +472,16 @@ void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn port
     if (ts_node_is_null(n)) return;
     TSNode call = ts_node_parent(n);
     if (is(call, "call") && ts_node_eq(field(call, "function"), n)) n = call;
-    guarded_by(&j, n, 1, 0);
+    /* inside `_require_two_cuda_devices()` or `class CudaTests`: the scope says it is about CUDA */
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        size_t tok;
+        TSNode nm = is(p, "function_definition") || is(p, "class_definition") ? field(p, "name") : (TSNode){0};
+        if (!ts_node_is_null(nm) && an_ctx_named_for_cuda(T(&j, nm), L(nm), &tok)) {
+            verdict(&j, AN_GUARD_CUDA, nm, "sits in `%.*s`, named for CUDA");
+            break;
+        }
+    }
+    if (j.kind == AN_GUARD_GENERIC) guarded_by(&j, n, 1, 0);
     out->kind = j.kind;
     out->why = j.why;
     ut_vec_free(&j.visited);

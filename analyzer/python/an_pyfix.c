@@ -344,7 +344,7 @@ static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
     an_guard_judge(f->guard, d->start, d->end, fix_ports, f, &f->verdict);
     f->guard_judged = true;
     if (f->verdict.kind == AN_GUARD_CUDA) return false;
-    if (f->verdict.kind == AN_GUARD_GENERIC) *app = AN_FIX_SAFE;
+    *app = f->verdict.kind == AN_GUARD_GENERIC ? AN_FIX_SAFE : AN_FIX_UNSAFE;
     return true;
 }
 
