@@ -261,13 +261,32 @@ static TSNode negated(TSNode cond) {
     return ts_node_child_by_field_name(cond, "argument", 8);
 }
 
+/* cuDNN beyond its settings: `torch.backends.cudnn.benchmark = True` (also deterministic, enabled, allow_tf32) is
+ * a plain flag on every torch build that only tunes CUDA kernels; `cudnn.version()` or a read is a CUDA-only result */
+static bool uses_cudnn(const char *s, size_t n) {
+    static const char *const flags[] = {"benchmark", "deterministic", "enabled", "allow_tf32", NULL};
+    for (const char *p = memmem(s, n, "cudnn", 5); p; p = memmem(p + 5, n - (size_t)(p + 5 - s), "cudnn", 5)) {
+        const char *q = p + 5, *end = s + n;
+        bool setting = false;
+        if (q < end && *q == '.')
+            for (int i = 0; flags[i] && !setting; i++) {
+                size_t fl = strlen(flags[i]);
+                const char *r = q + 1 + fl;
+                if (r > end || memcmp(q + 1, flags[i], fl)) continue;
+                while (r < end && (*r == ' ' || *r == '\t')) r++;
+                setting = r + 1 < end && r[0] == '=' && r[1] != '=';
+            }
+        if (!setting) return true;
+    }
+    return false;
+}
+
 bool an_ctx_uses_cuda_only_results(const char *s, size_t n) {
     static const char *const pats[] = {".major", ".minor", "multi_processor_count", "get_device_capability",
-                                       "current_device()", "current_device_index()", "cudnn", "nvtx",
-                                       "get_arch_list", NULL};
+                                       "current_device()", "current_device_index()", "nvtx", "get_arch_list", NULL};
     for (int i = 0; pats[i]; i++)
         if (has(s, n, pats[i])) return true;
-    return false;
+    return uses_cudnn(s, n);
 }
 
 static bool calls_cuda_kernel(const walker *w, TSNode n, unsigned depth);
