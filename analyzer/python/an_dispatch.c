@@ -43,11 +43,24 @@ static bool has_word(const char *s, size_t n, const char *w) {
     return false;
 }
 
-/* the other devices a text names, as a bit set over others[] */
+/* the other devices a text names, as a bit set over others[]: one pass over its words (runs of letters and digits,
+ * in any case), which is has_word for every device at once (the whole file is read this way first) */
 static uint32_t other_devices(const char *s, size_t n) {
     uint32_t m = 0;
-    for (int d = 0; others[d].word; d++)
-        if (has_word(s, n, others[d].word)) m |= 1u << d;
+    for (size_t i = 0; i < n;) {
+        if (!isalnum((unsigned char)s[i])) { i++; continue; }
+        size_t j = i;
+        char w[16];
+        while (j < n && isalnum((unsigned char)s[j])) {
+            if (j - i < sizeof w) w[j - i] = (char)tolower((unsigned char)s[j]);
+            j++;
+        }
+        size_t wl = j - i;
+        if (wl <= sizeof w)
+            for (int d = 0; others[d].word; d++)
+                if (strlen(others[d].word) == wl && !memcmp(others[d].word, w, wl)) m |= 1u << d;
+        i = j;
+    }
     return m;
 }
 
@@ -213,7 +226,7 @@ static void on_dictionary(an_dispatches *out, TSNode n, const char *src) {
 void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src) {
     memset(out, 0, sizeof *out);
     /* nothing to find in a file that names no other accelerator (most files): one pass over the text */
-    if (!other_devices(src, strlen(src)) || !strstr(src, "cuda")) return;
+    if (!strstr(src, "cuda") || !other_devices(src, strlen(src))) return;
     TSTreeCursor cur = ts_tree_cursor_new(root);
     unsigned depth = 0;
     for (;;) {
