@@ -118,10 +118,19 @@ void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, c
     const cli_helper_opts *h = ctx;
     /* the project facts a Python file's fixes depend on (an unknown receiver's .cuda() is safe only while no other
      * file of the project gives objects a .cuda() of their own): part of the results cache's key */
-    static _Thread_local char facts[PATH_MAX + 64];
+    static _Thread_local char facts[PATH_MAX + 64], facts_dir[PATH_MAX];
     size_t pl_len = strlen(path);
     if (pl_len > 3 && !strcmp(path + pl_len - 3, ".py")) {
-        an_types_project_facts(path, facts, sizeof facts);
+        /* the files of one directory share a project: its facts are looked up once per directory in a row (a
+         * file list names files in their directories' order; the lookup walks up for the project's root) */
+        const char *sl = strrchr(path, '/');
+        size_t dl = sl ? (size_t)(sl - path) : 0;
+        static _Thread_local bool facts_valid;
+        if (dl >= sizeof facts_dir || !facts_valid || strncmp(facts_dir, path, dl) || facts_dir[dl]) {
+            an_types_project_facts(path, facts, sizeof facts);
+            facts_valid = dl < sizeof facts_dir; /* a directory too long to remember is looked up every time */
+            if (facts_valid) memcpy(facts_dir, path, dl), facts_dir[dl] = 0;
+        }
         fix->project_facts = facts;
     }
     if (fix->target != AN_TARGET_COMPAT) return;
