@@ -31,6 +31,7 @@ typedef struct {
     int *refs;              /* per scope binding: references outside imports (lazily counted) */
     bool refs_done;
     char *dev_name;
+    an_types *types;        /* the receivers' type facts, made at the first question */
     /* union of what the applied fixes need */
     bool need_torch, need_dev, need_helper;
 } fx;
@@ -836,8 +837,8 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
         /* safe where the receiver is known to be a torch tensor or module (an_types); any other object with a
          * `.cuda()` method might mean something else by `.to()` */
         TSNode recv = ts_node_child_by_field_name(attr, "object", 6);
-        bool torch_recv = !ts_node_is_null(recv) &&
-                          an_types_is_torch(f->text, f->src->len, f->scope, S(recv), E(recv), S(recv));
+        if (!ts_node_is_null(recv) && !f->types) f->types = an_types_new(f->text, f->src->len, f->scope);
+        bool torch_recv = !ts_node_is_null(recv) && an_types_torch(f->types, S(recv), E(recv), S(recv));
         x = fix_new(d, torch_recv ? AN_FIX_SAFE : AN_FIX_UNSAFE,
                     torch_recv ? "Replace `.cuda()` with `.to(DEV)` (the receiver is a torch tensor or module)"
                                : "Replace `.cuda()` with `.to(DEV)`");
@@ -1205,6 +1206,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
         qsort(x->edits.items, x->edits.len, sizeof(an_edit), edit_cmp);
     }
     ut_free(nds);
+    an_types_free(f.types);
     ut_free(f.refs);
     ut_free(f.dev);
     /* what the insertion edits hold, as requirement_edits decides it */

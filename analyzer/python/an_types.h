@@ -10,7 +10,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The facts of one file, kept between questions (the text and scope must outlive it). */
+typedef struct an_types an_types;
+an_types *an_types_new(const char *text, uint32_t len, const an_pyscope *scope);
+void an_types_free(an_types *m);
 /* The expression text[start, end) (the receiver of `.cuda()`), used at byte `at`, is a torch tensor or module. */
+bool an_types_torch(an_types *m, uint32_t start, uint32_t end, uint32_t at);
+/* The same, for one question (no facts kept). */
 bool an_types_is_torch(const char *text, uint32_t len, const an_pyscope *scope, uint32_t start, uint32_t end,
                        uint32_t at);
 #endif
