@@ -1,6 +1,7 @@
 /* an_query: compiles every query rule of a language into one TSQuery, parses its predicates once, and runs it. */
 #include "analyzer/python/an_query.h"
 #include <ctype.h>
+#include <pthread.h>
 #include "analyzer/core/an_catalog_int.h"
 #include <stdio.h>
 
@@ -518,6 +519,26 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
     return p->neg ? !r : r;
 }
 
+/* One query cursor per thread, reused by every run (ts_query_cursor_exec resets its state): a dense file runs the
+ * query once per statement with a hit, tens of thousands of times, and a cursor made and freed for each cost more
+ * than the matching. Freed when its thread ends (the key's destructor); the main thread's lasts until exit. */
+static pthread_key_t cursor_key;
+static pthread_once_t cursor_once = PTHREAD_ONCE_INIT;
+static _Thread_local TSQueryCursor *cursor_cached;
+static _Thread_local bool cursor_busy;
+
+static void cursor_free(void *qc) { ts_query_cursor_delete(qc); }
+static void cursor_key_make(void) { pthread_key_create(&cursor_key, cursor_free); }
+
+static TSQueryCursor *thread_cursor(void) {
+    if (!cursor_cached) {
+        pthread_once(&cursor_once, cursor_key_make);
+        cursor_cached = ts_query_cursor_new();
+        pthread_setspecific(cursor_key, cursor_cached);
+    }
+    return cursor_cached;
+}
+
 void an_query_run(const an_query_set *qs, TSNode root, const char *src, an_resolve_fn resolve, void *rctx,
                   an_match_fn on_match, void *mctx) {
     an_query_run_range(qs, root, 0, UINT32_MAX, src, resolve, rctx, on_match, mctx);
@@ -526,8 +547,10 @@ void an_query_run(const an_query_set *qs, TSNode root, const char *src, an_resol
 void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32_t hi, const char *src,
                         an_resolve_fn resolve, void *rctx, an_match_fn on_match, void *mctx) {
     if (!qs || !qs->query) return;
-    TSQueryCursor *qc = ts_query_cursor_new();
-    if (lo > 0 || hi < UINT32_MAX) ts_query_cursor_set_byte_range(qc, lo, hi);
+    bool own = cursor_busy; /* a query run from a match callback gets a cursor of its own */
+    TSQueryCursor *qc = own ? ts_query_cursor_new() : thread_cursor();
+    cursor_busy = true;
+    ts_query_cursor_set_byte_range(qc, lo, hi); /* every run sets it: the reused cursor keeps the last range */
     /* bounds the matches in progress at once: without a bound, tree-sitter's bookkeeping is quadratic on deeply
      * nested code (f(f(f(...))) 3000 deep took 27 s); real code stays far below it */
     ts_query_cursor_set_match_limit(qc, AN_QUERY_MATCH_LIMIT);
@@ -547,7 +570,8 @@ void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32
             }
     }
     ut_buf_free(&tmp);
-    ts_query_cursor_delete(qc);
+    if (own) ts_query_cursor_delete(qc);
+    else cursor_busy = false;
 }
 
 static bool is_container(const an_query_set *qs, TSSymbol s) {
