@@ -11,8 +11,9 @@
 # wall time (on an idle machine the two agree: the run is single-threaded).
 # Then the scaling check: each shape again with N and 2N findings (N = SCALE_N, default 10000; for the class shape
 # a class of N and 2N methods). Cost linear in the findings doubles, quadratic cost quadruples: a CPU ratio of 3 or
-# more fails. The script exits 1 when a case misses either, so a regression shows; it is a benchmark, not a test
-# (timings depend on the machine and its load).
+# more fails. Two shapes run in the scaling check only: `def`, one function of N lines each with a finding, and
+# `classes`, N module classes each built and moved once. The script exits 1 when a case misses either, so a
+# regression shows; it is a benchmark, not a test (timings depend on the machine and its load).
 #
 # usage: bench/dense_bench.sh
 # env:   XPUIFY (default build/xpuify), SIZE (bytes, default 1000000), RUNS (default 3), GOAL (seconds, default 1),
@@ -39,12 +40,18 @@ shapes = {
     "one-line": ("import torch\ny = [", "x%d.cuda()", ", ", "]\n"),
     "class": ("import torch\n\n\nclass M:\n", "    def f%d(self, x):\n        return x.cuda()\n", "\n", ""),
 }
+# shapes for the scaling check only: a def of N lines, each with a finding (the enclosing def of each receiver),
+# and N module classes each built once and moved (each called name looked up among the file's classes)
+scale_only = {
+    "def": ("import torch\n\n\ndef f(x):\n", "    x%d = x.cuda()", "\n", "\n"),
+    "classes": ("import torch\n", "class C%d(torch.nn.Module):\n    pass\nm%d = C%d().cuda()", "\n", ""),
+}
 def write(name, head, item, sep, tail, count=None):
     d = os.path.join(out, name)
     os.mkdir(d)
     parts, n, i = [head], len(head) + len(tail), 0
     while (n < size) if count is None else (i < count):
-        s = item % i + sep
+        s = item.replace("%d", str(i)) + sep
         parts.append(s)
         n += len(s)
         i += 1
@@ -53,6 +60,10 @@ def write(name, head, item, sep, tail, count=None):
         f.write("".join(parts))
 for name, shape in shapes.items():
     write(name, *shape)
+    if scale_n:
+        write("%s-%d" % (name, scale_n), *shape, count=scale_n)
+        write("%s-%d" % (name, 2 * scale_n), *shape, count=2 * scale_n)
+for name, shape in scale_only.items():
     if scale_n:
         write("%s-%d" % (name, scale_n), *shape, count=scale_n)
         write("%s-%d" % (name, 2 * scale_n), *shape, count=2 * scale_n)
@@ -89,7 +100,7 @@ echo "(medians of $RUNS runs; load average $(cut -d' ' -f1 /proc/loadavg) on $(n
 if (( SCALE_N > 0 )); then
     echo
     printf '| shape | findings | CPU s | findings | CPU s | ratio | linear (ratio < 3) |\n|---|---|---|---|---|---|---|\n'
-    for c in lines one-line class; do
+    for c in lines one-line class def classes; do
         time_case "$tmp/$c-$SCALE_N"
         c1=$cpu f1=$findings
         time_case "$tmp/$c-$((2 * SCALE_N))"

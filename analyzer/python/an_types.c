@@ -13,7 +13,7 @@
 #define MAX_DEPTH 5
 
 /* a kept fact; its key is a text (a name, or a dotted chain) and the numbers beside it */
-enum { K_IMPORT, K_CLASS, K_NAME, K_WORD, K_LOADER, K_DEF };
+enum { K_IMPORT, K_CLASS, K_NAME, K_WORD, K_LOADER, K_DEF, K_CLASSDEF };
 typedef struct { uint32_t p; int8_t c; } occ; /* an occurrence of a name that says something: +1 known, -1 unknown */
 typedef struct fact {
     struct fact *next;
@@ -38,7 +38,12 @@ struct an_types {
     size_t nb, n;
     uint32_t *lines;      /* where each line starts (made at the first question that needs it) */
     size_t nlines;
+    uint32_t *up;         /* per line, the nearest line before it that is not blank or a comment and is indented
+                           * less (UINT32_MAX: none); made with lines */
     bool words_done;      /* the K_WORD facts are made */
+    bool classes_done;    /* the K_CLASSDEF facts are made */
+    bool imports_done;    /* imports holds the import lines */
+    UT_VEC(uint32_t) imports;
 };
 
 an_types *an_types_new(const char *text, uint32_t len, const an_pyscope *scope) {
@@ -60,6 +65,8 @@ void an_types_free(an_types *m) {
         }
     ut_free(m->b);
     ut_free(m->lines);
+    ut_free(m->up);
+    ut_vec_free(&m->imports);
     ut_free(m);
 }
 
@@ -122,9 +129,27 @@ static uint32_t trim_end(const ty *y, uint32_t s, uint32_t e) {
 
 /* A top-level import of `name` read from the text (`from a.b import c as name`, `import a.b as name`, `import
  * name`): the qualified name into out. The front end may have parsed only the imports its rules resolve. */
-static bool text_import_scan(const ty *y, const char *name, size_t n, char *out, size_t cap) {
+/* The lines starting with `import ` or `from `, their starts ascending in m->imports: found once, so that the
+ * question for each name reads those lines only, not the file. */
+static void make_import_lines(const ty *y) {
+    an_types *m = y->memo;
+    m->imports_done = true;
     const char *t = y->t, *end = t + y->len;
     for (const char *ls = t; ls < end;) {
+        const char *le = memchr(ls, '\n', (size_t)(end - ls));
+        if (!le) le = end;
+        size_t ll = (size_t)(le - ls);
+        if ((ll > 7 && !memcmp(ls, "import ", 7)) || (ll > 5 && !memcmp(ls, "from ", 5)))
+            ut_vec_push(&m->imports, (uint32_t)(ls - t));
+        ls = le + 1;
+    }
+}
+
+static bool text_import_scan(const ty *y, const char *name, size_t n, char *out, size_t cap) {
+    const char *t = y->t, *end = t + y->len;
+    if (!y->memo->imports_done) make_import_lines(y);
+    for (size_t li = 0; li < y->memo->imports.len; li++) {
+        const char *ls = t + y->memo->imports.items[li];
         const char *le = memchr(ls, '\n', (size_t)(end - ls));
         if (!le) le = end;
         size_t ll = (size_t)(le - ls);
@@ -159,7 +184,6 @@ static bool text_import_scan(const ty *y, const char *name, size_t n, char *out,
                 if (p == o) p++;
             }
         }
-        ls = le + 1;
     }
     return false;
 }
@@ -205,14 +229,33 @@ static bool torch_callable(const char *q) {
 
 static bool is_module_base(const ty *y, const char *c, size_t n, int depth);
 
-/* `class NAME(...Module...):` in this file, deriving from torch.nn.Module (or from such a class of the file). */
-static bool module_class_scan(const ty *y, const char *name, size_t n, int depth) {
+/* Every `class NAME` of the file (`class ` at the start or after white space, NAME the identifier after it, not
+ * ending the file) by NAME: fact K_CLASSDEF, the positions where NAME ends ascending in occs. Made once, so that
+ * the question for each called name does not scan the file. */
+static void make_classes(const ty *y) {
+    an_types *mm = y->memo;
+    mm->classes_done = true;
     for (const char *m = y->t; (m = memmem(m, (size_t)(y->t + y->len - m), "class ", 6)); m++) {
         const char *p = m + 6;
         if (m > y->t && !isspace((unsigned char)m[-1])) continue;
         while (*p == ' ') p++;
-        if ((size_t)(y->t + y->len - p) < n + 1 || memcmp(p, name, n) || ident_char(p[n])) continue;
-        p += n;
+        const char *e = p;
+        while (e < y->t + y->len && ident_char(*e)) e++;
+        if (e == p || e >= y->t + y->len) continue;
+        uint64_t h = fact_hash(K_CLASSDEF, p, (size_t)(e - p), 0, 0, 0, 0, false);
+        fact *f = fact_find(mm, K_CLASSDEF, p, (size_t)(e - p), 0, 0, 0, 0, false, h);
+        if (!f) f = fact_add(mm, K_CLASSDEF, p, (size_t)(e - p), 0, 0, 0, 0, false, h);
+        ut_vec_push(&f->occs, ((occ){(uint32_t)(e - y->t), 0}));
+    }
+}
+
+/* `class NAME(...Module...):` in this file, deriving from torch.nn.Module (or from such a class of the file). */
+static bool module_class_scan(const ty *y, const char *name, size_t n, int depth) {
+    if (!y->memo->classes_done) make_classes(y);
+    uint64_t h = fact_hash(K_CLASSDEF, name, n, 0, 0, 0, 0, false);
+    const fact *cf = fact_find(y->memo, K_CLASSDEF, name, n, 0, 0, 0, 0, false, h);
+    for (size_t ci = 0; cf && ci < cf->occs.len; ci++) {
+        const char *p = y->t + cf->occs.items[ci].p;
         while (*p == ' ') p++;
         if (*p != '(') continue;
         p++;
@@ -286,6 +329,34 @@ static bool expr_is_torch(const ty *y, uint32_t s, uint32_t e, uint32_t at, int 
     return name_is_torch(y, s, e, at, depth + 1);
 }
 
+static uint32_t indent_at(const ty *y, uint32_t ls);
+
+static bool blank_line(const ty *y, uint32_t ls, uint32_t in) {
+    char c = y->t[ls + in];
+    return c == '\n' || c == '#' || c == '\r';
+}
+
+/* m->up: for each line, the previous line that is not blank and is indented less (a stack of such lines, indents
+ * strictly rising: the previous smaller element); what a walk back line by line finds, in one pass */
+static void make_up(const ty *y) {
+    an_types *m = y->memo;
+    m->up = ut_malloc(m->nlines * sizeof *m->up);
+    uint32_t *st = ut_malloc(m->nlines * sizeof *st), *sin = ut_malloc(m->nlines * sizeof *sin);
+    size_t sn = 0;
+    for (size_t i = 0; i < m->nlines; i++) {
+        uint32_t in = indent_at(y, m->lines[i]);
+        size_t a = 0, b = sn; /* the stack's lines indented less than in: [0, a) */
+        while (a < b) {
+            size_t mid = (a + b) / 2;
+            if (sin[mid] < in) a = mid + 1;
+            else b = mid;
+        }
+        m->up[i] = a ? st[a - 1] : UINT32_MAX;
+        if (!blank_line(y, m->lines[i], in)) st[a] = (uint32_t)i, sin[a] = in, sn = a + 1;
+    }
+    ut_free(st), ut_free(sin);
+}
+
 /* the index of the line holding p (the last line start at or before it) */
 static size_t line_of(const ty *y, uint32_t p) {
     an_types *m = y->memo;
@@ -296,6 +367,7 @@ static size_t line_of(const ty *y, uint32_t p) {
         m->lines[0] = 0, m->nlines = 1;
         for (const char *q = y->t; (q = memchr(q, '\n', (size_t)(y->t + y->len - q))); q++)
             m->lines[m->nlines++] = (uint32_t)(q - y->t) + 1;
+        make_up(y);
     }
     size_t a = 0, b = m->nlines; /* the first line starting after p, less one */
     while (a < b) {
@@ -353,13 +425,10 @@ static void def_extent(const ty *y, uint32_t s, uint32_t in, uint32_t *hi, uint3
 static bool enclosing_def(const ty *y, uint32_t at, uint32_t *lo, uint32_t *hi, uint32_t *hdr_end) {
     size_t li = line_of(y, at);
     const uint32_t *L = y->memo->lines;
-    uint32_t ind = indent_at(y, L[li]);
-    while (li > 0 && ind > 0) {
-        uint32_t s = L[--li];
+    while ((li = y->memo->up[li]) != UINT32_MAX) { /* each line before at's indented less than the last */
+        uint32_t s = L[li];
         uint32_t in = indent_at(y, s);
         const char *p = y->t + s + in;
-        if (in >= ind || *p == '\n' || *p == '#' || *p == '\r') continue;
-        ind = in;
         if (!strncmp(p, "def ", 4) || !strncmp(p, "async def ", 10)) {
             *lo = s;
             def_extent(y, s, in, hi, hdr_end);
