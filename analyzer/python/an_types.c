@@ -591,9 +591,9 @@ static void name_occurrences(const ty *y, uint32_t s, size_t n, uint32_t lo, uin
         const char *m = t + p;
         if ((p > 0 && chain_char(t[p - 1])) || (p + n < y->len && ident_char(t[p + n]))) continue;
         int c = 0;
-        uint32_t ls = line_start(y, p);
-        const char *nl = memchr(t + p, '\n', y->len - p);
-        uint32_t le = nl ? (uint32_t)(nl - t) : y->len;
+        size_t li = line_of(y, p); /* the line [ls, le): from the line index, not a search to its end */
+        uint32_t ls = y->memo->lines[li];
+        uint32_t le = li + 1 < y->memo->nlines ? y->memo->lines[li + 1] - 1 : y->len;
         uint32_t a = skip_ws(y, p + (uint32_t)n, le);
         if (in_def && p < hdr) { /* a parameter: its annotation */
             if (a < le && t[a] == ':') {
