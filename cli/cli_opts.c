@@ -1,6 +1,7 @@
 /* cli_opts: shared option parsing and run set-up for check and fix. */
 #include "analyzer/core/an_target.h"
 #include "cli/cli_opts.h"
+#include "analyzer/project/an_project.h"
 #include "rewriters/rw_target.h"
 #include "analyzer/core/an_cache.h"
 #include "cli/cli.h"
@@ -39,6 +40,7 @@ void cli_opts_free(cli_opts *o) {
     an_file_list_free(&o->files);
     an_skip_list_free(&o->skipped);
     ut_free(o->enabled);
+    if (o->cache) an_project_use_cache(NULL);
     an_cache_free(o->cache);
     an_catalog_free(o->cat);
     free_sets(o);
@@ -502,6 +504,7 @@ struct an_cache *cli_cache_open(cli_opts *o) {
     /* in CI the checkout is the untrusted input: no cache inside it unless a place is named (docs/security.md) */
     if ((!dir || !*dir) && cli_in_ci()) return NULL;
     if (!dir || !*dir) dir = ".xpuify_cache";
+    if (o->cache) an_project_use_cache(NULL);
     an_cache_free(o->cache);
     o->cache = NULL;
     static uint8_t secret[AN_CACHEKEY_LEN];
@@ -515,6 +518,8 @@ struct an_cache *cli_cache_open(cli_opts *o) {
         return NULL;
     }
     if (o->began_ns) an_cache_trust_stamps(o->cache, o->began_ns);
+    /* the project model keeps each file's import summary beside its findings */
+    an_project_use_cache(o->cache);
     return o->cache;
 }
 

@@ -3,8 +3,10 @@
 #include "analyzer/core/an_target.h"
 #include "analyzer/project/an_project.h"
 #include "analyzer/project/an_requirement.h"
+#include "analyzer/python/an_types.h"
 #include "rewriters/rw_target.h"
 #include "cli/cli_target.h"
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,6 +116,14 @@ void cli_target_choose(cli_target_mode mode, const char *torch_version, const ch
 
 void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t sz) {
     const cli_helper_opts *h = ctx;
+    /* the project facts a Python file's fixes depend on (an unknown receiver's .cuda() is safe only while no other
+     * file of the project gives objects a .cuda() of their own): part of the results cache's key */
+    static _Thread_local char facts[PATH_MAX + 64];
+    size_t pl_len = strlen(path);
+    if (pl_len > 3 && !strcmp(path + pl_len - 3, ".py")) {
+        an_types_project_facts(path, facts, sizeof facts);
+        fix->project_facts = facts;
+    }
     if (fix->target != AN_TARGET_COMPAT) return;
     /* the project model knows how the file is imported, so how it can import the helper */
     an_helper_place pl;

@@ -48,7 +48,7 @@ static char *missing_helper(lsp_doc *doc, const char *fixed_text) {
     const char *imp = doc->fix.helper_import;
     char def[256];
     snprintf(def, sizeof def, "import %s", doc->fix.helper_module ? doc->fix.helper_module : doc->helper_module);
-    if (!strstr(fixed_text, imp ? imp : def) && !strstr(fixed_text, def)) return NULL;
+    if (!an_helper_import_in(fixed_text, strlen(fixed_text), imp ? imp : def) && !strstr(fixed_text, def)) return NULL;
     an_helper_place pl;
     an_project_helper_place(an_project_shared(doc->src.path), doc->src.path, doc->helper_module, NULL, &pl);
     char *path = pl.path && access(pl.path, F_OK) ? ut_strdup(pl.path) : NULL;

@@ -3,6 +3,7 @@
  * completely before the next analysis, requests still queued when their `$/cancelRequest` arrives are answered
  * as cancelled, and analyses are incremental (an_incr), so typing stays responsive. */
 #include "lsp/lsp_server_int.h"
+#include "analyzer/project/an_project.h"
 #include "analyzer/core/an_suppress.h"
 #include "analyzer/python/an_pynest.h"
 #include "lsp/lsp_io.h"
@@ -133,6 +134,10 @@ static lsp_config_loader loader(lsp_server *s) { return s->opt->config ? s->opt-
 
 /* Project values under the client's, for one document. */
 static void resolve_settings(lsp_server *s, lsp_doc *doc) {
+    if (s->project_stale) { /* a file the project model reads changed: rebuilt, once, as a document needs it */
+        an_project_refresh();
+        s->project_stale = false;
+    }
     lsp_settings eff, proj;
     lsp_settings_init(&eff);
     lsp_settings_init(&proj);
@@ -190,6 +195,27 @@ static void settings_changed(lsp_server *s) {
         lsp_doc_invalidate(d);
     }
     if (s->pull && s->pull_refresh) lsp_rpc_request(&s->rpc, "workspace/diagnostic/refresh", NULL, NULL, NULL);
+}
+
+/* A change of what the project model reads (an __init__.py, packaging metadata, the imports of a module: on disk or
+ * in an open buffer) can move the helper import of any file: every open document's fixes are computed afresh. */
+static void project_changed(lsp_server *s, const char *path) {
+    lsp_log(s, LSP_LOG_INFO, "%s: the project model changed; fixes recomputed", path);
+    s->project_stale = true;
+    for (size_t i = 0; i < s->docs.items.len; i++) {
+        lsp_doc *d = s->docs.items.items[i];
+        d->settings_ready = false;
+        d->due_ms = 0;
+        lsp_doc_invalidate(d);
+    }
+    if (s->pull && s->pull_refresh) lsp_rpc_request(&s->rpc, "workspace/diagnostic/refresh", NULL, NULL, NULL);
+}
+
+/* an open Python buffer's text stands for its file in the project model */
+static void buffer_model(lsp_server *s, lsp_doc *doc, bool closing) {
+    if (doc->lang != AN_LANG_PYTHON || doc->src.path[0] != '/') return;
+    if (an_project_overlay(doc->src.path, closing ? NULL : doc->src.text, closing ? 0 : doc->src.len))
+        project_changed(s, doc->src.path);
 }
 
 static void client_settings(lsp_server *s, const cJSON *obj) {
@@ -401,6 +427,13 @@ static void on_initialized(lsp_server *s) {
         cJSON *g = cJSON_CreateObject();
         cJSON_AddStringToObject(g, "globPattern", "**/" LSP_CONFIG_NAME);
         cJSON_AddItemToArray(w, g);
+        /* what the project model reads: modules (__init__.py among them) and packaging metadata */
+        static const char *const model[] = {"**/*.py", "**/setup.py", "**/pyproject.toml", "**/setup.cfg", NULL};
+        for (int i = 0; model[i]; i++) {
+            g = cJSON_CreateObject();
+            cJSON_AddStringToObject(g, "globPattern", model[i]);
+            cJSON_AddItemToArray(w, g);
+        }
         cJSON_AddItemToArray(regs, r);
         lsp_rpc_request(&s->rpc, "client/registerCapability", p, NULL, NULL);
     }
@@ -416,6 +449,7 @@ static void on_did_open(lsp_server *s, const cJSON *params) {
     size_t len = strlen(text);
     lsp_doc *doc = lsp_docs_open(&s->docs, uri, lsp_param_str(td, "languageId"), cJSON_IsNumber(ver) ? ver->valueint : 0,
                                  text, len);
+    if (doc) buffer_model(s, doc, false);
     schedule(s, doc);
 }
 
@@ -439,12 +473,15 @@ static void on_did_change(lsp_server *s, const cJSON *params) {
         }
     }
     if (cJSON_IsNumber(ver)) doc->version = ver->valueint;
+    buffer_model(s, doc, false);
     schedule(s, doc);
 }
 
 static void on_did_close(lsp_server *s, const cJSON *params) {
     const char *uri = doc_uri(params);
-    if (!uri || !lsp_docs_find(&s->docs, uri)) return;
+    lsp_doc *doc = uri ? lsp_docs_find(&s->docs, uri) : NULL;
+    if (!doc) return;
+    buffer_model(s, doc, true);
     lsp_docs_close(&s->docs, uri);
     if (!s->pull) lsp_publish_clear(s, uri);
 }
@@ -460,11 +497,19 @@ static void on_did_change_configuration(lsp_server *s, const cJSON *params) {
 static void on_watched_files(lsp_server *s, const cJSON *params) {
     const cJSON *changes = cJSON_GetObjectItemCaseSensitive(params, "changes"), *c;
     bool config = false;
+    char *model = NULL;
     cJSON_ArrayForEach(c, changes) {
         const char *uri = lsp_param_str(c, "uri");
         size_t n = uri ? strlen(uri) : 0, k = strlen("/" LSP_CONFIG_NAME);
         if (n >= k && !strcmp(uri + n - k, "/" LSP_CONFIG_NAME)) config = true;
+        else if (uri && !model) {
+            char *path = lsp_uri_to_path(uri);
+            if (path[0] == '/' && an_project_file_changed(path)) model = path;
+            else ut_free(path);
+        }
     }
+    if (model) project_changed(s, model);
+    ut_free(model);
     if (!config) return;
     lsp_log(s, LSP_LOG_INFO, "%s changed: settings reloaded", LSP_CONFIG_NAME);
     settings_changed(s);
@@ -540,7 +585,9 @@ static void handle(lsp_server *s, cJSON *msg, cancel_set *cancelled) {
     } else if (!strcmp(method, "textDocument/didClose")) {
         on_did_close(s, params);
     } else if (!strcmp(method, "textDocument/didSave")) {
-        /* the text is already in step */
+        /* the text is already in step; a file the editor wrote may be new to the project model (an __init__.py) */
+        lsp_doc *doc = lsp_param_doc(s, params);
+        if (doc && doc->src.path[0] == '/' && an_project_file_changed(doc->src.path)) project_changed(s, doc->src.path);
     } else if (!strcmp(method, "workspace/didChangeConfiguration")) {
         on_did_change_configuration(s, params);
     } else if (!strcmp(method, "workspace/didChangeWatchedFiles")) {

@@ -27,6 +27,7 @@ typedef struct lsp_server {
     bool markdown;      /* hover in markdown */
     lsp_settings client; /* from initializationOptions / didChangeConfiguration */
     char *root;          /* workspace root path, or NULL */
+    bool project_stale;  /* a file the project model reads changed: an_project_refresh before the next use */
     unsigned long long analyses, region_analyses;
     UT_VEC(uint64_t) shown; /* messages shown since the settings last changed (each once, not once per file) */
 } lsp_server;

@@ -1,5 +1,6 @@
 /* out_json: an array of findings: path, line, column, end_line, end_column (1-based, code points), code, name,
- * severity, message, fix; then one entry per path the run did not check: code null, name "not-checked", severity
+ * severity, message, fix, and for design findings (XPU810, XPU811) the scope they leave as it is (line, column,
+ * end_line, end_column: the CUDA backend, the CUDA branch); then one entry per path the run did not check: code null, name "not-checked", severity
  * "error" (named on the command line) or "warning", the reason in message, at line 1 column 1. */
 #include "output/out.h"
 #include <cjson/cJSON.h>
@@ -53,6 +54,13 @@ void out_json(const out_report *r, FILE *fp) {
             cJSON_AddStringToObject(o, "message", d->message);
             cJSON *fix = out_json_fix(d, &f->src);
             cJSON_AddItemToObject(o, "fix", fix ? fix : cJSON_CreateNull());
+            if (d->scope_end) {
+                cJSON *sc = cJSON_AddObjectToObject(o, "scope");
+                out_json_add_uint(sc, "line", d->scope_line);
+                out_json_add_uint(sc, "column", d->scope_col);
+                out_json_add_uint(sc, "end_line", d->scope_end_line);
+                out_json_add_uint(sc, "end_column", d->scope_end_col);
+            }
             put_entry(&w, o);
         }
         ut_free(path);

@@ -187,6 +187,19 @@ void out_sarif(const out_report *r, FILE *fp) {
             cJSON_AddItemToObject(phys, "region", region(d->line, d->col, d->end_line, d->end_col));
             cJSON_AddItemToObject(loc, "physicalLocation", phys);
             cJSON_AddItemToArray(locs, loc);
+            if (d->scope_end) { /* the code a design finding leaves as it is (XPU810's backend, XPU811's branch) */
+                cJSON *rel = cJSON_AddArrayToObject(o, "relatedLocations");
+                cJSON *rl = cJSON_CreateObject(), *rp = cJSON_CreateObject(), *ra = cJSON_CreateObject();
+                out_json_add_uint(rl, "id", 1);
+                add_location(ra, f->file->path);
+                cJSON_AddItemToObject(rp, "artifactLocation", ra);
+                cJSON_AddItemToObject(rp, "region", region(d->scope_line, d->scope_col, d->scope_end_line, d->scope_end_col));
+                cJSON_AddItemToObject(rl, "physicalLocation", rp);
+                cJSON *rm = cJSON_CreateObject();
+                cJSON_AddStringToObject(rm, "text", "the CUDA-only code this finding leaves as it is");
+                cJSON_AddItemToObject(rl, "message", rm);
+                cJSON_AddItemToArray(rel, rl);
+            }
             /* the baseline fingerprint: rule, project path, normalized line, occurrence */
             cJSON *pf = cJSON_AddObjectToObject(o, "partialFingerprints");
             cJSON_AddStringToObject(pf, "xpuify/v1", fps[k]);

@@ -25,7 +25,7 @@ void rw_project_free(rw_project *p) {
 
 /* The compat helper, once per location, when the fixed text imports it. false: it could not be written. */
 static bool place_helper(rw_project *p, const char *path, const an_fix_options *ffo, const char *fixed_text) {
-    if (ffo->target != AN_TARGET_COMPAT || !ffo->helper_import || !strstr(fixed_text, ffo->helper_import)) return true;
+    if (ffo->target != AN_TARGET_COMPAT || !ffo->helper_import || !an_helper_import_in(fixed_text, strlen(fixed_text), ffo->helper_import)) return true;
     an_helper_place pl = {0};
     an_project_helper_place(p->helper_path ? NULL : an_project_shared(path), path, p->helper_module, p->helper_path, &pl);
     if (!pl.path) {

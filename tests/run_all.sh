@@ -59,7 +59,7 @@ run_pass() { # suite-name prefix, unit binary directory
   done
 }
 
-FILTER=${1:-}
+FILTER=${1:-${FILTER:-}}  # a suite filter: the first argument, else $FILTER (`FILTER=cli/test_x make test`)
 run_pass "" "$UNIT_DIR"
 if [ -n "${SAN_XPUIFY:-}" ]; then
   echo

@@ -15,9 +15,10 @@ build_pkgs=(gcc make pkg-config libtree-sitter-dev libpcre2-dev libcjson-dev lib
 demo_pkgs=(python3 python3-torch)
 # g++: the C++ compile tests and `cpp -P` (cc1plus); llvm: llvm-symbolizer, without which the fuzz replay's leak
 # stacks are unsymbolized and tests/lsan.supp cannot match them; man-db: `man -l` on the generated man page;
-# emacs-nox + elpa-eglot: the Emacs LSP client test; strace: the file-list test counts system calls per named file
+# emacs-nox + elpa-eglot: the Emacs LSP client test; strace: the file-list test counts system calls per named file;
+# zsh, fish: the completion tests complete in the real shells; gdb: the DDP fixtures' teardown test
 test_pkgs=(python3-setuptools python3-yaml g++ clang libclang-rt-14-dev llvm libze-dev git pre-commit neovim
-           emacs-nox elpa-eglot chromium man-db strace)
+           emacs-nox elpa-eglot chromium man-db strace zsh fish gdb)
 
 log=build/deps-apt.log
 

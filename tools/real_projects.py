@@ -8,12 +8,16 @@ independently of xpuify's own project model, from the project's absolute imports
 scripts' directories -- in the original and in the fixed copy, with /usr/bin/python3, CUDA hidden, and the
 third-party modules the machine lacks stubbed by a meta-path finder (never a name the project itself defines). An
 import regression is a module that imports in the original and fails in the fixed copy. Also counted: helper
-copies, and the `.cuda(` calls and `torch.cuda.` uses before and after.
+copies, and the `.cuda(` calls and `torch.cuda.` uses in code (tokens: not comments or strings) before and after the
+fix; of those left, the ones inside a CUDA-by-design scope (what XPU810 and XPU811 findings leave as it is: their
+`scope` in the JSON report) are counted apart, and "left" is the share of the others.
 
 Usage: tools/real_projects.py CORPUS [--xpuify build/xpuify] [--python /usr/bin/python3] [--only a,b]
        [--markdown docs/real-projects.md]"""
 import argparse
 import ast
+import bisect
+import io
 import json
 import os
 import re
@@ -22,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tokenize
 
 SKIP_DIRS = {".git", "__pycache__", "node_modules", "site-packages", "venv", ".venv", "build"}
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -232,15 +237,67 @@ class Model:
         return out
 
 
-def count_uses(top, files):
-    cuda_call = torch_cuda = 0
+def use_positions(text):
+    """The code uses of `.cuda(` and `torch.cuda.` in a file's text, as two lists of (line, column) (1-based, code
+    points, where the use begins: the `.` of `.cuda(`, the `torch` of `torch.cuda.`); comments and strings do not
+    count. Text that does not tokenize is counted textually."""
+    calls, mods = [], []
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type in (tokenize.NAME, tokenize.OP)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+
+        def at(i):
+            k = bisect.bisect_right(starts, i) - 1
+            return (k + 1, i - starts[k] + 1)
+        return ([at(m.start()) for m in re.finditer(r"\.cuda\(", text)],
+                [at(m.start()) for m in re.finditer(r"\btorch\.cuda\.", text)])
+    for i, t in enumerate(toks):
+        if t.string == "." and i + 2 < len(toks) and toks[i + 1].string == "cuda" and toks[i + 2].string == "(":
+            calls.append((t.start[0], t.start[1] + 1))
+        elif (t.string == "torch" and i + 3 < len(toks) and toks[i + 1].string == "." and toks[i + 2].string == "cuda"
+              and toks[i + 3].string == "."):
+            mods.append((t.start[0], t.start[1] + 1))
+    return calls, mods
+
+
+def design_scopes(xpuify, top):
+    """{path relative to top: [(start, end)]}: what XPU810 (a CUDA backend) and XPU811 (the CUDA branch of a
+    dispatch without an XPU branch) leave as it is by design, from their findings' `scope` in the JSON report."""
+    p = subprocess.run([xpuify, "check", "--no-cache", "--format", "json", "--select", "XPU810,XPU811", "."],
+                       cwd=top, capture_output=True, text=True)
+    out = {}
+    try:
+        findings = json.loads(p.stdout)
+    except ValueError:
+        return out
+    for f in findings:
+        sc = f.get("scope")
+        if f.get("code") in ("XPU810", "XPU811") and sc:
+            out.setdefault(os.path.normpath(f["path"]), []).append(
+                ((sc["line"], sc["column"]), (sc["end_line"], sc["end_column"])))
+    return out
+
+
+def count_uses(top, files, scopes):
+    """(`.cuda(` calls, `torch.cuda.` uses, of them inside design scopes: calls, uses) in the code of files"""
+    n = [0, 0, 0, 0]
     for rel in files:
         if os.path.basename(rel) == "xpuify_device.py":
             continue
-        t = read(os.path.join(top, rel))
-        cuda_call += len(re.findall(r"\.cuda\(", t))
-        torch_cuda += len(re.findall(r"\btorch\.cuda\.", t))
-    return cuda_call, torch_cuda
+        calls, mods = use_positions(read(os.path.join(top, rel)))
+        spans = scopes.get(os.path.normpath(rel), [])
+        for k, uses in enumerate((calls, mods)):
+            n[k] += len(uses)
+            n[2 + k] += sum(1 for u in uses if any(a <= u < b for a, b in spans))
+    return tuple(n)
+
+
+def left_pct(before, after, design_before, design_after):
+    """the share of uses left by the fix, CUDA-by-design ones out of both counts; None without any to port"""
+    todo = before - design_before
+    return None if todo <= 0 else round(100.0 * (after - design_after) / todo)
 
 
 def import_all(python, entries, own, timeout, root):
@@ -297,7 +354,12 @@ def run_project(name, src, work, xpuify, python):
     row["compile_failures"] = bad
     p2 = subprocess.run([xpuify, "fix", "-q", "--no-cache", "--diff", "."], cwd=fixed, capture_output=True, text=True)
     row["idempotent"] = p2.returncode == 0 and not p2.stdout.strip()
-    row["cuda_calls"] = count_uses(orig, before) + count_uses(fixed, before)
+    cb = count_uses(orig, before, design_scopes(xpuify, orig))
+    ca = count_uses(fixed, before, design_scopes(xpuify, fixed))
+    # .cuda( and torch.cuda.: before, after, inside design scopes before and after, % left without them
+    row["uses"] = {kind: {"before": cb[k], "after": ca[k], "design_before": cb[2 + k], "design_after": ca[2 + k],
+                          "left_pct": left_pct(cb[k], ca[k], cb[2 + k], ca[2 + k])}
+                   for k, kind in enumerate((".cuda(", "torch.cuda."))}
     model = Model(orig)
     entries = []
     for f in changed:
@@ -331,19 +393,33 @@ def run_project(name, src, work, xpuify, python):
     return row
 
 
+def fmt_uses(u):
+    pct = "n/a" if u["left_pct"] is None else f"{u['left_pct']}%"
+    return f"{u['before']} → {u['after']} | {u['design_after']} | {pct}"
+
+
 def markdown(rows):
     out = ["| project | files changed | helper copies | imports tried (ok before and after / fail in both) | "
-           "import regressions | compile failures | second fix no-op | `.cuda(` before → after | "
-           "`torch.cuda.` before → after | fix time |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "import regressions | compile failures | second fix no-op | `.cuda(` before → after | of them by design | "
+           "`.cuda(` left | `torch.cuda.` before → after | of them by design | `torch.cuda.` left | fix time |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    tot = {k: {"before": 0, "after": 0, "design_before": 0, "design_after": 0} for k in (".cuda(", "torch.cuda.")}
     for r in rows:
         if "skipped" in r:
-            out.append(f"| {r['project']} | {r['skipped']} | | | | | | | | |")
+            out.append(f"| {r['project']} | {r['skipped']} | | | | | | | | | | | | |")
             continue
-        c = r["cuda_calls"]
+        u = r["uses"]
+        for k in tot:
+            for f in tot[k]:
+                tot[k][f] += u[k][f]
         out.append(f"| {r['project']} | {r['changed']} | {len(r['helpers'])} | {r['imports']} ({r['imports_ok']} / "
                    f"{r['imports_fail_both']}) | **{len(r['regressions'])}** | {len(r['compile_failures'])} | "
-                   f"{'yes' if r['idempotent'] else 'NO'} | {c[0]} → {c[2]} | {c[1]} → {c[3]} | {r['fix_seconds']} s |")
+                   f"{'yes' if r['idempotent'] else 'NO'} | {fmt_uses(u['.cuda('])} | {fmt_uses(u['torch.cuda.'])} | "
+                   f"{r['fix_seconds']} s |")
+    for k in tot:
+        t = tot[k]
+        t["left_pct"] = left_pct(t["before"], t["after"], t["design_before"], t["design_after"])
+    out.append(f"| all | | | | | | | {fmt_uses(tot['.cuda('])} | {fmt_uses(tot['torch.cuda.'])} | |")
     return "\n".join(out)
 
 

@@ -1,7 +1,7 @@
 /* an_cache: the on-disk results cache.
  *
  * File DIR/v1/<hex of the build hash>.bin:
- *   "XPUIFYC3" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | ut_hash20 of the payload
+ *   "XPUIFYC4" | u32 0x01020304 (byte order) | u32 entry count | u64 payload bytes | ut_hash20 of the payload
  *   payload: entries: key[20] (run, path, per-file options) | content[20] (an_cache_content) | mac[32] | u32 n |
  *            blob[n]
  *   mac: HMAC-SHA-256 under the machine's key (an_cachekey) of "xpuify-cache-entry" | build | key | content | n |
@@ -9,12 +9,15 @@
  *        file committed to a repository, or written by anyone without the key, yields misses, never findings or
  *        their absence). Entries that fail are dropped at save.
  *   blob: u8 parsed | u32 findings | findings: u32 rule index | u32 entry index (~0: none) | u8 origin |
- *         u32 start end line col end_line end_col | str message | u8 has fix
+ *         u32 start end line col end_line end_col | u32 scope: start end line col end_line end_col | str message |
+ *         u8 has fix
  *         [fix: str title | u8 applicability | str min_torch | u32 edits | edits: u32 start end | str text]
  *   str: u32 length (~0: NULL) | bytes
  * Keys are ut_hash20 of what they cover. Stamp entries share the table: key ut_hash20("stamp" | run | path),
  *   content: the hash of the content read (zero when the prefilter rejected it), blob: u64 dev ino size | i64 mtime
  *   ctime (ns) | u8 passed.
+ * Side entries (an_cache_side_put: the project model's import summaries) too: key ut_hash20("side" | kind | path),
+ *   content zero, blob: u64 dev ino size | i64 mtime ctime (ns) | the module's bytes.
  * Rule and entry indexes are valid because the catalog fingerprint is part of every key. */
 #include "analyzer/core/an_cache.h"
 #include "util/ut_buf.h"
@@ -299,6 +302,7 @@ void an_cache_key(const an_cache_run *run, const char *path, const an_fix_option
     put_str(&b, path);
     put_str(&b, fix ? fix->helper_module : NULL);
     put_str(&b, fix ? fix->helper_import : NULL);
+    put_str(&b, fix ? fix->project_facts : NULL);
     ut_hash20(b.data, b.len, out);
     ut_buf_free(&b);
 }
@@ -322,7 +326,8 @@ static void encode(const an_diag_list *l, bool parsed, ut_buf *b) {
         put32(b, d->rule->index);
         put32(b, entry_index(d));
         ut_buf_putc(b, (char)d->origin);
-        uint32_t v[6] = {d->start, d->end, d->line, d->col, d->end_line, d->end_col};
+        uint32_t v[12] = {d->start,       d->end,       d->line,      d->col,          d->end_line,      d->end_col,
+                          d->scope_start, d->scope_end, d->scope_line, d->scope_col, d->scope_end_line, d->scope_end_col};
         ut_buf_append(b, (const char *)v, sizeof v);
         put_str(b, d->message);
         ut_buf_putc(b, (char)(d->fix != NULL));
@@ -385,6 +390,9 @@ static bool diag_fits(const an_diag *d, size_t textlen) {
     if (d->start > d->end || d->end > textlen || !d->line || !d->col || d->end_line < d->line || !d->end_col)
         return false;
     if (d->origin > AN_ORIGIN_BUILTIN) return false;
+    if (d->scope_end && (d->scope_start > d->scope_end || d->scope_end > textlen || !d->scope_line ||
+                         !d->scope_col || d->scope_end_line < d->scope_line))
+        return false;
     if (!d->fix) return true;
     if (d->fix->applicability > AN_FIX_UNSAFE || !utf8_or_null(d->fix->title) || !utf8_or_null(d->fix->min_torch))
         return false;
@@ -411,8 +419,9 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
             d.entry = d.rule->entries.items[ei];
         }
         d.origin = (an_origin)get8(&r);
-        uint32_t *f[6] = {&d.start, &d.end, &d.line, &d.col, &d.end_line, &d.end_col};
-        for (int k = 0; k < 6; k++) *f[k] = get32(&r);
+        uint32_t *f[12] = {&d.start,       &d.end,       &d.line,      &d.col,       &d.end_line,      &d.end_col,
+                           &d.scope_start, &d.scope_end, &d.scope_line, &d.scope_col, &d.scope_end_line, &d.scope_end_col};
+        for (int k = 0; k < 12; k++) *f[k] = get32(&r);
         d.message = get_str(&r);
         if (get8(&r)) {
             d.fix = ut_calloc(1, sizeof(an_fix));
@@ -569,6 +578,57 @@ void an_cache_stamp_put(an_cache *c, const an_cache_run *run, const char *path, 
 }
 
 size_t an_cache_stamp_hits(const an_cache *c) { return c->stamp_hits; }
+
+static void side_key(const char *kind, const char *path, uint8_t out[20]) {
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_puts(&b, "side");
+    put_str(&b, kind);
+    put_str(&b, path);
+    ut_hash20(b.data, b.len, out);
+    ut_buf_free(&b);
+}
+
+bool an_cache_side_get(an_cache *c, const char *kind, const char *path, const an_stamp *st, uint8_t **blob,
+                       size_t *len) {
+    if (!st->valid) return false;
+    uint8_t key[20], want[STAMP_LEN];
+    side_key(kind, path, key);
+    stamp_encode(st, false, want);
+    bool hit = false;
+    pthread_mutex_lock(&c->mu);
+    entry *e = &c->tab[slot(c, key)];
+    if (e->blob && e->len >= 40 && !memcmp(e->blob, want, 40) && authentic(c, e)) {
+        *len = e->len - 40;
+        *blob = ut_malloc(*len + 1);
+        memcpy(*blob, e->blob + 40, *len);
+        e->used = true;
+        hit = true;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return hit;
+}
+
+void an_cache_side_put(an_cache *c, const char *kind, const char *path, const an_stamp *st, const void *data,
+                       size_t len) {
+    if (!st->valid || st->mtime_ns >= c->trust_before || st->ctime_ns >= c->trust_before || len > (1u << 24)) return;
+    uint8_t key[20], head[STAMP_LEN];
+    side_key(kind, path, key);
+    stamp_encode(st, false, head);
+    uint8_t *blob = ut_malloc(40 + len);
+    memcpy(blob, head, 40);
+    if (len) memcpy(blob + 40, data, len);
+    pthread_mutex_lock(&c->mu);
+    entry *e = insert(c, key);
+    memset(e->content, 0, 20);
+    e->len = (uint32_t)(40 + len);
+    e->blob = blob;
+    an_cache_entry_mac(c, key, e->content, blob, e->len, e->mac);
+    e->owned = true;
+    e->used = true;
+    c->dirty = true;
+    pthread_mutex_unlock(&c->mu);
+}
 
 size_t an_cache_forged(const an_cache *c) { return c->forged; }
 

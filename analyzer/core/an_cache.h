@@ -61,13 +61,19 @@ an_cache_stamp_state an_cache_stamp_get(an_cache *c, const an_cache_run *run, co
 /* content: NULL when the prefilter rejected the file. Ignored for a stamp that is not valid or too recent. */
 void an_cache_stamp_put(an_cache *c, const an_cache_run *run, const char *path, const an_stamp *st,
                         const uint8_t *content);
+/* Side entries of other modules (the project model's per-file import summaries): an opaque blob under (kind, path),
+ * valid while the file keeps the stamp st (the stamps' racy rule applies to put). get: a heap copy in *blob. */
+bool an_cache_side_get(an_cache *c, const char *kind, const char *path, const an_stamp *st, uint8_t **blob,
+                       size_t *len);
+void an_cache_side_put(an_cache *c, const char *kind, const char *path, const an_stamp *st, const void *blob,
+                       size_t len);
 /* Writes the cache file when something changed. 0, or -1 with *why (heap). */
 int an_cache_save(an_cache *c, char **why);
 /* The key of one file's entry, and the cache file's path (for tests and the fz_cache fuzzer, which write cache
  * files of their own). */
 void an_cache_key(const an_cache_run *run, const char *path, const an_fix_options *fix, uint8_t out[20]);
 /* The cache file's first 8 bytes (its checksum and every key are ut_hash20; the MACs HMAC-SHA-256). */
-#define AN_CACHE_MAGIC "XPUIFYC3"
+#define AN_CACHE_MAGIC "XPUIFYC4"
 /* The MAC an entry must carry (for tests and the fuzzer, which write entries of their own). */
 void an_cache_entry_mac(const an_cache *c, const uint8_t key[20], const uint8_t content[20], const uint8_t *blob,
                         uint32_t len, uint8_t out[32]);

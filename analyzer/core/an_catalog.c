@@ -321,6 +321,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "guard_condition")) want_bool(l, v, key, &r->guard_condition);
         else if (!strcmp(key, "in_try_ok")) want_bool(l, v, key, &r->in_try_ok);
         else if (!strcmp(key, "reads_ok")) want_bool(l, v, key, &r->reads_ok);
+        else if (!strcmp(key, "reports_ok")) want_bool(l, v, key, &r->reports_ok);
         else if (!strcmp(key, "once_per_group")) want_bool(l, v, key, &r->once_per_group);
         else if (!strcmp(key, "install_strings_only")) want_bool(l, v, key, &r->install_strings_only);
         else if (!strcmp(key, "strings")) want_bool(l, v, key, &r->strings);

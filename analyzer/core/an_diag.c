@@ -38,6 +38,10 @@ void an_diag_list_free(an_diag_list *l) {
 void an_diag_locate(an_diag *d, const an_source *src) {
     an_source_position(src, d->start, &d->line, &d->col);
     an_source_position(src, d->end, &d->end_line, &d->end_col);
+    if (d->scope_end) {
+        an_source_position(src, d->scope_start, &d->scope_line, &d->scope_col);
+        an_source_position(src, d->scope_end, &d->scope_end_line, &d->scope_end_col);
+    }
 }
 
 static int cmp(const void *a, const void *b) {

@@ -42,6 +42,10 @@ typedef struct {
     uint32_t start, end;                     /* byte range of the finding */
     uint32_t line, col, end_line, end_col;   /* 1-based; columns in code points; end exclusive */
     an_fix *fix;                             /* NULL when the finding has none */
+    /* the code a design finding speaks for and leaves as it is (XPU810's CUDA backend, XPU811's CUDA branch);
+     * scope_end == 0: none. Lines and columns as above, filled with them. */
+    uint32_t scope_start, scope_end;
+    uint32_t scope_line, scope_col, scope_end_line, scope_end_col;
 } an_diag;
 
 typedef UT_VEC(an_diag) an_diag_list;
@@ -64,6 +68,8 @@ typedef struct {
     const char *helper_import;  /* compat: the import statement for this file (default "import <module>") */
     const char *helper_withheld; /* compat: why no import of the helper works in this file (its fixes that need
                                   * the helper are withheld, the finding says why); NULL: it imports */
+    const char *project_facts;  /* what the file's analysis reads from its whole project (an_types_project_facts):
+                                 * part of the results cache's key, so a change elsewhere in the project is seen */
     bool unsafe;                /* also compute unsafe fixes' import needs (they are always generated) */
     const char *c_gpu_include;  /* C: how a file includes the portable GPU layer (default "xpuify_gpu.h") */
     const char *c_ccl_include;  /* C: how a file includes the portable collectives layer (default "xpuify_ccl.h") */

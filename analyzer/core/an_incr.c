@@ -350,6 +350,10 @@ void an_incr_edit(an_incr *inc, const char *old_text, uint32_t old_len, uint32_t
         bool touched = dg->start < old_end && dg->end > start;
         dg->start = map_off(dg->start, start, old_end, new_end, false, &touched);
         dg->end = map_off(dg->end, start, old_end, new_end, true, &touched);
+        if (dg->scope_end) { /* an edit inside the scope changes its text, not the finding */
+            dg->scope_start = map_off(dg->scope_start, start, old_end, new_end, false, NULL);
+            dg->scope_end = map_off(dg->scope_end, start, old_end, new_end, true, NULL);
+        }
         if (!dg->fix) continue;
         bool stale = false;
         for (size_t k = 0; k < dg->fix->edits.len; k++) {

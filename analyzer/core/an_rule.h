@@ -103,6 +103,8 @@ typedef struct an_rule {
     bool in_try_ok;       /* not reported inside a `try:` body (an optional import, a probe that may fail) */
     bool reads_ok;        /* a setting (a flag): reported where it is set, not where it is only read (an assert, a
                            * comparison, an f-string); assignments to other rules' names are no use of them */
+    bool reports_ok;      /* a query: reported where a decision depends on its value, not where the value is only
+                           * described (a dictionary or record field, a print or logger argument, a message) */
     bool once_per_group;  /* text rules: one finding per file, or per TOML key or table holding the matches (an extra) */
     bool install_strings_only; /* text rules: in shell scripts, a match in a quoted string counts only on a line that
                                 * installs packages (test data, printf and assertion arguments are not requirements) */

@@ -1,5 +1,7 @@
 /* an_project: the project model (see an_project.h): the scan, the ways each file is imported, helper placement. */
 #include "analyzer/project/an_project.h"
+#include "analyzer/core/an_cache.h"
+#include "analyzer/core/an_engine.h"
 #include "util/ut_buf.h"
 #include "util/ut_hash.h"
 #include "util/ut_mem.h"
@@ -10,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- a string set / map (open addressing) ------------------------------------------------------------------ */
@@ -21,6 +25,7 @@ typedef struct {
     char *tops; /* files: ",a,b," the top-level names the file imports absolutely; names: the directories of
                  * the files that import it ("\n"-separated, each once) */
     char *common; /* names: the deepest directory above every importer */
+    size_t tlen, tcap; /* names: tops' length and capacity */
 } slot;
 
 typedef struct {
@@ -76,15 +81,26 @@ enum {
     F_ASSIGNS = 8,    /* its top level holds only assignments, imports, comments and docstrings */
 };
 
+typedef struct summary summary;
+typedef struct {
+    char *rel, *res; /* the file's path from the root; where its absolute imports resolve from (see walk) */
+    an_stamp st;     /* its stamp when the walk saw it */
+    const summary *sum;
+} pending;
+
 struct an_project {
     char *root;     /* absolute, no trailing slash */
     smap names;     /* dotted names the project imports absolutely, and every prefix of them */
     smap files;     /* path relative to root -> flags, tops */
     smap main_dirs; /* directories (relative) holding a file with a __main__ block or a shebang */
+    smap pairs;     /* "directory\x01name": the importers already noted in names' tops */
     size_t nfiles;
-    char *buf; /* the walk's read buffer */
+    UT_VEC(pending) todo; /* the walk's .py files, in its order, until their summaries are replayed */
     char pkg_root[256]; /* the packaging metadata's package directory ("src" by default), relative to root */
     int max_depth;      /* how deep the walk goes below root (0: the root directory only) */
+    smap comps;         /* every directory name and .py file stem of the project: its own module names */
+    uint64_t comps_hash; /* the sum of their hashes (an order-free hash of the set) */
+    char *cuda_unlike;  /* "path:line" of the first class whose own `cuda` method `.to()` may not replace */
 };
 
 const char *an_project_root(const an_project *p) { return p->root; }
@@ -93,10 +109,22 @@ size_t an_project_file_count(const an_project *p) { return p->nfiles; }
 static bool ident_start(char c) { return isalpha((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
 static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
 
-/* where the absolute imports of the file being scanned resolve from (relative to the root; see walk) */
-static _Thread_local const char *scan_dir;
+/* What the scan of one file records, whatever the project root: the names it notes (each once, in order; replayed
+ * into the model with the directory its imports resolve from) beside its flags and top-level imports (slot f). */
+typedef struct {
+    smap seen;
+    ut_buf names; /* each name '\n'-terminated */
+} scan_out;
 
-static void note_importer(slot *sl, const char *dir) {
+static void note(scan_out *o, const char *s, size_t n) {
+    slot *sl = smap_put(&o->seen, s, n);
+    if (sl->flags) return;
+    sl->flags = 1;
+    ut_buf_append(&o->names, s, n);
+    ut_buf_putc(&o->names, '\n');
+}
+
+static void note_importer(smap *pairs, slot *sl, const char *dir) {
     if (!sl->common) {
         sl->common = ut_strdup(dir);
     } else {
@@ -113,24 +141,34 @@ static void note_importer(slot *sl, const char *dir) {
         }
         sl->common[last] = 0;
     }
-    size_t count = 0, dl = strlen(dir);
-    for (const char *q = sl->tops; q && *q; count++) {
-        const char *e = strchr(q, '\n');
-        if ((size_t)(e - q) == dl && !memcmp(q, dir, dl)) return;
-        q = e + 1;
+    /* each directory once per name: a set of the pairs seen, and the list grown in place (a name such as `torch`
+     * is imported from thousands of directories); the files of one directory come together, so the last one
+     * noted answers most */
+    size_t dl = strlen(dir), nl = strlen(sl->key);
+    if (sl->tlen > dl + 1 && sl->tops[sl->tlen - dl - 2] == '\n' && !memcmp(sl->tops + sl->tlen - dl - 1, dir, dl)) return;
+    if (sl->tlen == dl + 1 && !memcmp(sl->tops, dir, dl)) return;
+    char stack[1024], *k = dl + nl + 2 <= sizeof stack ? stack : ut_malloc(dl + nl + 2);
+    memcpy(k, dir, dl);
+    k[dl] = '\x01';
+    memcpy(k + dl + 1, sl->key, nl);
+    slot *seen = smap_put(pairs, k, dl + nl + 1);
+    if (k != stack) ut_free(k);
+    if (seen->flags) return;
+    seen->flags = 1;
+    if (sl->tlen + dl + 2 > sl->tcap) {
+        sl->tcap = (sl->tlen + dl + 2) * 2;
+        sl->tops = ut_realloc(sl->tops, sl->tcap);
     }
-    (void)count;
-    ut_buf b;
-    ut_buf_init(&b);
-    ut_buf_printf(&b, "%s%s\n", sl->tops ? sl->tops : "", dir);
-    ut_free(sl->tops);
-    sl->tops = ut_buf_take(&b);
+    memcpy(sl->tops + sl->tlen, dir, dl);
+    sl->tlen += dl;
+    sl->tops[sl->tlen++] = '\n';
+    sl->tops[sl->tlen] = 0;
 }
 
-static void add_name(an_project *p, const char *s, size_t n) {
+static void add_name(scan_out *p, const char *s, size_t n) {
     if (!n) return;
     for (size_t i = 0; i <= n; i++)
-        if (i == n || s[i] == '.') note_importer(smap_put(&p->names, s, i), scan_dir ? scan_dir : "");
+        if (i == n || s[i] == '.') note(p, s, i);
 }
 
 /* a dotted name at *q (advanced past it); 0 when there is none */
@@ -168,7 +206,7 @@ static bool word_at(const char *s, const char *e, const char *w) {
 
 /* One import line (from its first non-blank byte to the end of the line; continued into following lines when a
  * parenthesis opens the imported names). */
-static const char *scan_import(an_project *p, slot *f, const char *s, const char *end, bool top) {
+static const char *scan_import(scan_out *p, slot *f, const char *s, const char *end, bool top) {
     const char *e = memchr(s, '\n', (size_t)(end - s));
     if (!e) e = end;
     if (word_at(s, e, "import")) {
@@ -212,7 +250,7 @@ static const char *scan_import(an_project *p, slot *f, const char *s, const char
             memcpy(buf, mod, n);
             buf[n] = '.';
             memcpy(buf + n + 1, b, (size_t)(q - b));
-            note_importer(smap_put(&p->names, buf, n + 1 + (size_t)(q - b)), scan_dir ? scan_dir : "");
+            note(p, buf, n + 1 + (size_t)(q - b));
         }
         while (q < e && (*q == ' ' || *q == '\t')) q++;
         if (word_at(q, e, "as")) { /* skip the alias */
@@ -228,7 +266,7 @@ static const char *scan_import(an_project *p, slot *f, const char *s, const char
 }
 
 /* `importlib.import_module("a.b")` with a literal name */
-static void scan_import_module(an_project *p, const char *s, const char *end) {
+static void scan_import_module(scan_out *p, const char *s, const char *end) {
     for (const char *q = s; (q = memmem(q, (size_t)(end - q), "import_module(", 14));) {
         q += 14;
         if (q < end && (*q == '"' || *q == '\'')) {
@@ -258,7 +296,7 @@ static bool config_statement(const char *s, const char *e) {
     return q < e && (*q == '=' && q[1] != '=') ? true : (q + 1 < e && strchr("+-*/|&", *q) && q[1] == '=');
 }
 
-static void scan_full(an_project *p, slot *f, const char *text, const char *end);
+static void scan_full(scan_out *p, slot *f, const char *text, const char *end);
 
 static bool in_config_dir(const char *rel) {
     for (const char *q = rel; (q = strstr(q, "onfig")); q++) {
@@ -270,7 +308,7 @@ static bool in_config_dir(const char *rel) {
 
 /* The lines that can import (those holding "import") and the `if __name__ == "__main__":` line, found with memmem:
  * most of a file is never looked at (a word in a docstring may add a name: harmless, names only deepen roots). */
-static void scan_fast(an_project *p, slot *f, const char *text, const char *end) {
+static void scan_fast(scan_out *p, slot *f, const char *text, const char *end) {
     const char *done = text; /* lines before this were scanned */
     for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "import", 6)); q += 6) {
         if (q < done) continue;
@@ -283,36 +321,319 @@ static void scan_fast(an_project *p, slot *f, const char *text, const char *end)
     }
 }
 
-static void scan_file(an_project *p, const char *rel, const char *res, const char *text, size_t len) {
-    slot *f = smap_put(&p->files, rel, strlen(rel));
+static size_t indent_of(const char *ls, const char *end) {
+    const char *b = ls;
+    while (b < end && (*b == ' ' || *b == '\t')) b++;
+    return (size_t)(b - ls);
+}
+
+/* A statement of a `cuda` method's body that `.to()` also does: `self.x.cuda()`, `super().cuda(...)` (possibly
+ * returned), `return self`, a docstring or a comment. */
+static bool delegating_line(const char *b, const char *e) {
+    while (e > b && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t')) e--;
+    if (b == e || *b == '#' || *b == '"' || *b == '\'') return true;
+    if (e - b == 11 && !memcmp(b, "return self", 11)) return true;
+    if (e - b > 7 && !memcmp(b, "return ", 7)) b += 7;
+    if (e - b > 14 && !memcmp(b, "super().cuda(", 13) && e[-1] == ')') return true;
+    /* `self.x.cuda()`, or as xpuify rewrote it, `self.x.to(DEV)` */
+    if (e - b < 12 || memcmp(b, "self.", 5) || e[-1] != ')') return false;
+    const char *q = b;
+    while (q < e && (ident_char(*q) || *q == '.')) q++;
+    return (e - q == 2 && !memcmp(q - 5, ".cuda", 5)) || (q - b > 8 && !memcmp(q - 3, ".to", 3) && *q == '(');
+}
+
+/* Each `def cuda(` of a class: the method only moves what `.to()` moves too; else the first such line is returned (an
+ * object of that class may mean more by `.cuda()` than `.to(DEV)`, even where the class also defines `to`: Lightning's
+ * device mixin records the device index that `.cuda()` picked, diffusers' models check quantization first). */
+static uint32_t cuda_unlike_line(const char *text, const char *end) {
+    for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "def cuda(", 9)); q += 9) {
+        const char *ls = q;
+        while (ls > text && ls[-1] != '\n') ls--;
+        size_t din = indent_of(ls, end);
+        if (ls + din != q || din == 0) continue; /* a module-level function is no method */
+        /* the class: the nearest line above indented less */
+        const char *cls = NULL;
+        size_t cin = 0;
+        for (const char *l = ls; l > text;) {
+            const char *pl = l - 1;
+            while (pl > text && pl[-1] != '\n') pl--;
+            l = pl;
+            size_t in = indent_of(pl, end);
+            char c = pl[in];
+            if (c == '\n' || c == '\r' || c == '#' || in >= din) continue;
+            if (!strncmp(pl + in, "class ", 6)) cls = pl, cin = in;
+            break;
+        }
+        if (!cls) continue;
+        /* the method body: only delegation? */
+        bool delegates = true, in_method = false;
+        for (const char *l = cls; l < end;) {
+            const char *le = memchr(l, '\n', (size_t)(end - l));
+            if (!le) le = end;
+            size_t in = indent_of(l, le);
+            bool blank = l + in >= le || l[in] == '\r' || l[in] == '#';
+            if (l != cls && !blank && in <= cin) break;
+            if (!blank && in == din) {
+                in_method = l == ls;
+            } else if (!blank && in > din && in_method && !delegating_line(l + in, le)) {
+                delegates = false;
+            }
+            l = le + 1;
+        }
+        if (delegates) continue;
+        uint32_t line = 1;
+        for (const char *c = text; c < q; c++) line += *c == '\n';
+        return line;
+    }
+    return 0;
+}
+
+/* ---- per-file summaries ------------------------------------------------------------------------------------- */
+
+/* What the model takes from one file: its flags, its top-level imports and the names it notes. It depends on the
+ * file's bytes and on whether it lies under a configs/ directory (read statement by statement) alone, so it is kept
+ * per file under the file's stamp: in memory for the run (several models read the same files: a project inside a
+ * tree that is itself a project) and in the results cache between runs (an_project_use_cache), so that a run over
+ * an unchanged tree reads no file to build the model. */
+struct summary {
+    unsigned flags;
+    bool own_dir; /* its absolute imports resolve from its own directory (a __main__ block or a shebang) */
+    char *tops;   /* ",a,b," or NULL */
+    char *names;  /* the names it notes, each '\n'-terminated ("" when none) */
+    size_t names_len;
+    uint32_t cuda_line; /* the line of its first `cuda` method that `.to()` may not replace (0: none) */
+};
+
+static summary *summarize(const char *text, size_t len, bool full) {
+    slot f = {0};
+    scan_out o;
+    memset(&o, 0, sizeof o);
+    ut_buf_init(&o.names);
     const char *end = text + len;
-    if (len > 2 && text[0] == '#' && text[1] == '!') f->flags |= F_SHEBANG;
+    if (len > 2 && text[0] == '#' && text[1] == '!') f.flags |= F_SHEBANG;
     for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "__main__", 8)); q += 8) {
         const char *ls = q;
         while (ls > text && ls[-1] != '\n') ls--;
-        if (word_at(ls, q, "if")) { f->flags |= F_MAIN; break; }
+        if (word_at(ls, q, "if")) { f.flags |= F_MAIN; break; }
     }
+    summary *m = ut_calloc(1, sizeof *m);
     /* a script resolves its imports from its own directory (sys.path[0]), even inside a package */
+    m->own_dir = (f.flags & (F_MAIN | F_SHEBANG)) != 0;
+    if (!full) scan_fast(&o, &f, text, end);
+    else scan_full(&o, &f, text, end);
+    scan_import_module(&o, text, end);
+    m->flags = f.flags;
+    m->cuda_line = cuda_unlike_line(text, end);
+    m->tops = f.tops;
+    m->names_len = o.names.len;
+    m->names = o.names.len ? ut_buf_take(&o.names) : ut_strdup("");
+    ut_buf_free(&o.names);
+    smap_free(&o.seen);
+    return m;
+}
+
+/* serialized (the cache kinds "project2-f"/"project2-c" name this encoding: a new encoding takes new kinds, so an
+ * old cache is never read as it): u32 flags | u8 own_dir | u32 cuda_line | u32 tops length (~0: none) | tops | names */
+static void summary_encode(const summary *m, ut_buf *b) {
+    uint32_t v = m->flags;
+    ut_buf_append(b, (const char *)&v, 4);
+    ut_buf_putc(b, (char)m->own_dir);
+    ut_buf_append(b, (const char *)&m->cuda_line, 4);
+    v = m->tops ? (uint32_t)strlen(m->tops) : UINT32_MAX;
+    ut_buf_append(b, (const char *)&v, 4);
+    if (m->tops) ut_buf_puts(b, m->tops);
+    ut_buf_append(b, m->names, m->names_len);
+}
+
+static summary *summary_decode(const uint8_t *b, size_t n) {
+    if (n < 13) return NULL;
+    uint32_t flags, cl, tl;
+    memcpy(&flags, b, 4);
+    memcpy(&cl, b + 5, 4);
+    memcpy(&tl, b + 9, 4);
+    if (b[4] > 1 || flags > 15 || (tl != UINT32_MAX && tl > n - 13)) return NULL;
+    size_t off = 13 + (tl == UINT32_MAX ? 0 : tl);
+    if (off != n && b[n - 1] != '\n') return NULL;
+    for (size_t i = 13; i < n; i++)
+        if (!b[i]) return NULL;
+    summary *m = ut_calloc(1, sizeof *m);
+    m->flags = flags;
+    m->own_dir = b[4];
+    m->cuda_line = cl;
+    m->tops = tl == UINT32_MAX ? NULL : ut_strndup((const char *)b + 13, tl);
+    m->names = ut_strndup((const char *)b + off, n - off);
+    m->names_len = n - off;
+    return m;
+}
+
+static void summary_free(summary *m) {
+    if (!m) return;
+    ut_free(m->tops);
+    ut_free(m->names);
+    ut_free(m);
+}
+
+/* the summaries of this process: 'f' or 'c' (under configs/) then the absolute path -> the summary and the stamp it
+ * was read under. Replaced ones are kept until an_project_refresh (a model being built may hold one). */
+typedef struct {
+    char *key;
+    an_stamp st;
+    int64_t read_ns; /* when it was read: a stamp as recent as that is not trusted (a write in the same tick) */
+    summary *sum;
+} memo_ent;
+static struct {
+    memo_ent *e;
+    size_t cap, len;
+    UT_VEC(summary *) old;
+} sums;
+static pthread_mutex_t sums_lock = PTHREAD_MUTEX_INITIALIZER;
+/* the language server's open buffers: their text stands for the file (an_project_overlay) */
+typedef struct {
+    char *path; /* absolute, as the walk names it */
+    summary *fast, *cfg;
+} overlay;
+static UT_VEC(overlay) overlays;
+static bool abs_file(const char *file, char *out, size_t sz);
+static struct an_cache *sums_cache; /* an_project_use_cache */
+/* the results cache's racy margin: file systems' timestamps tick at up to 2 s */
+#define RACY_NS (3LL * 1000000000)
+
+void an_project_use_cache(struct an_cache *c) {
+    pthread_mutex_lock(&sums_lock);
+    sums_cache = c;
+    pthread_mutex_unlock(&sums_lock);
+}
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static size_t memo_slot(const memo_ent *e, size_t cap, const char *k) {
+    size_t i = (size_t)hkey(k, strlen(k)) & (cap - 1);
+    while (e[i].key && strcmp(e[i].key, k)) i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static const summary *memo_get(const char *key, const an_stamp *st) {
+    const summary *r = NULL;
+    pthread_mutex_lock(&sums_lock);
+    if (sums.cap) {
+        const memo_ent *e = &sums.e[memo_slot(sums.e, sums.cap, key)];
+        if (e->key && an_stamp_eq(&e->st, st) && st->mtime_ns < e->read_ns - RACY_NS && st->ctime_ns < e->read_ns - RACY_NS)
+            r = e->sum;
+    }
+    pthread_mutex_unlock(&sums_lock);
+    return r;
+}
+
+static void memo_put(const char *key, const an_stamp *st, int64_t read_ns, summary *m) {
+    pthread_mutex_lock(&sums_lock);
+    if (2 * (sums.len + 1) > sums.cap) {
+        size_t cap = sums.cap ? 2 * sums.cap : 1024;
+        memo_ent *e = ut_calloc(cap, sizeof *e);
+        for (size_t i = 0; i < sums.cap; i++)
+            if (sums.e[i].key) e[memo_slot(e, cap, sums.e[i].key)] = sums.e[i];
+        ut_free(sums.e);
+        sums.e = e, sums.cap = cap;
+    }
+    memo_ent *e = &sums.e[memo_slot(sums.e, sums.cap, key)];
+    if (!e->key) e->key = ut_strdup(key), sums.len++;
+    else ut_vec_push(&sums.old, e->sum);
+    e->st = *st;
+    e->read_ns = read_ns;
+    e->sum = m;
+    pthread_mutex_unlock(&sums_lock);
+}
+
+/* The summary of the file at full (NULL when it cannot be read): from memory or the results cache while its stamp
+ * is unchanged, else read (its first MiB: plenty for its imports) into buf. */
+static const summary *summary_of(const char *full, const an_stamp *stp, bool cfg, char *buf) {
+    char key[PATH_MAX + 8];
+    snprintf(key, sizeof key, "%c%s", cfg ? 'c' : 'f', full);
+    an_stamp st = *stp; /* taken before the read: a file changed since is read again next time */
+    pthread_mutex_lock(&sums_lock);
+    const summary *hit = NULL;
+    for (size_t i = 0; i < overlays.len && !hit; i++)
+        if (!strcmp(overlays.items[i].path, full)) hit = cfg ? overlays.items[i].cfg : overlays.items[i].fast;
+    pthread_mutex_unlock(&sums_lock);
+    if (!hit && st.valid) hit = memo_get(key, &st);
+    if (hit) return hit;
+    pthread_mutex_lock(&sums_lock);
+    struct an_cache *c = sums_cache;
+    pthread_mutex_unlock(&sums_lock);
+    int64_t t = now_ns();
+    uint8_t *blob;
+    size_t bl;
+    summary *m;
+    if (c && st.valid && an_cache_side_get(c, cfg ? "project2-c" : "project2-f", full, &st, &blob, &bl)) {
+        m = summary_decode(blob, bl);
+        ut_free(blob);
+        if (m) {
+            memo_put(key, &st, INT64_MAX, m); /* the cache only keeps stamps older than its run's start */
+            return m;
+        }
+    }
+    FILE *fp = fopen(full, "rb");
+    if (!fp) return NULL;
+    size_t len = fread(buf, 1, 1u << 20, fp);
+    fclose(fp);
+    m = summarize(buf, len, cfg);
+    if (!st.valid) { /* never found again: kept only for the model being built */
+        pthread_mutex_lock(&sums_lock);
+        ut_vec_push(&sums.old, m);
+        pthread_mutex_unlock(&sums_lock);
+        return m;
+    }
+    memo_put(key, &st, t, m);
+    if (c) {
+        ut_buf b;
+        ut_buf_init(&b);
+        summary_encode(m, &b);
+        an_cache_side_put(c, cfg ? "project2-c" : "project2-f", full, &st, b.data ? b.data : "", b.len);
+        ut_buf_free(&b);
+    }
+    return m;
+}
+
+/* A file's summary into the model: rel its path from the root, res where its absolute imports resolve from unless
+ * it is a script (see walk). */
+static void replay(an_project *p, const char *rel, const char *res, const summary *m) {
+    slot *f = smap_put(&p->files, rel, strlen(rel));
+    for (const char *c = rel; *c;) { /* its directory names and stem: names of the project's own modules */
+        const char *e = strchr(c, '/');
+        bool last = !e;
+        if (last) e = c + strlen(c) - 3;
+        if (e > c) {
+            size_t before = p->comps.len;
+            smap_put(&p->comps, c, (size_t)(e - c));
+            if (p->comps.len != before) p->comps_hash += hkey(c, (size_t)(e - c)) * 0x9E3779B97F4A7C15ull + 1;
+        }
+        if (last) break;
+        c = e + 1;
+    }
+    if (m->cuda_line && !p->cuda_unlike) {
+        char buf[PATH_MAX + 32];
+        snprintf(buf, sizeof buf, "%s:%u", rel, (unsigned)m->cuda_line);
+        p->cuda_unlike = ut_strdup(buf);
+    }
+    f->flags = m->flags;
+    ut_free(f->tops);
+    f->tops = m->tops ? ut_strdup(m->tops) : NULL;
     char own[PATH_MAX];
     const char *sl = strrchr(rel, '/');
     snprintf(own, sizeof own, "%.*s", sl ? (int)(sl - rel) : 0, rel);
-    scan_dir = f->flags & (F_MAIN | F_SHEBANG) ? own : res;
-    if (!in_config_dir(rel)) {
-        scan_fast(p, f, text, end);
-    } else {
-        scan_full(p, f, text, end);
-    }
-    scan_import_module(p, text, end);
-    if (f->flags & (F_MAIN | F_SHEBANG)) {
-        const char *slash = strrchr(rel, '/');
-        smap_put(&p->main_dirs, rel, slash ? (size_t)(slash - rel) : 0);
-    }
+    const char *dir = m->own_dir ? own : res;
+    for (const char *q = m->names, *e; (e = strchr(q, '\n')); q = e + 1)
+        note_importer(&p->pairs, smap_put(&p->names, q, (size_t)(e - q)), dir);
+    if (f->flags & (F_MAIN | F_SHEBANG)) smap_put(&p->main_dirs, rel, sl ? (size_t)(sl - rel) : 0);
     p->nfiles++;
 }
 
 /* Every line of a file under configs/: statement by statement (strings, brackets, continuations), to know whether
  * its top level holds only assignments (a config loaded by exec). */
-static void scan_full(an_project *p, slot *f, const char *text, const char *end) {
+static void scan_full(scan_out *p, slot *f, const char *text, const char *end) {
     bool assigns = true;
     int depth = 0;
     char quote = 0;
@@ -367,13 +688,14 @@ static bool skip_dir(const char *name) {
 /* res: where the absolute imports of the files in the parent directory resolve from (see below); parent_init:
  * the parent directory has an __init__.py */
 static void walk(an_project *p, const char *rel, int depth, const char *parent_res, bool parent_init) {
-    if (depth > p->max_depth || p->nfiles > 200000) return;
+    if (depth > p->max_depth || p->todo.len > 200000) return;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s%s%s", p->root, *rel ? "/" : "", rel);
     DIR *d = opendir(path);
     if (!d) return;
     UT_VEC(char *) sub = {0};
     UT_VEC(char *) pys = {0};
+    UT_VEC(an_stamp) stamps = {0};
     bool init = false;
     struct dirent *de;
     while ((de = readdir(d))) {
@@ -398,6 +720,11 @@ static void walk(an_project *p, const char *rel, int depth, const char *parent_r
         if (t != DT_REG || n < 4 || strcmp(nm + n - 3, ".py")) continue;
         if (!strcmp(nm, "__init__.py")) init = true;
         ut_vec_push(&pys, ut_strdup(r));
+        /* its stamp, relative to the open directory (no lookup of the whole path) */
+        struct stat fst;
+        an_stamp fs = {0};
+        if (fstatat(dirfd(d), nm, &fst, 0) == 0) an_stamp_of(&fst, &fs);
+        ut_vec_push(&stamps, fs);
     }
     closedir(d);
     /* The directory the absolute imports of this directory's files resolve from: a package's modules resolve them
@@ -410,18 +737,10 @@ static void walk(an_project *p, const char *rel, int depth, const char *parent_r
         snprintf(res, sizeof res, "%.*s", sl ? (int)(sl - rel) : 0, rel);
     } else snprintf(res, sizeof res, "%s", rel);
     for (size_t i = 0; i < pys.len; i++) {
-        char full[PATH_MAX + 2];
-        snprintf(full, sizeof full, "%s/%s", p->root, pys.items[i]);
-        FILE *fp = fopen(full, "rb");
-        if (fp) {
-            /* one buffer for the whole walk; a file's first MiB is plenty for its imports */
-            if (!p->buf) p->buf = ut_malloc((1u << 20) + 1);
-            size_t len = fread(p->buf, 1, 1u << 20, fp);
-            fclose(fp);
-            scan_file(p, pys.items[i], res, p->buf, len);
-        }
-        ut_free(pys.items[i]);
+        pending pd = {pys.items[i], ut_strdup(res), stamps.items[i], NULL};
+        ut_vec_push(&p->todo, pd);
     }
+    ut_vec_free(&stamps);
     ut_vec_free(&pys);
     for (size_t i = 0; i < sub.len; i++) {
         walk(p, sub.items[i], depth + 1, res, init);
@@ -463,6 +782,25 @@ static void packaging_root(an_project *p) {
 
 static an_project *project_new(const char *root, int max_depth);
 
+typedef struct {
+    an_project *p;
+    atomic_size_t next;
+} scan_job;
+
+static void *scan_files(void *arg) {
+    scan_job *j = arg;
+    char *buf = NULL;
+    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->p->todo.len;) {
+        pending *pd = &j->p->todo.items[i];
+        char full[PATH_MAX + 2];
+        snprintf(full, sizeof full, "%s/%s", j->p->root, pd->rel);
+        if (!buf) buf = ut_malloc((1u << 20) + 1);
+        pd->sum = summary_of(full, &pd->st, in_config_dir(pd->rel), buf);
+    }
+    ut_free(buf);
+    return NULL;
+}
+
 an_project *an_project_new(const char *root) { return project_new(root, 40); }
 
 static an_project *project_new(const char *root, int max_depth) {
@@ -474,14 +812,26 @@ static an_project *project_new(const char *root, int max_depth) {
     p->root = ut_strdup(abs);
     packaging_root(p);
     walk(p, "", 0, "", false);
-    ut_free(p->buf);
-    p->buf = NULL;
+    /* the summaries: read on several threads when many files are to be read (a cold run), then replayed in the
+     * walk's order */
+    scan_job sj = {p, 0};
+    an_engine_parallel(p->todo.len >= 256 ? 0 : 1, p->todo.len, scan_files, &sj);
+    for (size_t i = 0; i < p->todo.len; i++) {
+        pending *pd = &p->todo.items[i];
+        if (pd->sum) replay(p, pd->rel, pd->res, pd->sum);
+        ut_free(pd->rel);
+        ut_free(pd->res);
+    }
+    ut_vec_free(&p->todo);
+    smap_free(&p->pairs);
+    memset(&p->pairs, 0, sizeof p->pairs);
     return p;
 }
 
 void an_project_free(an_project *p) {
     if (!p) return;
-    smap_free(&p->names), smap_free(&p->files), smap_free(&p->main_dirs);
+    smap_free(&p->names), smap_free(&p->files), smap_free(&p->main_dirs), smap_free(&p->pairs), smap_free(&p->comps);
+    ut_free(p->cuda_unlike);
     ut_free(p->root);
     ut_free(p);
 }
@@ -714,6 +1064,149 @@ const an_project *an_project_shared(const char *file) {
     return m;
 }
 
+void an_project_refresh(void) {
+    pthread_mutex_lock(&shared_lock);
+    size_t k = 0;
+    for (size_t i = 0; i < shared_models.len; i++) {
+        shared *e = shared_models.items[i];
+        an_project_free(e->model);
+        e->model = NULL;
+        e->built = false;
+        if (e->hinted) { shared_models.items[k++] = e; continue; }
+        pthread_mutex_destroy(&e->build);
+        ut_free(e->root);
+        ut_free(e);
+    }
+    shared_models.len = k;
+    for (size_t i = 0; i < dir_roots.len; i++) ut_free(dir_roots.items[i].dir), ut_free(dir_roots.items[i].root);
+    dir_roots.len = 0;
+    pthread_mutex_unlock(&shared_lock);
+    pthread_mutex_lock(&dir_memo_lock);
+    for (size_t i = 0; i < dir_memo.cap; i++) ut_free(dir_memo.slots[i].path);
+    ut_free(dir_memo.slots);
+    dir_memo.slots = NULL, dir_memo.cap = dir_memo.len = 0;
+    pthread_mutex_unlock(&dir_memo_lock);
+    pthread_mutex_lock(&real_dirs_lock);
+    for (size_t i = 0; i < real_dirs.len; i++) ut_free(real_dirs.items[i].path);
+    real_dirs.len = 0;
+    pthread_mutex_unlock(&real_dirs_lock);
+    pthread_mutex_lock(&sums_lock);
+    for (size_t i = 0; i < sums.old.len; i++) summary_free(sums.old.items[i]);
+    sums.old.len = 0;
+    pthread_mutex_unlock(&sums_lock);
+}
+
+/* ---- the language server's view: open buffers and files changed on disk ---------------------------------------- */
+
+static bool summary_eq(const summary *a, const summary *b) {
+    if (!a || !b) return a == b;
+    return a->flags == b->flags && a->own_dir == b->own_dir && !strcmp(a->tops ? a->tops : "", b->tops ? b->tops : "") &&
+           (a->tops == NULL) == (b->tops == NULL) && a->names_len == b->names_len && !memcmp(a->names, b->names, a->names_len);
+}
+
+/* the summary a model built now would read for abs in one mode (overlay, else memory), without reading the disk;
+ * *known: there is one */
+static const summary *known_summary(const char *abs, bool cfg, bool *known) {
+    char key[PATH_MAX + 8];
+    snprintf(key, sizeof key, "%c%s", cfg ? 'c' : 'f', abs);
+    const summary *r = NULL;
+    *known = false;
+    pthread_mutex_lock(&sums_lock);
+    for (size_t i = 0; i < overlays.len && !*known; i++)
+        if (!strcmp(overlays.items[i].path, abs)) r = cfg ? overlays.items[i].cfg : overlays.items[i].fast, *known = true;
+    if (!*known && sums.cap) {
+        const memo_ent *e = &sums.e[memo_slot(sums.e, sums.cap, key)];
+        if (e->key) r = e->sum, *known = true;
+    }
+    pthread_mutex_unlock(&sums_lock);
+    return r;
+}
+
+static bool disk_summaries(const char *abs, summary **fast, summary **cfg) {
+    *fast = *cfg = NULL;
+    FILE *fp = fopen(abs, "rb");
+    if (!fp) return false;
+    char *buf = ut_malloc((1u << 20) + 1);
+    size_t len = fread(buf, 1, 1u << 20, fp);
+    fclose(fp);
+    *fast = summarize(buf, len, false);
+    *cfg = summarize(buf, len, true);
+    ut_free(buf);
+    return true;
+}
+
+/* Would the models read something else for abs now than what they were built from (fast, cfg: its summaries now,
+ * NULL when it is gone)? A file no model read changes nothing. */
+static bool differs(const char *abs, const summary *fast, const summary *cfg) {
+    bool changed = false;
+    for (int m = 0; m < 2 && !changed; m++) {
+        bool known;
+        const summary *was = known_summary(abs, m == 1, &known);
+        if (known) changed = !summary_eq(was, m ? cfg : fast);
+    }
+    return changed;
+}
+
+/* (both below are the language server's: one thread, no model being built, so what they replace is freed at once) */
+bool an_project_overlay(const char *file, const char *text, size_t len) {
+    char abs[PATH_MAX];
+    if (!abs_file(file, abs, sizeof abs)) return false;
+    summary *fast = NULL, *cfg = NULL;
+    if (text) fast = summarize(text, len, false), cfg = summarize(text, len, true);
+    else disk_summaries(abs, &fast, &cfg);
+    bool changed = differs(abs, fast, cfg);
+    pthread_mutex_lock(&sums_lock);
+    size_t i = 0;
+    while (i < overlays.len && strcmp(overlays.items[i].path, abs)) i++;
+    if (i < overlays.len) summary_free(overlays.items[i].fast), summary_free(overlays.items[i].cfg);
+    if (text) {
+        if (i == overlays.len) {
+            overlay o = {ut_strdup(abs), NULL, NULL};
+            ut_vec_push(&overlays, o);
+        }
+        overlays.items[i].fast = fast, overlays.items[i].cfg = cfg;
+    } else {
+        if (i < overlays.len) {
+            ut_free(overlays.items[i].path);
+            overlays.items[i] = overlays.items[--overlays.len];
+        }
+        summary_free(fast), summary_free(cfg);
+    }
+    pthread_mutex_unlock(&sums_lock);
+    return changed;
+}
+
+bool an_project_file_changed(const char *file) {
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    /* what decides roots, packages and the package directory */
+    if (!strcmp(base, "__init__.py") || !strcmp(base, "setup.py") || !strcmp(base, "pyproject.toml") ||
+        !strcmp(base, "setup.cfg") || !strcmp(base, ".git"))
+        return true;
+    size_t n = strlen(base);
+    if (n < 3 || strcmp(base + n - 3, ".py")) {
+        struct stat st;
+        /* a directory (created, or gone: then it has no extension to tell) may hold modules */
+        return (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) || !strchr(base, '.');
+    }
+    char abs[PATH_MAX];
+    if (!abs_file(file, abs, sizeof abs)) return true;
+    pthread_mutex_lock(&sums_lock);
+    bool open = false;
+    for (size_t i = 0; i < overlays.len && !open; i++) open = !strcmp(overlays.items[i].path, abs);
+    pthread_mutex_unlock(&sums_lock);
+    if (open) return false; /* the editor's buffer stands for it */
+    summary *fast, *cfg;
+    bool there = disk_summaries(abs, &fast, &cfg);
+    bool known_f, known_c;
+    known_summary(abs, false, &known_f);
+    known_summary(abs, true, &known_c);
+    /* a new module, or one gone, changes the tree the models walked */
+    bool changed = there != (known_f || known_c) || differs(abs, fast, cfg);
+    summary_free(fast), summary_free(cfg);
+    return changed;
+}
+
 /* ---- ways ---------------------------------------------------------------------------------------------------------- */
 
 static bool has_init(const char *dir) {
@@ -797,6 +1290,15 @@ static void stem_of(const char *abs, char *out, size_t sz) {
 }
 
 static bool imported(const an_project *p, const char *name) { return p && smap_find(&p->names, name, strlen(name)); }
+
+bool an_project_imports(const an_project *p, const char *name) { return imported(p, name); }
+
+bool an_project_own_module(const an_project *p, const char *name, size_t n) {
+    return p && n && smap_find(&p->comps, name, n);
+}
+
+const char *an_project_cuda_unlike_to(const an_project *p) { return p ? p->cuda_unlike : NULL; }
+uint64_t an_project_own_modules_hash(const an_project *p) { return p ? p->comps_hash : 0; }
 
 static bool rel_under(const char *d, const char *r, size_t rn) {
     return !rn || (!strncmp(d, r, rn) && (d[rn] == '/' || !d[rn]));
@@ -1004,9 +1506,10 @@ void an_project_helper_place(const an_project *p, const char *file, const char *
     size_t n = ways_abs(p, abs, ways, 16);
     const char *rel = p ? rel_of(p, abs) : NULL;
     const slot *fs = file_slot(p, rel);
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], stem[256];
     snprintf(dir, sizeof dir, "%s", abs);
     *strrchr(dir, '/') = 0;
+    stem_of(abs, stem, sizeof stem);
     const an_way *script = NULL;
     size_t topl = 0; /* the length of the deepest top package's path: a prefix of abs */
     for (size_t i = 0; i < n; i++) {
@@ -1044,6 +1547,18 @@ void an_project_helper_place(const an_project *p, const char *file, const char *
         return;
     }
     if (topl) {
+        /* Imported as a package module and also run by path (or from its own directory): no single import works
+         * both ways, a guarded fallback does, with the helper beside the file. Imported as pkg.(...).tool (also
+         * `python -m pkg.tool`), the relative import reaches <its directory>/helper; run by path (or `python -m
+         * tool` from its directory, or imported as a top-level module), there is no parent package, the relative
+         * import raises ImportError, and sys.path holds the file's directory, so the plain import finds the same
+         * copy. Not for a symlinked file: run by path, sys.path[0] is its target's directory. */
+        struct stat st;
+        if (lstat(abs, &st) == 0 && !S_ISLNK(st.st_mode) && strcmp(stem, module)) {
+            snprintf(imp, sizeof imp, AN_HELPER_FALLBACK, module, module);
+            place(out, dir, module, imp);
+            return;
+        }
         ut_buf b;
         ut_buf_init(&b);
         ut_buf_printf(&b, "this module is imported as %s (%s) and may also run by path (%s): a relative import of the "
@@ -1061,4 +1576,21 @@ void an_helper_place_free(an_helper_place *h) {
     ut_free(h->path);
     ut_free(h->import);
     ut_free(h->withheld);
+}
+
+bool an_helper_import_in(const char *text, size_t len, const char *import) {
+    if (!import || !*import) return false;
+    size_t n = strlen(import);
+    for (const char *q = text; q < text + len && (q = memchr(q, import[0], (size_t)(text + len - q))); q++) {
+        /* compare, a '\r' before a '\n' of the text matching the '\n' alone */
+        const char *t = q, *e = text + len;
+        size_t i = 0;
+        while (i < n && t < e) {
+            if (*t == '\r' && t + 1 < e && t[1] == '\n' && import[i] == '\n') t++;
+            if (*t != import[i]) break;
+            t++, i++;
+        }
+        if (i == n) return true;
+    }
+    return false;
 }

@@ -21,12 +21,21 @@ typedef struct {
                        * itself, so no XPU810, and its decorators stay outside the scope */
 } scope;
 
+/* `cuda = torch.cuda.is_available()`: a local that holds a CUDA availability test */
+typedef struct {
+    uint32_t name_start, name_end; /* the assigned name */
+    uint32_t value_start, value_end;
+    uint32_t scope_start, scope_end; /* the enclosing function's body, or the module */
+} avail_local;
+
 typedef struct {
     const char *src;
     an_pycontext *cx;
     UT_VEC(scope) scopes;
     UT_VEC(char *) registered; /* class names passed with "cuda" to a registry: register("cuda", CUDAAccelerator) */
     UT_VEC(uint32_t) registered_cls; /* `register("cuda", cls)` inside a class method: where the call is */
+    UT_VEC(avail_local) avail_locals; /* `cuda = torch.cuda.is_available()` */
+    bool counterparts;               /* the file names a counterpart of a CUDA setting (see on_block) */
 } walker;
 
 static const char *text(const walker *w, TSNode n) { return w->src + ts_node_start_byte(n); }
@@ -252,14 +261,36 @@ static TSNode negated(TSNode cond) {
     return ts_node_child_by_field_name(cond, "argument", 8);
 }
 
-bool an_ctx_uses_cuda_only_results(const char *s, size_t n) {
-    static const char *const pats[] = {".major", ".minor", "multi_processor_count", "get_device_capability",
-                                       "current_device()", "current_device_index()", "cudnn", "nvtx",
-                                       "get_arch_list", NULL};
-    for (int i = 0; pats[i]; i++)
-        if (has(s, n, pats[i])) return true;
+/* cuDNN beyond its settings: `torch.backends.cudnn.benchmark = True` (also deterministic, enabled, allow_tf32) is
+ * a plain flag on every torch build that only tunes CUDA kernels; `cudnn.version()` or a read is a CUDA-only result */
+static bool uses_cudnn(const char *s, size_t n) {
+    static const char *const flags[] = {"benchmark", "deterministic", "enabled", "allow_tf32", NULL};
+    for (const char *p = memmem(s, n, "cudnn", 5); p; p = memmem(p + 5, n - (size_t)(p + 5 - s), "cudnn", 5)) {
+        const char *q = p + 5, *end = s + n;
+        bool setting = false;
+        if (q < end && *q == '.')
+            for (int i = 0; flags[i] && !setting; i++) {
+                size_t fl = strlen(flags[i]);
+                const char *r = q + 1 + fl;
+                if (r > end || memcmp(q + 1, flags[i], fl)) continue;
+                while (r < end && (*r == ' ' || *r == '\t')) r++;
+                setting = r + 1 < end && r[0] == '=' && r[1] != '=';
+            }
+        if (!setting) return true;
+    }
     return false;
 }
+
+bool an_ctx_uses_cuda_only_results(const char *s, size_t n) {
+    static const char *const pats[] = {".major", ".minor", "multi_processor_count", "get_device_capability",
+                                       "current_device()", "current_device_index()", "nvtx", "get_arch_list", NULL};
+    for (int i = 0; pats[i]; i++)
+        if (has(s, n, pats[i])) return true;
+    return uses_cudnn(s, n);
+}
+
+static bool calls_cuda_kernel(const walker *w, TSNode n, unsigned depth);
+static bool sets_cuda_flags_only(const walker *w, TSNode block);
 
 static void on_if(walker *w, TSNode n) {
     TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
@@ -267,6 +298,23 @@ static void on_if(walker *w, TSNode n) {
     TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
     if (!ts_node_is_null(cond) && !ts_node_is_null(body) && an_ctx_uses_cuda_only_results(text(w, body), len(body)))
         add_node(w, AN_CTX_RESULT_GUARD, cond);
+    if (ts_node_is_null(cond) || ts_node_is_null(body)) return;
+    /* `if torch.backends.cudnn.benchmark:`: the condition reads what it tests */
+    add_node(w, AN_CTX_READ, cond);
+    /* `if x.is_cuda: try: return dtw_cuda(x) ...`: the test routes CUDA tensors to a CUDA kernel, and every other
+     * tensor to the code after it (or the else branch); testing for any accelerator would send XPU tensors into the
+     * CUDA kernel */
+    if (ts_node_is_null(negated(cond)) && device_test(text(w, cond), len(cond)) && calls_cuda_kernel(w, body, 0)) {
+        add_node(w, AN_CTX_CORRECT_GUARD, cond);
+        return;
+    }
+    /* `if args.allow_tf32 and torch.cuda.is_available(): torch.backends.cuda.matmul.allow_tf32 = True`: the branch
+     * only sets CUDA flags, which are reported themselves; testing for another accelerator would change nothing */
+    if (has(text(w, cond), len(cond), "cuda.is_available()") && !an_py_mentions_agnostic(text(w, cond), len(cond)) &&
+        sets_cuda_flags_only(w, body)) {
+        add_node(w, AN_CTX_CORRECT_GUARD, cond);
+        return;
+    }
     TSNode arg = negated(cond);
     if (ts_node_is_null(arg) || !block_exits(w, body)) return;
     const char *s = text(w, arg);
@@ -284,23 +332,315 @@ static void on_if(walker *w, TSNode n) {
     if (ts_node_end_byte(parent) > ts_node_end_byte(n)) add(w, AN_CTX_CUDA_ONLY, ts_node_end_byte(n), ts_node_end_byte(parent));
 }
 
+/* ---- guards that route to CUDA kernels or CUDA builds ------------------------------------------------------- */
+
+/* a call in the subtree whose callee is named for CUDA as a word of a longer name: `dtw_cuda(x)`,
+ * `self.forward_cuda(x)`, `median_filter_cuda(x, w)`; not `.cuda()`, `torch.cuda.synchronize()` nor a mover such as
+ * `to_cuda(x)` (which is what the test would port) */
+static bool calls_cuda_kernel(const walker *w, TSNode n, unsigned depth) {
+    if (depth > 64) return false;
+    if (is(n, "call")) {
+        const char *f;
+        size_t fn;
+        callee_last(w, n, &f, &fn);
+        if (f && fn > 4 && an_ctx_named_for_cuda(f, fn, NULL) && !starts(f, fn, "to_") && !has(f, fn, "_to_cuda"))
+            return true;
+    }
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) return false;
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++)
+        if (calls_cuda_kernel(w, ts_node_named_child(n, i), depth + 1)) return true;
+    return false;
+}
+
+/* every statement of the block sets a CUDA backend flag (`torch.backends.cuda.matmul.allow_tf32 = True`,
+ * `cudnn.benchmark = True`): settings that XPU ignores, each reported by its own rule */
+static bool sets_cuda_flags_only(const walker *w, TSNode block) {
+    uint32_t k = ts_node_named_child_count(block), seen = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode st = ts_node_named_child(block, i);
+        if (is(st, "comment")) continue;
+        if (!is(st, "expression_statement")) return false;
+        TSNode a = ts_node_named_child(st, 0);
+        if (!is(a, "assignment")) return false;
+        TSNode l = ts_node_child_by_field_name(a, "left", 4);
+        if (!is(l, "attribute")) return false;
+        const char *ls = text(w, l);
+        size_t ll = len(l);
+        if (!(has(ls, ll, "cudnn.") || has(ls, ll, "backends.cuda."))) return false;
+        seen++;
+    }
+    return seen > 0;
+}
+
+/* text that names a package build: `onnxruntime-gpu`, `-cpu`, `faiss-gpu`, `jax[cuda12]` (s is a string literal, or a
+ * line that holds one) */
+static bool names_variant(const char *s, size_t sl) {
+    static const char *const sfx[] = {"-gpu", "-cpu", "-cuda", "[cuda", NULL};
+    for (int i = 0; sfx[i]; i++) {
+        size_t pl = strlen(sfx[i]);
+        for (const char *p = s; (p = memmem(p, sl - (size_t)(p - s), sfx[i], pl)); p++) {
+            size_t at = (size_t)(p - s) + pl;
+            /* a word that ends there (`-gpu"`, `-gpu<=2`, `-cuda12`), preceded by a name or at the string's start */
+            bool end = at >= sl || !isalpha((unsigned char)s[at]);
+            bool begin = p > s && (ident_char(p[-1]) || p[-1] == '"' || p[-1] == '\'');
+            if (end && begin) return true;
+        }
+    }
+    return false;
+}
+
+/* a string that names a package build, or a conditional expression with one as a branch */
+static bool package_variant(const walker *w, TSNode n, unsigned depth) {
+    if (depth > 8) return false;
+    while (is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+    if (is(n, "conditional_expression")) {
+        uint32_t k = ts_node_named_child_count(n);
+        return (k > 0 && package_variant(w, ts_node_named_child(n, 0), depth + 1)) ||
+               (k > 2 && package_variant(w, ts_node_named_child(n, 2), depth + 1));
+    }
+    return is(n, "string") && names_variant(text(w, n), len(n));
+}
+
+/* `"onnxruntime-gpu" if torch.cuda.is_available() else "onnxruntime"`: the CUDA test chooses the CUDA build of a
+ * package, which is right as it is (a local that holds the test: decide_avail_locals) */
+static void on_conditional(walker *w, TSNode n) {
+    if (ts_node_named_child_count(n) < 3) return;
+    TSNode cond = ts_node_named_child(n, 1);
+    if (!package_variant(w, ts_node_named_child(n, 0), 0) && !package_variant(w, ts_node_named_child(n, 2), 0)) return;
+    while (is(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
+    if (has(text(w, cond), len(cond), "cuda.is_available()") && !an_py_mentions_agnostic(text(w, cond), len(cond)))
+        add_node(w, AN_CTX_CORRECT_GUARD, cond);
+}
+
+/* `cuda = torch.cuda.is_available()`: remembered with its scope, for on_conditional's choices */
+static void note_avail_local(walker *w, TSNode asg) {
+    TSNode l = ts_node_child_by_field_name(asg, "left", 4), r = ts_node_child_by_field_name(asg, "right", 5);
+    if (!is(l, "identifier") || ts_node_is_null(r) || !has(text(w, r), len(r), "cuda.is_available()") ||
+        an_py_mentions_agnostic(text(w, r), len(r)))
+        return;
+    avail_local a = {ts_node_start_byte(l), ts_node_end_byte(l), ts_node_start_byte(r), ts_node_end_byte(r), 0, 0};
+    TSNode p = ts_node_parent(asg);
+    while (!ts_node_is_null(p) && !is(p, "function_definition") && !is(p, "module")) p = ts_node_parent(p);
+    if (ts_node_is_null(p)) return;
+    a.scope_start = ts_node_start_byte(p), a.scope_end = ts_node_end_byte(p);
+    ut_vec_push(&w->avail_locals, a);
+}
+
+/* `pip("onnxruntime-gpu" if cuda else "onnxruntime")`: the use at `at` (nl bytes) is the condition of a conditional
+ * expression on a line that names a package build. Read from the text: such a line need not hold a trigger, so check
+ * may not have parsed it. */
+static bool chooses_variant(const char *src, size_t n, uint32_t at, size_t nl) {
+    uint32_t a = at, b = at + (uint32_t)nl;
+    while (a > 0 && src[a - 1] == ' ') a--;
+    if (a < 3 || memcmp(src + a - 3, " if", 3)) return false;
+    while (b < n && src[b] == ' ') b++;
+    if (b + 5 > n || memcmp(src + b, "else", 4) || ident_char(src[b + 4])) return false;
+    uint32_t ls = at, le = at;
+    while (ls > 0 && src[ls - 1] != '\n') ls--;
+    while (le < n && src[le] != '\n') le++;
+    return names_variant(src + ls, le - ls);
+}
+
+/* a local whose every other use chooses a package build: its test is a correct guard */
+static void decide_avail_locals(walker *w) {
+    size_t n = strlen(w->src);
+    for (size_t i = 0; i < w->avail_locals.len; i++) {
+        const avail_local *a = &w->avail_locals.items[i];
+        const char *nm = w->src + a->name_start;
+        size_t nl = a->name_end - a->name_start, uses = 0, choices = 0;
+        const char *s = w->src + a->scope_start;
+        size_t sl = a->scope_end - a->scope_start;
+        for (const char *p = s; (p = memmem(p, sl - (size_t)(p - s), nm, nl)); p += nl) {
+            uint32_t at = (uint32_t)(p - w->src);
+            if ((p > s && (ident_char(p[-1]) || p[-1] == '.')) || (at + nl < a->scope_end && ident_char(p[nl])))
+                continue;
+            if (at == a->name_start) continue;
+            uses++;
+            choices += chooses_variant(w->src, n, at, nl);
+        }
+        if (uses && uses == choices) add(w, AN_CTX_CORRECT_GUARD, a->value_start, a->value_end);
+    }
+}
+
+/* ---- NVIDIA-only libraries ---------------------------------------------------------------------------------- */
+
+bool an_ctx_nvidia_only_module(const char *s, size_t n) {
+    static const char *const libs[] = {"tensorrt", "torch_tensorrt", "transformer_engine", "pycuda", "tensorrt_llm",
+                                       NULL};
+    size_t first = 0;
+    while (first < n && s[first] != '.') first++;
+    for (int i = 0; libs[i]; i++)
+        if (first == strlen(libs[i]) && !memcmp(s, libs[i], first)) return true;
+    return false;
+}
+
+/* `import tensorrt as trt`, `from transformer_engine.pytorch import fp8_autocast` */
+static bool imports_nvidia_only(const walker *w, TSNode n) {
+    TSNode m = is(n, "import_from_statement") ? ts_node_child_by_field_name(n, "module_name", 11)
+                                               : ts_node_named_child(n, 0);
+    if (is(m, "aliased_import")) m = ts_node_child_by_field_name(m, "name", 4);
+    return is(m, "dotted_name") && an_ctx_nvidia_only_module(text(w, m), len(m));
+}
+
+static void on_import(walker *w, TSNode n) {
+    if (!imports_nvidia_only(w, n)) return;
+    TSNode parent = ts_node_parent(n);
+    if (ts_node_is_null(parent) || (!is(parent, "block") && !is(parent, "module"))) return;
+    if (ts_node_end_byte(parent) > ts_node_end_byte(n)) add(w, AN_CTX_CUDA_ONLY, ts_node_end_byte(n), ts_node_end_byte(parent));
+}
+
+/* ---- counterparts in one block ------------------------------------------------------------------------------ */
+
+/* a CUDA setting and what sets its XPU or device-generic counterpart (either in the same block) */
+static const struct {
+    const char *cuda;
+    const char *counterpart[3];
+} counterparts[] = {
+    {"CUDA_VISIBLE_DEVICES", {"ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR", NULL}},
+    {"cudnn.deterministic", {"use_deterministic_algorithms(", NULL, NULL}},
+    {"allow_tf32", {"set_float32_matmul_precision(", "mkldnn.allow_tf32", NULL}},
+};
+
+static bool file_has_counterparts(const char *src, size_t n) {
+    for (size_t i = 0; i < sizeof counterparts / sizeof *counterparts; i++)
+        for (int j = 0; counterparts[i].counterpart[j]; j++)
+            if (has(src, n, counterparts[i].counterpart[j])) return true;
+    return false;
+}
+
+/* the columns of indentation of the line holding byte at, and where that line starts */
+static uint32_t line_indent(const char *src, uint32_t at, uint32_t *ls) {
+    while (at > 0 && src[at - 1] != '\n') at--;
+    *ls = at;
+    uint32_t k = 0;
+    while (src[at + k] == ' ' || src[at + k] == '\t') k++;
+    return k;
+}
+
+/* a line (from its first non-blank byte) that opens a definition: its body is another scope */
+static bool opens_definition(const char *p, size_t n) {
+    return (n > 4 && !memcmp(p, "def ", 4)) || (n > 6 && !memcmp(p, "class ", 6)) ||
+           (n > 10 && !memcmp(p, "async def ", 10)) || (n > 1 && p[0] == '@');
+}
+
+/* One of pats on a line of the block that holds the statement [s, e): the lines around it as far as a line with less
+ * indentation, without the bodies of definitions (read from the text: check parses only the statements that can hold
+ * a finding, so the statement beside it may be no node of the tree) */
+static bool block_has(const walker *w, uint32_t s, uint32_t e, const char *const *pats) {
+    const char *src = w->src;
+    size_t n = strlen(src);
+    uint32_t ls, ind = line_indent(src, s, &ls);
+    for (int dir = -1; dir <= 1; dir += 2) {
+        uint32_t at = dir < 0 ? ls : e;
+        bool pending = false, skipping = false; /* backwards: a match in a body whose header is still above */
+        for (int lines = 0; lines < 400; lines++) {
+            uint32_t a, b;
+            if (dir < 0) {
+                if (at == 0) break;
+                b = at - 1, a = b; /* the line before: [a, b) */
+                while (a > 0 && src[a - 1] != '\n') a--;
+                at = a;
+            } else {
+                while (at < n && src[at] != '\n') at++; /* the rest of the statement's last line */
+                if (at >= n) break;
+                a = ++at;
+                b = a;
+                while (b < n && src[b] != '\n') b++;
+                at = b;
+            }
+            uint32_t k = a;
+            while (k < b && (src[k] == ' ' || src[k] == '\t')) k++;
+            if (k == b || src[k] == '#') continue; /* blank or a comment */
+            if (k - a < ind) break;                /* the block ends */
+            bool hit = false;
+            for (int i = 0; pats[i] && !hit; i++) hit = has(src + k, b - k, pats[i]);
+            if (k - a == ind) {
+                bool def = opens_definition(src + k, b - k);
+                if (dir < 0) {
+                    if (!def && (hit || pending)) return true;
+                    pending = false;
+                } else {
+                    skipping = def;
+                    if (hit && !def) return true;
+                }
+            } else if (dir < 0) {
+                pending |= hit;
+            } else if (hit && !skipping) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void on_block(walker *w, TSNode block) {
+    uint32_t k = ts_node_named_child_count(block);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode st = ts_node_named_child(block, i);
+        if (!is(st, "expression_statement")) continue;
+        const char *ss = text(w, st);
+        size_t sn = len(st);
+        for (size_t c = 0; c < sizeof counterparts / sizeof *counterparts; c++) {
+            if (!has(ss, sn, counterparts[c].cuda)) continue;
+            /* the setting itself is not its counterpart (`torch.backends.mkldnn.allow_tf32 = True`) */
+            bool self = false;
+            for (int j = 0; counterparts[c].counterpart[j]; j++) self |= has(ss, sn, counterparts[c].counterpart[j]);
+            if (self || !block_has(w, ts_node_start_byte(st), ts_node_end_byte(st), counterparts[c].counterpart)) continue;
+            /* the setting: the assignment's target, or the statement (`os.environ.setdefault(...)`) */
+            TSNode a = ts_node_named_child(st, 0), l = {0};
+            if (is(a, "assignment")) l = ts_node_child_by_field_name(a, "left", 4);
+            add_node(w, AN_CTX_COUNTERPART, ts_node_is_null(l) ? st : l);
+        }
+    }
+}
+
+/* ---- described values ---------------------------------------------------------------------------------------- */
+
+/* `print(...)`, `logger.info(...)`, `logging.warning(...)`: what the call is given is written out, not decided on */
+static void on_report_call(walker *w, TSNode call) {
+    static const char *const outs[] = {"print", "info", "debug", "warning", "warn", "error", "critical", "log", NULL};
+    const char *f;
+    size_t fn;
+    callee_last(w, call, &f, &fn);
+    if (!f) return;
+    for (int i = 0; outs[i]; i++)
+        if (fn == strlen(outs[i]) && !memcmp(f, outs[i], fn)) {
+            TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+            if (!ts_node_is_null(args)) add_node(w, AN_CTX_REPORT, args);
+            return;
+        }
+}
+
+/* `env["cuda"] = torch.version.cuda`: a record's field */
+static void on_record_field(walker *w, TSNode asg) {
+    TSNode l = ts_node_child_by_field_name(asg, "left", 4), r = ts_node_child_by_field_name(asg, "right", 5);
+    if (is(l, "subscript") && !ts_node_is_null(r)) {
+        TSNode key = ts_node_child_by_field_name(l, "subscript", 9);
+        if (is(key, "string")) add_node(w, AN_CTX_REPORT, r);
+    }
+}
+
 static void visit(walker *w, TSNode n) {
     const char *t = ts_node_type(n);
     switch (t[0]) {
     case 'a':
-        if (!strcmp(t, "assignment")) on_assignment(w, n);
+        if (!strcmp(t, "assignment")) on_assignment(w, n), note_avail_local(w, n), on_record_field(w, n);
         else if (!strcmp(t, "assert_statement")) add_node(w, AN_CTX_READ, n);
         break;
     case 'b':
         if (!strcmp(t, "boolean_operator")) on_boolean(w, n);
+        else if (!strcmp(t, "block") && w->counterparts) on_block(w, n);
         break;
     case 'c':
-        if (!strcmp(t, "call")) on_registry_call(w, n), on_setattr_call(w, n);
+        if (!strcmp(t, "call")) on_registry_call(w, n), on_setattr_call(w, n), on_report_call(w, n);
         else if (!strcmp(t, "class_definition")) {
             TSNode p = ts_node_parent(n);
             if (!is(p, "decorated_definition")) p = n;
             scope sc = {n, ts_node_start_byte(p), ts_node_end_byte(p), true, NULL, false};
             ut_vec_push(&w->scopes, sc);
+        } else if (!strcmp(t, "conditional_expression")) {
+            on_conditional(w, n);
         } else if (!strcmp(t, "comparison_operator")) {
             add_node(w, AN_CTX_READ, n);
             /* `dist.get_backend() == "nccl"`, `get_backend() == Backend.NCCL`: asks which backend runs */
@@ -313,7 +653,29 @@ static void visit(walker *w, TSNode n) {
         break;
     case 'i':
         if (!strcmp(t, "if_statement")) on_if(w, n);
-        else if (!strcmp(t, "interpolation")) add_node(w, AN_CTX_READ, n);
+        else if (!strcmp(t, "interpolation")) add_node(w, AN_CTX_READ, n), add_node(w, AN_CTX_REPORT, n);
+        else if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) on_import(w, n);
+        break;
+    case 'e':
+        if (!strcmp(t, "elif_clause")) {
+            TSNode c = ts_node_child_by_field_name(n, "condition", 9);
+            if (!ts_node_is_null(c)) add_node(w, AN_CTX_READ, c); /* `elif cudnn.enabled:` reads the flag */
+        }
+        break;
+    case 'p':
+        if (!strcmp(t, "pair")) { /* `{"cuda_version": torch.version.cuda}` */
+            TSNode v = ts_node_child_by_field_name(n, "value", 5);
+            if (!ts_node_is_null(v)) add_node(w, AN_CTX_REPORT, v);
+        }
+        break;
+    case 'm':
+        if (!strcmp(t, "module") && w->counterparts) on_block(w, n);
+        break;
+    case 'w':
+        if (!strcmp(t, "while_statement")) {
+            TSNode c = ts_node_child_by_field_name(n, "condition", 9);
+            if (!ts_node_is_null(c)) add_node(w, AN_CTX_READ, c);
+        }
         break;
     }
 }
@@ -541,6 +903,7 @@ void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const 
     memset(cx, 0, sizeof *cx);
     walker w = {0};
     w.src = src, w.cx = cx;
+    w.counterparts = file_has_counterparts(src, strlen(src));
     TSTreeCursor cur = ts_tree_cursor_new(root);
     unsigned depth = 0;
     for (;;) {
@@ -558,17 +921,19 @@ void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const 
 done:
     ts_tree_cursor_delete(&cur);
     decide_backends(&w, path, strlen(src));
-    for (int k = 0; k <= AN_CTX_RESULT_GUARD; k++)
+    decide_avail_locals(&w);
+    for (int k = 0; k < AN_CTX_NKINDS; k++)
         if (k != AN_CTX_CUDA_BACKEND) keep_outermost(&cx->kinds[k]);
     for (size_t i = 0; i < w.scopes.len; i++) ut_free(w.scopes.items[i].registered);
     for (size_t i = 0; i < w.registered.len; i++) ut_free(w.registered.items[i]);
     ut_vec_free(&w.scopes);
     ut_vec_free(&w.registered);
     ut_vec_free(&w.registered_cls);
+    ut_vec_free(&w.avail_locals);
 }
 
 void an_pycontext_free(an_pycontext *cx) {
-    for (int k = 0; k <= AN_CTX_RESULT_GUARD; k++) {
+    for (int k = 0; k < AN_CTX_NKINDS; k++) {
         for (size_t i = 0; i < cx->kinds[k].len; i++) {
             an_ctx_fact *f = &cx->kinds[k].items[i];
             ut_free(f->name), ut_free(f->why), ut_free(f->xpu_sibling);

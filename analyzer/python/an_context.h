@@ -32,7 +32,15 @@ typedef enum {
     /* the condition of an if whose branch reads CUDA-only results (`get_device_properties(0).major`): a guard that
      * must stay a CUDA test */
     AN_CTX_RESULT_GUARD,
+    /* a CUDA setting whose XPU or device-generic counterpart the same block also sets: `CUDA_VISIBLE_DEVICES` next
+     * to `ZE_AFFINITY_MASK`, `cudnn.deterministic = True` next to `torch.use_deterministic_algorithms(True)`, a
+     * TF32 flag next to `torch.set_float32_matmul_precision(...)`: the advice of its rule is already followed */
+    AN_CTX_COUNTERPART,
+    /* a value that is only described: the value of a dictionary pair or of a subscript assignment (`env["cuda"] =
+     * torch.version.cuda`), an argument of print or of a logger's method, an f-string's interpolation */
+    AN_CTX_REPORT,
 } an_ctx_kind;
+#define AN_CTX_NKINDS (AN_CTX_REPORT + 1)
 
 typedef struct {
     an_ctx_kind kind;
@@ -48,7 +56,7 @@ typedef UT_VEC(an_ctx_fact) an_ctx_facts;
 typedef struct {
     /* per kind; after collection every kind but AN_CTX_CUDA_BACKEND keeps its outermost facts only, sorted by
      * start (a lookup is a binary search: files with thousands of findings and facts stay n log n) */
-    an_ctx_facts kinds[AN_CTX_RESULT_GUARD + 1];
+    an_ctx_facts kinds[AN_CTX_NKINDS];
 } an_pycontext;
 
 /* Walks the tree (the whole of it: the facts of the region the caller reports depend on code around it). path: the
@@ -63,4 +71,7 @@ bool an_ctx_named_for_cuda(const char *s, size_t n, size_t *tok);
 /* Code that uses what only CUDA devices have, also once its calls are ported to the helper or torch.accelerator:
  * compute capability fields, the current device index (an int: CUDA wherever it is used as a device), cuDNN, NVTX. */
 bool an_ctx_uses_cuda_only_results(const char *s, size_t n);
+/* A module of a library that runs on NVIDIA GPUs only (tensorrt, transformer_engine, pycuda, ...; `s` is a dotted
+ * name): code after its import, in the import's block, is CUDA-only by design. */
+bool an_ctx_nvidia_only_module(const char *s, size_t n);
 #endif

@@ -8,6 +8,7 @@
 #include "analyzer/core/an_target.h"
 #include "analyzer/python/an_pyfix.h"
 #include "analyzer/python/an_context.h"
+#include "analyzer/python/an_guard.h"
 #include "analyzer/python/an_types.h"
 #include "analyzer/python/an_query.h"
 #include "analyzer/core/an_rule.h"
@@ -34,6 +35,11 @@ typedef struct {
     an_types *types;        /* the receivers' type facts, made at the first question */
     /* union of what the applied fixes need */
     bool need_torch, need_dev, need_helper;
+    /* guard rewrites: the file parsed whole (lazily), the findings whose fixes count as ported, the last verdict */
+    an_guard *guard;
+    const an_diag_list *diags;
+    an_guard_verdict verdict;
+    bool guard_judged; /* the last finding's fix was a guard judged by an_guard */
 } fx;
 
 typedef struct {
@@ -173,6 +179,16 @@ static void analyze_header(fx *f) {
         } else if (is(st, "import_from_statement") && f->opt->target == AN_TARGET_COMPAT) {
             char *t = slice(f, st);
             if (f->opt->helper_import && !strcmp(t, f->opt->helper_import)) f->has_helper = true;
+            ut_free(t);
+        } else if (is(st, "try_statement") && f->opt->target == AN_TARGET_COMPAT && f->opt->helper_import &&
+                   strchr(f->opt->helper_import, '\n')) {
+            /* the guarded fallback import (try: relative / except ImportError: plain), whatever its line endings */
+            char *t = slice(f, st);
+            size_t o = 0;
+            for (size_t k = 0; t[k]; k++)
+                if (t[k] != '\r' || t[k + 1] != '\n') t[o++] = t[k];
+            t[o] = 0;
+            if (!strcmp(t, f->opt->helper_import)) f->has_helper = true;
             ut_free(t);
         } else if (is(st, "expression_statement")) {
             TSNode a = ts_node_named_child(st, 0);
@@ -316,24 +332,31 @@ static bool in_isinstance(const fx *f, TSNode n) {
     return (l == 10 && !memcmp(f->text + S(fn), "isinstance", 10)) || (l == 10 && !memcmp(f->text + S(fn), "issubclass", 10));
 }
 
-/* `if torch.cuda.is_available(): DEVICE = DeviceType.CUDA`: the branch names CUDA itself, so testing for any
- * accelerator instead would label an XPU machine as CUDA; `if torch.cuda.is_available(): major =
- * torch.cuda.get_device_properties(0).major`: the branch reads what only CUDA devices have (AttributeError on XPU
- * and MPS), also after the fixer's earlier passes ported its calls. Either way the guard stays. */
-static bool guards_cuda_named_code(const fx *f, TSNode n) {
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
-        if (is(p, "if_statement") || is(p, "elif_clause")) {
-            TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
-            if (ts_node_is_null(cond) || S(n) < S(cond) || E(n) > E(cond)) return false;
-            TSNode body = ts_node_child_by_field_name(p, "consequence", 11);
-            if (ts_node_is_null(body)) return false;
-            for (uint32_t i = S(body); i + 4 <= E(body); i++)
-                if (!strncasecmp(f->text + i, "cuda", 4)) return true;
-            return an_ctx_uses_cuda_only_results(f->text + S(body), E(body) - S(body));
-        }
-        if (is(p, "block") || is(p, "module")) return false;
+/* Whether a fix computed before rewrites [s, e) safely: the guarded code's torch.cuda calls, device strings and
+ * `.cuda()` calls that this pass ports, and the guards inside it already decided. */
+static bool fix_ports(void *ctx, uint32_t s, uint32_t e) {
+    const fx *f = ctx;
+    for (size_t i = 0; i < f->diags->len; i++) {
+        const an_diag *d = &f->diags->items[i];
+        if (d->fix && d->fix->applicability == AN_FIX_SAFE && d->start <= s && e <= d->end) return true;
     }
     return false;
+}
+
+/* A CUDA availability test (a rule marked guard_condition): the rewrite is safe when the code it guards is
+ * device-generic after this pass's fixes (an_guard); none when that code does CUDA-only things (`if
+ * torch.cuda.is_available(): DEVICE = DeviceType.CUDA` would label an XPU machine as CUDA, `major =
+ * get_device_properties(0).major` raises AttributeError on XPU and MPS); unsafe otherwise. The reason goes into the
+ * finding's message (an_pyfix_generate). */
+static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
+    ut_free(f->verdict.why);
+    f->verdict = (an_guard_verdict){AN_GUARD_GENERIC, NULL};
+    if (!f->guard) f->guard = an_guard_new(f->text, (uint32_t)f->src->len, f->src->body);
+    an_guard_judge(f->guard, d->start, d->end, fix_ports, f, &f->verdict);
+    f->guard_judged = true;
+    if (f->verdict.kind == AN_GUARD_CUDA) return false;
+    *app = f->verdict.kind == AN_GUARD_GENERIC ? AN_FIX_SAFE : AN_FIX_UNSAFE;
+    return true;
 }
 
 /* A device string inside a call to a CUDA-only function (`torch.cuda.default_stream(torch.device("cuda:0"))`)
@@ -436,13 +459,25 @@ static bool guard_off_cpu(fx *f, an_fix *x, TSNode call, const char *value) {
     return true;
 }
 
+/* Does an assignment target below n hold the attribute `name` (n bytes of text)? */
+static bool assigns_attr(const fx *f, TSNode n, const char *name, size_t len, bool target) {
+    if (target && is(n, "attribute") && E(n) - S(n) == len && !memcmp(f->text + S(n), name, len)) return true;
+    if (!memmem(f->text + S(n), E(n) - S(n), name, len)) return false;
+    uint32_t c = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        bool t = target || ((is(n, "assignment") || is(n, "augmented_assignment")) &&
+                            ts_node_eq(ch, ts_node_child_by_field_name(n, "left", 4)));
+        if (assigns_attr(f, ch, name, len, t)) return true;
+    }
+    return false;
+}
+
 static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     const an_entry *e = d->entry;
     if (!e || e->fix == AN_FIX_NONE) return NULL;
-    if (d->rule->guard_condition && guards_cuda_named_code(f, n)) return NULL;
-    if (d->rule->guard_condition) /* `"gloo" if not torch.cuda.is_available() else "nccl"` picks CUDA things */
-        for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !is(p, "block") && !is(p, "module"); p = ts_node_parent(p))
-            if (is(p, "conditional_expression")) return NULL;
+    an_applicability app = e->fix;
+    if (d->rule->guard_condition && !judge_guard(f, d, &app)) return NULL;
     if (f->opt->target == AN_TARGET_ACCELERATOR &&
         an_version_newer(e->min_torch, f->opt->torch_major, f->opt->torch_minor))
         return NULL;
@@ -457,7 +492,7 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     bool callee = is(p, "call") && ts_node_eq(ts_node_child_by_field_name(p, "function", 8), n);
     if (callee) {
         TSNode args = ts_node_child_by_field_name(p, "arguments", 9);
-        x = fix_new(d, e->fix, title);
+        x = fix_new(d, app, title);
         edit_own(x, S(n), E(n), name), name = NULL;
         if (t.args && *t.args) {
             if (!is(args, "argument_list")) goto none; /* generator argument */
@@ -468,7 +503,7 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
             ut_free(a);
         }
     } else if (is(p, "decorator")) {
-        x = fix_new(d, e->fix, title);
+        x = fix_new(d, app, title);
         if (t.args && *t.args) {
             char *a = subst_dev(f, t.args, nd);
             ut_buf b;
@@ -481,8 +516,11 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
         }
     } else if (!t.args || in_isinstance(f, n) || is(p, "type") || is(p, "except_clause") ||
                (is(p, "tuple") && is(ts_node_parent(p), "except_clause"))) {
-        /* a reference: `sync = torch.cuda.synchronize`, an annotation, isinstance, except */
-        x = fix_new(d, e->fix, title);
+        /* a reference: `sync = torch.cuda.synchronize`, an annotation, isinstance, except; not one the file also
+         * assigns (`saved = torch.cuda.is_available` ... `torch.cuda.is_available = saved`: a monkeypatch restored
+         * with the helper's function would make torch.cuda's call the helper, which calls torch.cuda's: a loop) */
+        if (is(n, "attribute") && assigns_attr(f, f->root, f->text + S(n), E(n) - S(n), false)) goto none;
+        x = fix_new(d, app, title);
         edit_own(x, S(n), E(n), name), name = NULL;
     }
     ut_free(name);
@@ -839,9 +877,19 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
         TSNode recv = ts_node_child_by_field_name(attr, "object", 6);
         if (!ts_node_is_null(recv) && !f->types) f->types = an_types_new(f->text, f->src->len, f->scope);
         bool torch_recv = !ts_node_is_null(recv) && an_types_torch(f->types, S(recv), E(recv), S(recv));
-        x = fix_new(d, torch_recv ? AN_FIX_SAFE : AN_FIX_UNSAFE,
+        /* a receiver of unknown type: safe where nothing in the project or the file has a `.cuda()` that
+         * `.to(DEV)` would not replace (the rule's doc says why) */
+        char why[512], msg[640];
+        const char *risk = torch_recv || ts_node_is_null(recv) ? NULL
+                           : an_types_risk(f->types, S(recv), E(recv), S(recv), f->src->path, f->opt->helper_module,
+                                           why, sizeof why);
+        bool assumed = !torch_recv && !ts_node_is_null(recv) && !risk;
+        snprintf(msg, sizeof msg, "Replace `.cuda()` with `.to(DEV)` (unsafe: the receiver's type is unknown, and %s)",
+                 risk ? risk : "");
+        x = fix_new(d, torch_recv || assumed ? AN_FIX_SAFE : AN_FIX_UNSAFE,
                     torch_recv ? "Replace `.cuda()` with `.to(DEV)` (the receiver is a torch tensor or module)"
-                               : "Replace `.cuda()` with `.to(DEV)`");
+                    : assumed  ? "Replace `.cuda()` with `.to(DEV)` (nothing in reach has a `.cuda()` of another meaning)"
+                               : msg);
         ut_buf b;
         ut_buf_init(&b);
         if (index && !strcmp(index, "None")) ut_free(index), index = NULL;
@@ -1139,6 +1187,72 @@ static void match_line_endings(const an_source *src, an_diag_list *diags) {
     }
 }
 
+/* One finding's fix, and what it needs added to *all. */
+static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *all) {
+    f->guard_judged = false;
+    d->fix = generate(f, d, nd);
+    if (d->fix && f->guard_judged && f->verdict.kind == AN_GUARD_GENERIC && d->entry && d->entry->note && d->message) {
+        /* the entry's warning does not hold here: say why the rewrite is safe instead */
+        char *at = strstr(d->message, d->entry->note);
+        if (at) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "%.*sSafe here: the code it guards is device-generic (it may run on XPU and MPS too)%s",
+                          (int)(at - d->message), d->message, at + strlen(d->entry->note));
+            ut_free(d->message);
+            d->message = ut_buf_take(&b);
+        }
+    }
+    if (d->rule && d->rule->guard_condition && f->verdict.why) {
+        /* what keeps a guard rewrite from being safe, said (once) */
+        const char *why = f->verdict.why;
+        bool said = strstr(d->message, "Here the branch reads CUDA-only results") && f->verdict.kind == AN_GUARD_CUDA;
+        if (!said && !strstr(d->message, why)) {
+            ut_buf b;
+            ut_buf_init(&b);
+            if (f->verdict.kind == AN_GUARD_CUDA)
+                ut_buf_printf(&b, "%s. Here the guarded code %s: keep this test and add an XPU branch beside it", d->message, why);
+            else
+                ut_buf_printf(&b, "%s. Unsafe here: the guarded code %s", d->message, why);
+            ut_free(d->message);
+            d->message = ut_buf_take(&b);
+        }
+        ut_free(f->verdict.why);
+        f->verdict.why = NULL;
+    }
+    if (d->fix && dev_too_new && (*nd).dev) {
+        an_fix_free(d->fix);
+        d->fix = NULL;
+    }
+    if (d->fix && f->opt->target == AN_TARGET_COMPAT && f->opt->helper_withheld && ((*nd).helper || (*nd).dev)) {
+        /* no import of the helper works here (the project model says why): the fix is withheld, and said */
+        an_fix_free(d->fix);
+        d->fix = NULL;
+        if (d->message && !strstr(d->message, "(not fixed: ")) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "%s (not fixed: %s)", d->message, f->opt->helper_withheld);
+            ut_free(d->message);
+            d->message = ut_buf_take(&b);
+        }
+    }
+    if (!d->fix) return;
+    /* the version the rewritten code needs: the entry's, and 2.6 for the accelerator device definition */
+    /* (an entry's fixer writes code for every torch: its min_torch is the replacement's) */
+    const char *v = d->entry && d->origin == AN_ORIGIN_REF && !d->entry->fixer ? d->entry->min_torch : NULL;
+    if (d->rule->fixer && !strcmp(d->rule->fixer, "nccl-backend")) v = "2.6";
+    if (d->rule->fixer && (!strcmp(d->rule->fixer, "set-device-index") || !strcmp(d->rule->fixer, "check-available"))) v = "2.7";
+    if (f->opt->target == AN_TARGET_ACCELERATOR && (*nd).dev && (!v || !an_version_newer(v, 2, 6)))
+        v = "2.6";
+    d->fix->min_torch = v;
+    if (d->fix->applicability == AN_FIX_SAFE || f->opt->unsafe) {
+        all->torch |= (*nd).torch;
+        all->dev |= (*nd).dev;
+        all->helper |= (*nd).helper;
+        d->fix->needs = ((*nd).torch ? AN_NEED_TORCH : 0) | ((*nd).dev ? AN_NEED_DEV : 0) | ((*nd).helper ? AN_NEED_HELPER : 0);
+    }
+}
+
 unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
                            an_diag_list *diags, unsigned extra_needs) {
     an_fix_options o = *opt;
@@ -1164,41 +1278,24 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     bool dev_too_new = o.target == AN_TARGET_ACCELERATOR && an_version_newer("2.6", o.torch_major, o.torch_minor);
     needs *nds = ut_calloc(diags->len ? diags->len : 1, sizeof(needs));
     needs all = {(extra_needs & AN_NEED_TORCH) != 0, (extra_needs & AN_NEED_DEV) != 0, (extra_needs & AN_NEED_HELPER) != 0};
-    for (size_t i = 0; i < diags->len; i++) {
-        an_diag *d = &diags->items[i];
-        d->fix = generate(&f, d, &nds[i]);
-        if (d->fix && dev_too_new && nds[i].dev) {
-            an_fix_free(d->fix);
-            d->fix = NULL;
+    /* guards last, the later ones first: whether the code they guard is device-generic counts the fixes of this pass
+     * inside it, nested guards included */
+    f.diags = diags;
+    for (size_t i = 0; i < diags->len; i++)
+        if (!diags->items[i].rule || !diags->items[i].rule->guard_condition)
+            generate_one(&f, &diags->items[i], &nds[i], dev_too_new, &all);
+    size_t *order = ut_calloc(diags->len ? diags->len : 1, sizeof(size_t)), ng = 0;
+    for (size_t i = 0; i < diags->len; i++)
+        if (diags->items[i].rule && diags->items[i].rule->guard_condition) order[ng++] = i;
+    for (size_t k = 1; k < ng; k++) /* by start, descending */
+        for (size_t m = k; m > 0 && diags->items[order[m - 1]].start < diags->items[order[m]].start; m--) {
+            size_t t = order[m];
+            order[m] = order[m - 1], order[m - 1] = t;
         }
-        if (d->fix && o.target == AN_TARGET_COMPAT && o.helper_withheld && (nds[i].helper || nds[i].dev)) {
-            /* no import of the helper works here (the project model says why): the fix is withheld, and said */
-            an_fix_free(d->fix);
-            d->fix = NULL;
-            if (d->message && !strstr(d->message, "(not fixed: ")) {
-                ut_buf b;
-                ut_buf_init(&b);
-                ut_buf_printf(&b, "%s (not fixed: %s)", d->message, o.helper_withheld);
-                ut_free(d->message);
-                d->message = ut_buf_take(&b);
-            }
-        }
-        if (!d->fix) continue;
-        /* the version the rewritten code needs: the entry's, and 2.6 for the accelerator device definition */
-        /* (an entry's fixer writes code for every torch: its min_torch is the replacement's) */
-        const char *v = d->entry && d->origin == AN_ORIGIN_REF && !d->entry->fixer ? d->entry->min_torch : NULL;
-        if (d->rule->fixer && !strcmp(d->rule->fixer, "nccl-backend")) v = "2.6";
-        if (d->rule->fixer && (!strcmp(d->rule->fixer, "set-device-index") || !strcmp(d->rule->fixer, "check-available"))) v = "2.7";
-        if (o.target == AN_TARGET_ACCELERATOR && nds[i].dev && (!v || !an_version_newer(v, 2, 6)))
-            v = "2.6";
-        d->fix->min_torch = v;
-        if (d->fix->applicability == AN_FIX_SAFE || o.unsafe) {
-            all.torch |= nds[i].torch;
-            all.dev |= nds[i].dev;
-            all.helper |= nds[i].helper;
-            d->fix->needs = (nds[i].torch ? AN_NEED_TORCH : 0) | (nds[i].dev ? AN_NEED_DEV : 0) | (nds[i].helper ? AN_NEED_HELPER : 0);
-        }
-    }
+    for (size_t k = 0; k < ng; k++) generate_one(&f, &diags->items[order[k]], &nds[order[k]], dev_too_new, &all);
+    ut_free(order);
+    an_guard_free(f.guard);
+    ut_free(f.verdict.why);
     for (size_t i = 0; i < diags->len; i++) {
         an_fix *x = diags->items[i].fix;
         if (!x) continue;

@@ -1,6 +1,7 @@
 /* an_pyregion: statement-level region selection for the Python front end. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "analyzer/python/an_pyregion.h"
+#include "analyzer/python/an_context.h"
 #include <ctype.h>
 #include <pcre2.h>
 
@@ -267,7 +268,8 @@ static const char *next_word(const char *t, const char *p, const char *e, const 
 /* Whether the import logical line [s, e) binds a name some rule resolves, or one that shadows the first part of
  * such a name (an_catalog_resolves_under): `import a.b` binds a (a.b asked too), `import a.b as x` binds a.b,
  * `from m import a as b` binds m.a; of a relative import only the local names count. Star imports and lines it
- * cannot read count as binding one. */
+ * cannot read count as binding one. An import of a library that runs on NVIDIA GPUs only counts too: the code after
+ * it is CUDA-only (an_context.c). */
 static bool import_relevant(const an_catalog *cat, const char *t, uint32_t s, uint32_t e) {
     const char *p = t + s, *end = t + e;
     char q[256];
@@ -280,6 +282,7 @@ static bool import_relevant(const an_catalog *cat, const char *t, uint32_t s, ui
         mlen = (size_t)(p - m);
         if (!mlen || mlen + 2 >= sizeof q) return true;
         relative = *m == '.'; /* a module of this project: only the local names can matter */
+        if (an_ctx_nvidia_only_module(m, mlen)) return true; /* a context fact: the code after it is CUDA-only */
         memcpy(q, m, mlen);
         q[mlen++] = '.';
         const char *imp = next_word(t, p, end, "import", 6);
@@ -303,6 +306,7 @@ static bool import_relevant(const an_catalog *cat, const char *t, uint32_t s, ui
         if (mlen + an >= sizeof q) return true;
         memcpy(q + mlen, a, an);
         any = true;
+        if (!from && an_ctx_nvidia_only_module(a, an)) return true;
         if (!relative && an_catalog_resolves_under(cat, AN_LANG_PYTHON, q, mlen + an)) return true;
         const char *w = skip_blanks(p, end);
         if (word_is(w, (size_t)(end - w), "as")) {

@@ -3,6 +3,7 @@
 #include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_message.h"
 #include "analyzer/python/an_context.h"
+#include "analyzer/python/an_dispatch.h"
 #include "analyzer/python/an_flow.h"
 #include "analyzer/python/an_query.h"
 #include "analyzer/python/an_pyfix.h"
@@ -603,17 +604,94 @@ static void report_backend(ctx *c, const an_rule *r, const an_ctx_fact *f, const
     d.rule = r;
     d.origin = AN_ORIGIN_BUILTIN;
     d.start = s, d.end = e;
+    d.scope_start = f->start, d.scope_end = f->end;
     d.message = an_message_format(r->message, &v);
     ut_buf_free(&b);
     ut_vec_push(out, d);
 }
 
+/* The XPU call that does what `torch.cuda.NAME` does, where the catalog knows one: a note naming it ("XPU has
+ * torch.xpu.MemPool"), or a device-generic replacement of the same name (torch.accelerator.synchronize,
+ * xpuify_device.empty_cache, the device module's Stream). NULL: none known. */
+static char *xpu_equivalent(const an_catalog *cat, const char *q) {
+    const an_entry *e = an_catalog_lookup(cat, q, true);
+    if (!e || e->ignore || strncmp(q, "torch.cuda.", 11)) return NULL;
+    const char *name = q + 11, *x;
+    ut_buf b;
+    ut_buf_init(&b);
+    if (e->note && (x = strstr(e->note, "torch.xpu."))) {
+        size_t n = 10;
+        while (isalnum((unsigned char)x[n]) || x[n] == '_' || x[n] == '.') n++;
+        while (n && x[n - 1] == '.') n--;
+        ut_buf_printf(&b, "%.*s", (int)n, x);
+        return ut_buf_take(&b);
+    }
+    size_t nl = strlen(name);
+    const char *forms[] = {e->replacement, e->compat};
+    for (int i = 0; i < 2; i++) {
+        const char *f = forms[i];
+        if (!f) continue;
+        size_t fl = strlen(f);
+        bool same = fl > nl && f[fl - nl - 1] == '.' && !strcmp(f + fl - nl, name);
+        if (same || (strstr(f, "get_device_module") && strstr(f, name))) {
+            ut_buf_printf(&b, "torch.xpu.%s", name);
+            return ut_buf_take(&b);
+        }
+    }
+    ut_buf_free(&b);
+    return NULL;
+}
+
+/* XPU811: a dispatch over devices with a CUDA branch and none for XPU (an_dispatch.c); one informational finding at
+ * the CUDA branch's test, its scope the branch. Not inside a CUDA backend (XPU810 speaks for it). */
+static void report_dispatches(ctx *c, const an_dispatches *v, const an_pycontext *cx, an_diag_list *out) {
+    const an_rule *r = an_catalog_builtin(c->cat, "device-dispatch-without-xpu");
+    if (!r || !enabled(c, r)) return;
+    for (size_t i = 0; i < v->len; i++) {
+        const an_dispatch *x = &v->items[i];
+        if (x->test_start < c->lo || x->test_start >= c->hi) continue;
+        if (an_pycontext_find(cx, AN_CTX_CUDA_BACKEND, x->branch_start, x->branch_end)) continue;
+        const char *src = c->src->text;
+        char *q = x->call_end ? ut_strndup(src + x->call_start, x->call_end - x->call_start) : NULL;
+        char *eq = q ? xpu_equivalent(c->cat, q) : NULL;
+        uint32_t tl = utf8_clip(src + x->test_start, x->test_end - x->test_start, 80);
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "`%.*s%s` routes to CUDA in a dispatch with %s for %s but none for XPU: the CUDA %s stays "
+                          "as it is; add an XPU %s beside it%s%s%s for Intel GPUs",
+                      (int)tl, src + x->test_start, tl < x->test_end - x->test_start ? "..." : "",
+                      x->dict ? "entries" : "branches", x->others, x->dict ? "entry" : "branch",
+                      x->dict ? "entry (\"xpu\")" : "branch",
+                      eq ? " (`" : !q ? " (`.to(\"xpu\")`)" : " (`torch.xpu`)", eq ? eq : "", eq ? "`)" : "");
+        an_message_vars mv = {NULL, NULL, NULL, b.data, NULL};
+        an_diag d = {0};
+        d.rule = r;
+        d.origin = AN_ORIGIN_BUILTIN;
+        d.start = x->test_start, d.end = x->test_end;
+        d.scope_start = x->branch_start, d.scope_end = x->branch_end;
+        d.message = an_message_format(r->message, &mv);
+        ut_buf_free(&b);
+        ut_free(q), ut_free(eq);
+        ut_vec_push(out, d);
+    }
+}
+
+/* the CUDA branch of a dispatch without an XPU branch that holds [s, e) */
+static bool in_dispatch(const an_dispatches *v, uint32_t s, uint32_t e) {
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i].branch_start <= s && e <= v->items[i].branch_end) return true;
+    return false;
+}
+
 /* Drops what the context facts say is no finding: code that already handles several devices or runs on CUDA only,
- * correct guards, assignment targets, flag reads; and the findings inside a CUDA backend, which stay as they are
+ * correct guards, assignment targets, flag reads, the CUDA branch of a dispatch over other accelerators without an
+ * XPU branch (one XPU811 finding there says so); and the findings inside a CUDA backend, which stay as they are
  * (one informational finding per backend without an XPU sibling says so, into design). */
 static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list *design) {
     an_pycontext cx;
     an_pycontext_collect(&cx, root, c->src->text, c->src->path);
+    an_dispatches disp;
+    an_dispatch_collect(&disp, root, c->src->text);
     size_t nb = cx.kinds[AN_CTX_CUDA_BACKEND].len;
     size_t *count = ut_calloc(nb ? nb : 1, sizeof(size_t));
     an_diag *first = ut_calloc(nb ? nb : 1, sizeof(an_diag));
@@ -622,16 +700,19 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
         if (!d->rule || d->rule->builtin) continue;
         const an_rule *r = d->rule;
         const an_ctx_fact *t;
-        bool drop = an_pycontext_find(&cx, AN_CTX_CORRECT_GUARD, d->start, d->end);
+        bool drop = an_pycontext_find(&cx, AN_CTX_CORRECT_GUARD, d->start, d->end) ||
+                    an_pycontext_find(&cx, AN_CTX_COUNTERPART, d->start, d->end);
         if (!drop && !r->in_guarded_code)
             drop = an_pycontext_find(&cx, AN_CTX_MULTI_DEVICE, d->start, d->end) ||
-                   an_pycontext_find(&cx, AN_CTX_CUDA_ONLY, d->start, d->end);
+                   an_pycontext_find(&cx, AN_CTX_CUDA_ONLY, d->start, d->end) ||
+                   in_dispatch(&disp, d->start, d->end); /* a CUDA branch beside other devices' (XPU811) */
         if (!drop && d->entry && !strncmp(d->entry->name, "torch.xpu", 9) && strchr(".", d->entry->name[9]))
             drop = an_pycontext_find(&cx, AN_CTX_XPU_BACKEND, d->start, d->end);
         if (!drop && !r->reads_ok)
             drop = (t = an_pycontext_find(&cx, AN_CTX_ASSIGN_TARGET, d->start, d->end)) && t->start == d->start;
         if (!drop && r->reads_ok)
             drop = an_pycontext_find(&cx, AN_CTX_READ, d->start, d->end) && !called(c->src, d->end);
+        if (!drop && r->reports_ok) drop = an_pycontext_find(&cx, AN_CTX_REPORT, d->start, d->end);
         if (!drop && !r->in_guarded_code && (t = an_pycontext_find(&cx, AN_CTX_CUDA_BACKEND, d->start, d->end))) {
             size_t k = (size_t)(t - cx.kinds[AN_CTX_CUDA_BACKEND].items);
             if (!count[k]++) first[k] = *d;
@@ -660,6 +741,8 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
                      cx.kinds[AN_CTX_CUDA_BACKEND].items[j].end <= f->end;
         if (!f->xpu_sibling && !inner && (f->name_end || count[k])) report_backend(c, r, f, &first[k], design);
     }
+    report_dispatches(c, &disp, &cx, design);
+    an_dispatch_free(&disp);
     ut_free(count), ut_free(first);
     an_pycontext_free(&cx);
 }
@@ -814,7 +897,21 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     }
     an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0};
     if (reg.hits_known && reg.hits.len) run.hits = reg.hits.items, run.nhits = reg.hits.len;
+    size_t first = out->len;
     an_python_run(py, cat, src, en, fix, &run, out);
+    /* a design finding's scope (a CUDA backend, a dispatch's CUDA branch) reaches over statements the regions left
+     * out: such a file (rare) is analyzed again whole, so its scopes are those of every other run */
+    bool scoped = false;
+    for (size_t i = first; tree && i < out->len && !scoped; i++) scoped = out->items[i].scope_end != 0;
+    if (scoped) {
+        for (size_t i = first; i < out->len; i++) ut_free(out->items[i].message), an_fix_free(out->items[i].fix);
+        out->len = first;
+        ts_tree_delete(tree);
+        tree = NULL;
+        an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0};
+        *bytes = src->len - src->body;
+        an_python_run(py, cat, src, en, fix, &whole, out);
+    }
     an_pyregions_free(&reg);
     if (tree) ts_tree_delete(tree);
     return true;

@@ -4,6 +4,7 @@
  * assignments of a name in its scope) is computed once per file and kept (an_types), so a file with a `.cuda()` on
  * every line costs one scan per name, not one per finding. */
 #include "analyzer/python/an_types.h"
+#include "analyzer/project/an_project.h"
 #include "util/ut_hash.h"
 #include "util/ut_mem.h"
 #include <ctype.h>
@@ -27,6 +28,7 @@ typedef struct fact {
     char *qual;
     int known, unknown;   /* K_NAME: the occurrences' sums, and those that count */
     uint32_t hi_v, hdr_v; /* K_DEF: the def's body end and header end */
+    int8_t used;          /* K_NAME: used_as_torch in [lo, hi) (0: not asked yet, 1 yes, -1 no) */
     UT_VEC(occ) occs;
 } fact;
 
@@ -44,6 +46,11 @@ struct an_types {
     bool classes_done;    /* the K_CLASSDEF facts are made */
     bool imports_done;    /* imports holds the import lines */
     UT_VEC(uint32_t) imports;
+    bool ik_done, ik_r;   /* imports_known's answer, for project ik_p and helper ik_helper; its why */
+    const an_project *ik_p;
+    char *ik_helper;
+    char ik_why[128];
+    int32_t *bal;         /* per byte i, the brackets opened less those closed in [0, i) (made by bound_here) */
 };
 
 an_types *an_types_new(const char *text, uint32_t len, const an_pyscope *scope) {
@@ -67,6 +74,8 @@ void an_types_free(an_types *m) {
     ut_free(m->lines);
     ut_free(m->up);
     ut_vec_free(&m->imports);
+    ut_free(m->ik_helper);
+    ut_free(m->bal);
     ut_free(m);
 }
 
@@ -227,6 +236,31 @@ static bool torch_callable(const char *q) {
     return true;
 }
 
+/* Methods and attributes that only torch tensors and modules have among objects with a `.cuda()` method (numpy
+ * arrays and the like have no `.cuda()`; a value that has both is a torch value). Storages have some of them
+ * (`.float()`, `.size()`) and are kept apart by name (see storage_like). */
+static bool in_set(const char *const *set, const char *m, size_t n) {
+    for (int i = 0; set[i]; i++)
+        if (strlen(set[i]) == n && !memcmp(set[i], m, n)) return true;
+    return false;
+}
+
+/* called on a value, their result is a torch value again (so `x.float().cuda()` has a torch receiver) */
+static const char *const torch_result_methods[] = {
+    "float", "half", "bfloat16", "double", "long", "unsqueeze", "squeeze", "permute", "contiguous", "type_as",
+    "detach", "clone", "view", "view_as", "transpose", "flatten", "reshape", "eval", "train", "requires_grad_",
+    "expand", "expand_as", "masked_fill", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
+    "pin_memory", NULL};
+/* other uses that say the same of the name they are used on */
+static const char *const torch_use_names[] = {
+    "size", "dim", "numel", "shape", "dtype", "is_cuda", "element_size", "is_contiguous", "requires_grad",
+    "parameters", "named_parameters", "state_dict", "load_state_dict", "modules", "named_modules", "children",
+    "buffers", "named_buffers", "register_buffer", "zero_grad", "register_forward_hook", NULL};
+
+static bool torch_use(const char *m, size_t n) {
+    return in_set(torch_result_methods, m, n) || in_set(torch_use_names, m, n);
+}
+
 static bool is_module_base(const ty *y, const char *c, size_t n, int depth);
 
 /* Every `class NAME` of the file (`class ` at the start or after white space, NAME the identifier after it, not
@@ -312,6 +346,7 @@ static bool expr_is_torch(const ty *y, uint32_t s, uint32_t e, uint32_t at, int 
         if (cs == ce) return false;
         if (cs > s) { /* `(expr).float()` or `f(x).cuda()`: a method of a call's result */
             if (t[cs] != '.' ) return false;
+            if (in_set(torch_result_methods, t + cs + 1, ce - cs - 1)) return true;
             uint32_t me = cs; /* the object ends where the method name starts */
             return expr_is_torch(y, s, me, at, depth + 1);
         }
@@ -319,9 +354,10 @@ static bool expr_is_torch(const ty *y, uint32_t s, uint32_t e, uint32_t at, int 
         if (qualify(y, t + cs, ce - cs, q, sizeof q)) return torch_callable(q);
         const char *dot = memchr(t + cs, '.', ce - cs);
         if (!dot) return module_class(y, t + cs, ce - cs, depth + 1); /* `Net(...)` */
-        /* `x.float()`, `model.eval()`: a method called on a known value */
+        /* `x.float()`, `model.eval()`: a method called on a known value, or one only torch values have */
         const char *last = t + ce;
         while (last > t + cs && last[-1] != '.') last--;
+        if (in_set(torch_result_methods, last, (size_t)(t + ce - last))) return true;
         return name_is_torch(y, cs, (uint32_t)(last - 1 - t), at, depth + 1);
     }
     for (uint32_t i = s; i < e; i++)
@@ -578,6 +614,108 @@ static bool loop_over_loader(const ty *y, uint32_t ls, uint32_t le, int depth) {
     return loader_assigned(y, s, e - s);
 }
 
+/* A storage (`lambda storage, loc: storage.cuda()` in a map_location): it has `.cuda()`, `.float()` and `.size()`
+ * like a tensor, but its `.to()` takes the device by keyword only. */
+static bool storage_like(const char *c, size_t n) {
+    for (size_t i = 0; i + 7 <= n; i++)
+        if (!strncasecmp(c + i, "storage", 7)) return true;
+    return false;
+}
+
+/* The name is bound on the line of the use by a lambda or a comprehension (`lambda x: x.cuda()`, `[v.cuda() for v
+ * in vs]`): its uses elsewhere in the scope are another variable's. */
+static bool bound_here(const ty *y, uint32_t s, uint32_t e, uint32_t at) {
+    const char *t = y->t;
+    size_t n = e - s;
+    /* the statement around the use: back to a line break outside brackets, on to one. A walk byte by byte stops
+     * at the first line break whose bracket depth from at is right; with the brackets' prefix sums (bal) that is
+     * the nearest line start (or line end) whose sum compares right with at's, found line by line (a walk through
+     * a 1 MB line for each use would make a dense line quadratic) */
+    an_types *m = y->memo;
+    size_t li = line_of(y, at);
+    if (!m->bal) {
+        m->bal = ut_malloc(((size_t)y->len + 1) * sizeof *m->bal);
+        int32_t b = 0;
+        for (uint32_t i = 0; i < y->len; i++) {
+            m->bal[i] = b;
+            char ch = t[i];
+            if (ch == '(' || ch == '[' || ch == '{') b++;
+            else if (ch == ')' || ch == ']' || ch == '}') b--;
+        }
+        m->bal[y->len] = b;
+    }
+    int32_t ba = m->bal[at];
+    uint32_t ls = 0, le = y->len;
+    for (size_t k = li + 1; k-- > 1;) /* closers less openers in [L, at) >= 0 */
+        if (m->lines[k] <= at && m->bal[m->lines[k]] >= ba) {
+            ls = m->lines[k];
+            break;
+        }
+    for (size_t k = li + 1; k < m->nlines; k++) /* openers less closers in [at, nl) <= 0, nl the '\n' */
+        if (m->bal[m->lines[k] - 1] <= ba) {
+            le = m->lines[k] - 1;
+            break;
+        }
+    occ_it it;
+    occ_begin(&it, y, t + s, n, ls, le);
+    for (uint32_t i; occ_next(&it, &i);) {
+        if ((i > 0 && chain_char(t[i - 1])) || (i + n < y->len && ident_char(t[i + n]))) continue;
+        /* a target list: only names, commas, spaces and brackets back to `for ` or `lambda ` */
+        uint32_t j = i;
+        while (j > ls && (t[j - 1] == ' ' || t[j - 1] == ',' || t[j - 1] == '(' || ident_char(t[j - 1]))) {
+            if (j - ls >= 4 && !memcmp(t + j - 4, "for ", 4) && (j - 4 == ls || !ident_char(t[j - 5]))) {
+                if (memmem(t + i, le - i, " in ", 4)) return true;
+                break;
+            }
+            if (j - ls >= 7 && !memcmp(t + j - 7, "lambda ", 7) && (j - 7 == ls || !ident_char(t[j - 8]))) {
+                if (memchr(t + i, ':', le - i)) return true;
+                break;
+            }
+            j--;
+        }
+    }
+    return false;
+}
+
+/* The name is a module or a name imported into the file (`tvm.cuda(0)` makes a TVM device). */
+static bool imported_name(const ty *y, const char *c, size_t n) {
+    size_t root = 0;
+    while (root < n && c[root] != '.') root++;
+    if (root != n) return false;
+    bool bound = false;
+    char buf[256];
+    return (y->scope && an_pyscope_lookup(y->scope, c, root, &bound)) || text_import(y, c, root, buf, sizeof buf);
+}
+
+/* Some use of the name in [lo, hi) is a torch-only method or attribute, directly or after `.cuda(...)` / `.to(...)`
+ * (`x.size(0)`, `model.eval()`, `m.cuda().half()`). */
+static bool used_as_torch(const ty *y, uint32_t s, uint32_t e, uint32_t lo, uint32_t hi) {
+    const char *t = y->t;
+    size_t n = e - s;
+    occ_it it; /* the name's occurrences from the word index, not a search through the scope */
+    occ_begin(&it, y, t + s, n, lo, hi);
+    for (uint32_t p; occ_next(&it, &p);) {
+        if ((p > 0 && chain_char(t[p - 1])) || (p + n < y->len && ident_char(t[p + n]))) continue;
+        uint32_t q = p + (uint32_t)n;
+        for (int hop = 0; hop < 3; hop++) {
+            if (q >= hi || t[q] != '.') break;
+            uint32_t a = q + 1, b = a;
+            while (b < hi && ident_char(t[b])) b++;
+            if (b == a) break;
+            if (torch_use(t + a, b - a)) return true;
+            /* through `.cuda(...)` and `.to(...)`: the same value */
+            bool through = (b - a == 4 && !memcmp(t + a, "cuda", 4)) || (b - a == 2 && !memcmp(t + a, "to", 2));
+            if (!through || b >= hi || t[b] != '(') break;
+            int d = 0;
+            for (q = b; q < hi; q++) {
+                if (t[q] == '(') d++;
+                else if (t[q] == ')' && --d == 0) { q++; break; }
+            }
+        }
+    }
+    return false;
+}
+
 
 /* What each occurrence of text[s, s + n) in [lo, hi) says about the name (hdr: where the parameters of the
  * enclosing def end, when in_def): an assignment whose value is known or not, an annotated or plain parameter, a
@@ -665,12 +803,190 @@ static bool name_is_torch(const ty *y, uint32_t s, uint32_t e, uint32_t at, int 
         if (f->occs.items[a].c > 0) known--;
         else unknown--;
     }
-    return known > 0 && unknown == 0;
+    if (known > 0 && unknown == 0) return true;
+    /* otherwise what the name is used for in the same scope: a value with a `.cuda()` method that is also used as
+     * a tensor or module (`x.size()`, `model.eval()`, `model.cuda().half()`) is one */
+    if (storage_like(t + s, n) || bound_here(y, s, e, at) || imported_name(y, t + s, n)) return false;
+    if (!f->used) f->used = used_as_torch(y, s, e, lo, hi) ? 1 : -1; /* the name's in its scope: asked once */
+    return f->used > 0;
 }
 
 bool an_types_torch(an_types *m, uint32_t start, uint32_t end, uint32_t at) {
+    const char *text = m->t;
+    uint32_t len = m->len;
     ty y = {m->t, m->len, m->scope, m};
-    return expr_is_torch(&y, start, end, at, 0);
+    if (expr_is_torch(&y, start, end, at, 0)) return true;
+    /* what the call's result is used for: `x[0].cuda().float()`, `lpips.LPIPS().cuda().eval()` */
+    if (end >= len || text[end] != '.' || storage_like(text + start, end - start)) return false;
+    uint32_t a = end + 1, b = a;
+    while (b < len && ident_char(text[b])) b++;
+    if (b - a != 4 || memcmp(text + a, "cuda", 4)) return false;
+    uint32_t q = b;
+    while (q < len && (text[q] == ' ' || text[q] == '\t')) q++;
+    if (q >= len || text[q] != '(') return false;
+    for (int d = 0; q < len; q++) {
+        if (text[q] == '(') d++;
+        else if (text[q] == ')' && --d == 0) { q++; break; }
+    }
+    if (q >= len || text[q] != '.') return false;
+    a = q + 1, b = a;
+    while (b < len && ident_char(text[b])) b++;
+    return b > a && torch_use(text + a, b - a);
+}
+
+/* ---- receivers of unknown type (see an_types.h and rule XPU101's doc) ------------------------------------------ */
+
+/* Frameworks with objects whose `.cuda()` is not torch's (another framework's tensor, a device constructor): a
+ * project that imports one anywhere keeps every unknown receiver unsafe, as such objects may reach any file through
+ * the project's functions. (CUDA libraries such as cupy, numba or pycuda have no `.cuda()` method on their objects;
+ * a file that imports them is still kept apart by imports_known.) */
+static const char *const cuda_elsewhere[] = {"paddle", "oneflow", "jittor", "megengine", "mindspore", "tvm",
+                                             "dgl", "theano", "chainer", "cntk", NULL};
+
+/* Libraries whose objects with a `.cuda()` method are torch values or treat `.to(DEV)` the same (their own module
+ * classes override both alike), and libraries with no `.cuda()` at all. A file that imports anything else (but
+ * its own project's modules) keeps its unknown receivers unsafe. */
+static const char *const cuda_as_torch[] = {
+    /* the standard library (the modules such files import) */
+    "__future__", "abc", "argparse", "array", "ast", "asyncio", "atexit", "base64", "bisect", "builtins", "bz2",
+    "cProfile", "calendar", "codecs", "collections", "concurrent", "configparser", "contextlib", "copy", "csv",
+    "ctypes", "dataclasses", "datetime", "decimal", "difflib", "dis", "doctest", "email", "enum", "errno",
+    "fcntl", "filecmp", "fnmatch", "fractions", "functools", "gc", "getpass", "gettext", "glob", "gzip", "hashlib",
+    "heapq", "hmac", "html", "http", "importlib", "inspect", "io", "ipaddress", "itertools", "json", "keyword",
+    "linecache", "locale", "logging", "lzma", "marshal", "math", "mimetypes", "mmap", "multiprocessing",
+    "numbers", "operator", "os", "pathlib", "pdb", "pickle", "pkgutil", "platform", "pprint", "profile", "pstats",
+    "queue", "random", "re", "reprlib", "resource", "sched", "secrets", "select", "selectors", "shelve", "shlex",
+    "shutil", "signal", "site", "socket", "socketserver", "sqlite3", "ssl", "stat", "statistics", "string",
+    "struct", "subprocess", "sys", "sysconfig", "tarfile", "tempfile", "textwrap", "threading", "time", "timeit",
+    "token", "tokenize", "traceback", "tracemalloc", "types", "typing", "typing_extensions", "unicodedata",
+    "unittest", "urllib", "uuid", "warnings", "weakref", "xml", "zipfile", "zlib", "fileinput", "optparse",
+    "getopt", "copyreg", "contextvars", "graphlib", "zoneinfo", "wave", "colorsys", "posixpath", "ntpath",
+    /* torch and its ecosystem */
+    "torch", "torchvision", "torchaudio", "torchtext", "torchdata", "torchmetrics", "functorch", "transformers",
+    "diffusers", "accelerate", "peft", "timm", "lpips", "open_clip", "clip", "fairseq", "detectron2", "fvcore",
+    "iopath", "lightning", "pytorch_lightning", "lightning_fabric", "lightning_utilities", "deepspeed", "apex",
+    "xformers", "bitsandbytes", "safetensors", "einops", "kornia", "torch_geometric", "sentence_transformers",
+    "trl", "unsloth", "unsloth_zoo", "triton", "huggingface_hub", "datasets", "tokenizers", "sentencepiece",
+    /* libraries without a `.cuda()` method */
+    "numpy", "scipy", "pandas", "sklearn", "PIL", "cv2", "imageio", "skimage", "matplotlib", "mpl_toolkits",
+    "seaborn", "tqdm",
+    "yaml", "omegaconf", "hydra", "tensorboard", "tensorboardX", "wandb", "mlflow", "pytest", "hypothesis",
+    "packaging", "requests", "regex", "editdistance", "sacrebleu", "sacremoses", "psutil", "soundfile", "librosa",
+    "h5py", "joblib", "faiss", "rich", "typer", "click", "filelock", "fsspec", "setuptools", "pkg_resources",
+    "jsonargparse", "termcolor", "tabulate", "pycocotools", "lmdb", "nltk", "gradio", "fire", "absl", "mock",
+    "parameterized", "pydantic", "attr", "attrs", "cloudpickle", "dill", "msgpack", "tiktoken", "jinja2",
+    "bitarray", "pyarrow", "boto3", "torchsnapshot", NULL};
+
+static bool listed(const char *const *set, const char *m, size_t n) { return in_set(set, m, n); }
+
+/* Every absolute import of the file names a library of cuda_as_torch or a module of the project (p); a library of
+ * cuda_elsewhere or any other one: false, its top-level name into why. */
+static bool imports_known(const ty *y, const an_project *p, const char *helper, char *why, size_t cap) {
+    const char *t = y->t, *end = t + y->len;
+    for (const char *ls = t; ls < end;) {
+        const char *le = memchr(ls, '\n', (size_t)(end - ls));
+        if (!le) le = end;
+        const char *b = ls;
+        while (b < le && (*b == ' ' || *b == '\t')) b++;
+        const char *names = NULL;
+        if (le - b > 7 && !memcmp(b, "import ", 7)) names = b + 7;
+        else if (le - b > 5 && !memcmp(b, "from ", 5) && memmem(b, (size_t)(le - b), " import", 7)) names = b + 5;
+        /* `import a, b.c as d`: each top-level name; `from .x import y`: the project's own */
+        for (const char *q = names; q && q < le;) {
+            while (q < le && (*q == ' ' || *q == ',' || *q == '(')) q++;
+            if (q >= le || *q == '.' || *q == '#') break;
+            const char *e = q;
+            while (e < le && ident_char(*e)) e++;
+            if (e == q) break;
+            size_t n = (size_t)(e - q);
+            bool own_helper = helper && strlen(helper) == n && !memcmp(helper, q, n);
+            if (!listed(cuda_as_torch, q, n) && !own_helper && !an_project_own_module(p, q, n)) {
+                snprintf(why, cap, "%.*s", (int)n, q);
+                return false;
+            }
+            if (names == b + 5) break; /* from X import ...: X alone */
+            while (e < le && *e != ',') e++; /* past `.c as d` */
+            q = e;
+        }
+        ls = le + 1;
+    }
+    return true;
+}
+
+/* imports_known once per file (its answer depends on the file, the project and the helper's name alone; a file's
+ * facts are asked about with one project and one helper) */
+static bool imports_known_kept(const ty *y, const an_project *p, const char *helper, char *why, size_t cap) {
+    an_types *m = y->memo;
+    if (!m->ik_done || m->ik_p != p || strcmp(m->ik_helper, helper)) {
+        ut_free(m->ik_helper);
+        m->ik_done = true, m->ik_p = p, m->ik_helper = ut_strdup(helper);
+        m->ik_why[0] = 0;
+        m->ik_r = imports_known(y, p, helper, m->ik_why, sizeof m->ik_why);
+    }
+    if (!m->ik_r) snprintf(why, cap, "%s", m->ik_why);
+    return m->ik_r;
+}
+
+/* Inside the body of a method named `cuda` (an override: `super().cuda(...)` there is what `.cuda()` means). */
+static bool in_cuda_method(const ty *y, uint32_t at) {
+    uint32_t lo, hi, hdr;
+    if (!enclosing_def(y, at, &lo, &hi, &hdr)) return false;
+    uint32_t i = skip_ws(y, lo, hdr);
+    if (!strncmp(y->t + i, "async ", 6)) i += 6;
+    return !strncmp(y->t + i, "def cuda(", 9) || !strncmp(y->t + i, "def cuda (", 10);
+}
+
+void an_types_project_facts(const char *path, char *out, size_t n) {
+    const an_project *p = path ? an_project_shared(path) : NULL;
+    if (!p) {
+        snprintf(out, n, "-");
+        return;
+    }
+    unsigned mask = 0;
+    for (int i = 0; cuda_elsewhere[i]; i++)
+        if (an_project_imports(p, cuda_elsewhere[i])) mask |= 1u << i;
+    const char *u = an_project_cuda_unlike_to(p);
+    snprintf(out, n, "%x|%016llx|%s", mask, (unsigned long long)an_project_own_modules_hash(p), u ? u : "");
+}
+
+const char *an_types_risk(an_types *m, uint32_t start, uint32_t end, uint32_t at, const char *path, const char *helper,
+                          char *buf, size_t cap) {
+    const char *text = m->t;
+    ty y = {m->t, m->len, m->scope, m};
+    if (end <= start) return "no receiver";
+    if (storage_like(text + start, end - start)) return "a storage's `.to()` takes the device by keyword only";
+    uint32_t root = start, chain = start;
+    while (root < end && ident_char(text[root])) root++;
+    while (chain < end && chain_char(text[chain])) chain++;
+    if (chain == end && imported_name(&y, text + start, root - start)) /* `tvm.cuda(0)`, `mod.attr.cuda()` */
+        return "the receiver is an imported module or name";
+    if (in_cuda_method(&y, at)) return "an override of `cuda` itself";
+    const an_project *p = path ? an_project_shared(path) : NULL;
+    if (!p) return "no project model";
+    for (int i = 0; cuda_elsewhere[i]; i++)
+        if (an_project_imports(p, cuda_elsewhere[i])) {
+            snprintf(buf, cap, "the project imports %s, whose objects have a `.cuda()` of their own", cuda_elsewhere[i]);
+            return buf;
+        }
+    const char *unlike = an_project_cuda_unlike_to(p);
+    if (unlike) {
+        snprintf(buf, cap, "%s defines a `cuda` method that `.to()` may not replace", unlike);
+        return buf;
+    }
+    char name[128];
+    if (!imports_known_kept(&y, p, helper ? helper : "xpuify_device", name, sizeof name)) {
+        snprintf(buf, cap, "the file imports %s, a library not known to keep `.cuda()` and `.to()` alike", name);
+        return buf;
+    }
+    return NULL;
+}
+
+const char *an_types_unknown_risk(const char *text, uint32_t len, const an_pyscope *scope, uint32_t start,
+                                  uint32_t end, uint32_t at, const char *path, const char *helper, char *buf, size_t cap) {
+    an_types *m = an_types_new(text, len, scope);
+    const char *r = an_types_risk(m, start, end, at, path, helper, buf, cap);
+    an_types_free(m);
+    return r;
 }
 
 bool an_types_is_torch(const char *text, uint32_t len, const an_pyscope *scope, uint32_t start, uint32_t end,

@@ -11,7 +11,8 @@ _xpuify() {
         return
     fi
     case $prev in
-        -f|--format) COMPREPLY=($(compgen -W "text concise json sarif github" -- "$cur")); return ;;
+        -f|--format) COMPREPLY=($(compgen -W "text concise json sarif github gitlab junit" -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         --target) COMPREPLY=($(compgen -W "auto accelerator compat" -- "$cur")); return ;;
         --fail-on) COMPREPLY=($(compgen -W "error warning info" -- "$cur")); return ;;
         --rules|--cache-dir|--layer-dir|-p|--compile-commands|--cuda-path) COMPREPLY=($(compgen -d -- "$cur")); return ;;

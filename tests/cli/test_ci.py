@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from harness import XPUIFY, check, eq, main, read, run, write  # noqa: E402
 
-CUDA = "import torch\nx = y.cuda()\ntorch.cuda.synchronize()\n"
+CUDA = "import torch, mylib\nx = y.cuda()\ntorch.cuda.synchronize()\n"
 
 
 def git(*args, cwd=None):

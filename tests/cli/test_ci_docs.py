@@ -77,7 +77,8 @@ def test_gitlab_pipeline(d):
     eq(results[0][0], 0, results[0])
     code, out, err = results[1]
     eq(code, 1, err)
-    eq(out.splitlines()[:2], ["1  XPU101  [ ] cuda-method-call", "1  XPU202  [*] cuda-stream-event"])
+    # z.cuda(): an unknown receiver, fixed safely (the file imports only torch; the project has no other .cuda())
+    eq(out.splitlines()[:2], ["1  XPU101  [*] cuda-method-call", "1  XPU202  [*] cuda-stream-event"])
     cq = json.loads(read("gl-code-quality.json"))
     eq(sorted((x["location"]["path"], x["location"]["lines"]["begin"]) for x in cq), [("a.py", 4), ("b.py", 2)])
     check(re.search(r'<testsuites name="xpuify" tests="2" failures="2"', read("xpuify-junit.xml")), "junit")

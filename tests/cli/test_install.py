@@ -100,6 +100,68 @@ def test_bash_completion_completes_commands_and_options(d):
     eq(p.stdout.splitlines(), ["check", "--force-exclude", "auto accelerator compat"], p.stderr)
 
 
+# the words of an option's values as its --help line lists them ("text (default), concise, json" -> the words)
+def help_values(cmd, opt):
+    line = next(l for l in sh(XPUIFY, cmd, "--help").stdout.splitlines() if re.search(rf"{opt} [A-Z]", l))
+    text = re.split(r"\s{2,}", line.strip(), maxsplit=1)[1]
+    text = text.split(":")[-1] if ":" in text else text
+    return sorted(w for w in re.findall(r"[a-z]+", re.sub(r"\([^)]*\)", "", text)))
+
+
+VALUES = [("check", "--format"), ("fix", "--target"), ("check", "--fail-on")]
+
+
+def test_bash_completion_values_are_those_of_help(d):
+    root = install(d)
+    comp = os.path.join(root, "share/bash-completion/completions/xpuify")
+    for cmd, opt in VALUES:
+        script = (f'source "{comp}"; COMP_WORDS=("{XPUIFY}" {cmd} {opt} ""); COMP_CWORD=3; COMPREPLY=(); _xpuify; '
+                  'printf "%s\\n" "${COMPREPLY[@]}"')
+        eq(sorted(sh("bash", "-c", script).stdout.split()), help_values(cmd, opt), f"bash: {cmd} {opt}")
+
+
+def test_fish_completion_completes_commands_options_and_values(d):
+    need_tool("fish", "fish")
+    root = install(d)
+    comp = os.path.join(root, "share/fish/vendor_completions.d/xpuify.fish")
+    env = dict(os.environ, PATH=os.path.join(root, "bin") + os.pathsep + os.environ["PATH"])
+
+    def complete(line):
+        p = sh("fish", "--no-config", "-c", f'source "{comp}"; complete -C "{line}"', env=env)
+        eq(p.returncode, 0, p.stderr)
+        return [l.split("\t") for l in p.stdout.splitlines()]
+    # a command with its one-line description (not the argument placeholders)
+    got = dict(c for c in complete("xpuify ch") if len(c) == 2)
+    eq(list(got), ["check"], got)
+    check(got["check"].startswith("report CUDA-only code"), "description", got)
+    eq([c[0] for c in complete("xpuify check --force-e")], ["--force-exclude"])
+    for cmd, opt in VALUES:
+        eq(sorted(c[0] for c in complete(f"xpuify {cmd} {opt} ")), help_values(cmd, opt), f"fish: {cmd} {opt}")
+    eq(sorted(c[0] for c in complete("xpuify check -f ")), help_values("check", "--format"))
+
+
+def test_zsh_completion_completes_commands_options_and_values(d):
+    need_tool("zsh", "zsh")
+    root = install(d)
+    fpath = os.path.join(root, "share/zsh/site-functions")
+    env = dict(os.environ, PATH=os.path.join(root, "bin") + os.pathsep + os.environ["PATH"])
+    drive = os.path.join(ROOT, "tests", "cli", "data", "zsh_complete.zsh")
+
+    def complete(line, want):
+        p = sh("zsh", "-f", drive, fpath, line, want, env=env, cwd=d)
+        eq(p.returncode, 0, p.stderr)
+        return p.stdout.replace("\r", "")
+    out = complete("xpuify ch", "xpuify check ")
+    check("xpuify check " in out, "the command completes", out[-500:])
+    out = complete("xpuify check --force-e", "--force-exclude ")
+    check("--force-exclude " in out, "the option completes", out[-500:])
+    for cmd, opt in VALUES + [("check", "-f")]:
+        want = help_values(cmd, "--format" if opt == "-f" else opt)
+        out = complete(f"xpuify {cmd} {opt} ", "*".join(want))
+        listed = out.rsplit(f"{opt} ", 1)[-1]
+        eq(sorted(set(re.findall(r"[a-z]+", listed)) & set(want)), want, f"zsh: {cmd} {opt}: {out[-400:]!r}")
+
+
 def test_deb_control_and_contents(d):
     need_tool("dpkg-deb", "dpkg")
     p = sh(os.path.join(ROOT, "packaging", "deb.sh"), XPUIFY, d)

@@ -30,10 +30,10 @@ def chromium(page, *extra):
 
 
 def project():
-    write("train.py", "import torch\n"
+    write("train.py", "import torch, mylib\n"
                       "torch.cuda.synchronize()\n"           # XPU202, safe fix
                       "torch.cuda.empty_cache()\n"           # XPU203, safe fix
-                      "x = load().cuda()\n")                # XPU101 (a receiver of unknown type: unsafe only): needs a human
+                      "x = mylib.load().cuda()\n")          # XPU101 (a receiver of unknown type: unsafe only): needs a human
     write("pkg/model.py", "import torch\nn = torch.cuda.device_count()\ntorch.cuda.synchronize()\n")
     write("csrc/kernel.cu", "__global__ void k(float *x) { x[0] = 1; }\n")
     write("pkg/clean.py", "x = 1\n")
@@ -97,7 +97,7 @@ def test_report_renders_in_chromium(d):
 
 
 LINES = ["torch.cuda.synchronize()",                # XPU202, safe
-         "x = y.cuda()",                            # XPU101, unsafe
+         "x = y.cuda()",                            # XPU101, unsafe (the file imports a library unknown to xpuify)
          "n = torch.cuda.device_count()",           # XPU201, safe
          "torch.backends.cudnn.benchmark = True",   # XPU501, by hand (info)
          "z = torch.zeros(3, device='cuda')"]       # XPU103, safe
@@ -118,7 +118,7 @@ def big_project(top_dirs, per_top, depth_name):
     while k < 3000:
         d = dirs[(i * 11) % len(dirs)]
         n = 1 + (i * 5) % 9
-        body = "import torch\n" + "".join(LINES[(i + j) % len(LINES)] + "\n" for j in range(n))
+        body = "import torch, mylib\n" + "".join(LINES[(i + j) % len(LINES)] + "\n" for j in range(n))
         write(os.path.join(d, f"f{i}.py") if d else f"f{i}.py", body)
         k += n
         i += 1

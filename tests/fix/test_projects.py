@@ -79,6 +79,45 @@ def test_withheld_fixes_say_why(d):
     check("not fixed: this file is a config loaded by exec" in r.out, "fix's remaining finding says why", r)
 
 
+def test_dual_run_check_and_fix_agree(d):
+    """A module imported from its package and also run by path gets the guarded fallback import: `check` offers a
+    fix for every finding `fix` then fixes (none is withheld as "may also run by path"), fix leaves nothing that
+    check reports as fixable, and the fixed modules run by path, with -m and imported (CRLF files too)."""
+    tree = os.path.join(d, "p")
+    shutil.copytree(os.path.join(PROJECTS, "dualrun", "input"), tree)
+    # the nested module with Windows line endings: the fallback is inserted with them and a second fix finds it
+    probe = os.path.join(tree, "pkg", "sub", "probe.py")
+    with open(probe, "rb") as f:
+        text = f.read()
+    with open(probe, "wb") as f:
+        f.write(text.replace(b"\n", b"\r\n"))
+    r = run("check", "--format", "json", ".", cwd=tree)
+    eq(r.code, 1, r)
+    found = r.json()
+    check(not any("may also run by path" in x["message"] for x in found), "no fix is withheld", r.out)
+    fixable = [x for x in found if x.get("fix") and x["fix"].get("applicability") == "safe"]
+    check(fixable, "check offers safe fixes", r.out)
+    r = run("fix", ".", cwd=tree)
+    check(r.code in (0, 1), "fix failed", r)
+    check(f"Fixed {len(fixable)} findings" in r.out, f"fix fixes the {len(fixable)} safe fixes check offers", r.out)
+    with open(probe, "rb") as f:
+        fixed = f.read()
+    check(b"try:\r\n    from . import xpuify_device\r\nexcept ImportError:" in fixed, "CRLF kept", fixed)
+    check(b"\n" not in fixed.replace(b"\r\n", b""), "no bare LF in a CRLF file", fixed)
+    r = run("fix", "-q", "--diff", ".", cwd=tree)
+    eq((r.code, r.out), (0, ""), "a second fix changes nothing")
+    r = run("check", "--format", "json", ".", cwd=tree)
+    left = [x for x in r.json() if x.get("fix") and x["fix"].get("applicability") == "safe"]
+    eq(left, [], "check after fix: nothing safe left to fix")
+    if not has_torch():
+        skip(f"{PY} has no torch")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH="", PYTHONDONTWRITEBYTECODE="1")
+    for cmd, cwd in (([PY, "pkg/sub/probe.py"], tree), ([PY, "-m", "pkg.sub.probe"], tree),
+                     ([PY, "-c", "import pkg.sub.probe"], tree), ([PY, "-m", "probe"], os.path.join(tree, "pkg", "sub"))):
+        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+        eq(p.returncode, 0, f"{cmd} in {cwd}: {p.stderr[-2000:]}")
+
+
 def test_helper_has_no_import_side_effects(d):
     """Importing the helper imports no torch and probes no device; the device is picked at first use, after the
     environment set-up that follows the import, and cached."""

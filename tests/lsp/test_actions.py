@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from harness import check, eq, main, read, run, write  # noqa: E402
 from lspclient import Server, apply_edits, edits_for, position, uri_of  # noqa: E402
 
-CUDA = ("import torch\n"
+CUDA = ("import torch, mylib\n"  # mylib: a library xpuify knows nothing of (x.cuda() stays unsafe)
         "\n"
         "def step(model, x):\n"
         "    y = model(x.cuda())\n"

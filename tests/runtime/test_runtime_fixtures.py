@@ -6,12 +6,13 @@ which this torch is not)."""
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import ROOT, XPUIFY, check, eq, main, need_python  # noqa: E402
+from harness import ROOT, XPUIFY, check, eq, main, need_python, need_tool, read  # noqa: E402
 
 PY = "/usr/bin/python3"
 FIXTURES = os.path.join(ROOT, "fixtures", "runtime")
@@ -102,6 +103,31 @@ def test_the_demo_project_runs_on_the_cpu_once_fixed(d):
     check("epoch 1 loss" in after.stdout and "on cpu" in after.stdout, "it trained", after.stdout)
     again = subprocess.run([XPUIFY, "fix", "--unsafe-fixes", "--diff", proj], capture_output=True, text=True)
     eq(again.returncode, 0, "a second fix changes nothing: " + again.stdout[-2000:])
+
+
+def test_ddp_fixtures_free_the_process_group_without_the_gil(d):
+    """torch 1.13 deadlocks when a DDP reducer is the last owner of a gloo process group: the group is destroyed
+    with the GIL held while a gloo worker thread waits for the GIL to free a tensor (fixtures/runtime/README.md).
+    The DDP fixtures free the DDP wrapper before destroy_process_group(); under gdb, the thread that destroys the
+    group of ddp_torchrun's reference must not hold the GIL (it did, from Reducer::~Reducer, with the old order)."""
+    need_python(PY, [("torch", "python3-torch")])
+    need_tool("gdb", "gdb")
+    work = os.path.join(d, "ddp_torchrun")
+    shutil.copytree(os.path.join(FIXTURES, "ddp_torchrun"), work)
+    env = dict(os.environ, MASTER_PORT=str(29500 + os.getpid() % 400), CUDA_VISIBLE_DEVICES="")
+    p = subprocess.run(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
+                        "break c10d::ProcessGroupGloo::~ProcessGroupGloo", "-ex", "run", "-ex", "bt 3", "-ex",
+                        "print (int)PyGILState_Check()", "-ex", "kill", "--args", PY, "reference_cpu.py"],
+                       cwd=work, capture_output=True, text=True, timeout=300, env=env)
+    out = p.stdout + p.stderr
+    check(re.search(r"Breakpoint 1(\.\d+)?, ", out), "the process group was destroyed while the program ran", out[-3000:])
+    check("Reducer::~Reducer" not in out, "not by the DDP reducer", out[-3000:])
+    check(re.search(r"^\$1 = 0$", out, re.M), "the destroying thread does not hold the GIL", out[-3000:])
+    # the spawned fixture cannot run under gdb here (its ranks are new processes): its rank function frees the DDP
+    # wrapper before the group, as the torchrun one does
+    for f in ("train_ddp.py", "reference_cpu.py"):
+        src = read(os.path.join(FIXTURES, "ddp", f))
+        check(0 <= src.find("del ddp") < src.find("dist.destroy_process_group()"), f"ddp/{f} frees DDP first")
 
 
 def test_every_fixture_is_listed(d):

@@ -189,6 +189,75 @@ static void result_guards(void **state) {
     done(&x);
 }
 
+static void kernel_routes_and_flag_guards(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "def f(x):\n    if x.is_cuda:\n        try:\n            return dtw_cuda(x)\n        except RuntimeError:\n"
+              "            pass\n    return dtw_cpu(x)\n"
+              "def g(x):\n    if x.is_cuda:\n        x = to_cuda(x)\n    return x\n"
+              "def h(x):\n    if not x.is_cuda:\n        y = kernel_cuda(x)\n    return x\n"
+              "if args.tf32 and torch.cuda.is_available():\n    torch.backends.cuda.matmul.allow_tf32 = True\n"
+              "if torch.cuda.is_available():\n    torch.backends.cudnn.benchmark = True\n    model.cuda()\n",
+          NULL);
+    assert_non_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "x.is_cuda", 0)); /* routes to dtw_cuda */
+    assert_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "x.is_cuda", 1));     /* to_cuda moves: the test is ported */
+    assert_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "x.is_cuda", 2));     /* negated, and no early exit */
+    assert_non_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available", 0)); /* only CUDA flags */
+    assert_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available", 1));     /* and a .cuda() */
+    assert_non_null(fact_at(&x, AN_CTX_READ, "args.tf32", 0)); /* an if's condition reads */
+    done(&x);
+}
+
+static void package_builds(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "def a(pip):\n    cuda = torch.cuda.is_available()\n    pip('ort-gpu' if cuda else 'ort')\n"
+              "def b(pip):\n    cuda = torch.cuda.is_available()\n    pip('ort-gpu' if cuda else 'ort')\n    return cuda\n"
+              "pip(f\"tf{'' if torch.cuda.is_available() else '-cpu'}\")\n"
+              "b = 'nccl' if torch.cuda.is_available() else 'gloo'\n",
+          NULL);
+    assert_non_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available()", 0));
+    assert_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available()", 1)); /* also returned */
+    assert_non_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available()", 2));
+    assert_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available()", 3)); /* a backend, no package */
+    done(&x);
+}
+
+static void nvidia_only_imports(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "def f(d):\n    a = torch.device('cuda')\n    import tensorrt as trt\n    b = torch.device('cuda')\n"
+              "def g(d):\n    from transformer_engine.pytorch import fp8_autocast\n    c = torch.device('cuda')\n"
+              "def h(d):\n    import tensorflow\n    e = torch.device('cuda')\n",
+          NULL);
+    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.device", 0));
+    assert_non_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.device", 1));
+    assert_non_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.device", 2));
+    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.device", 3));
+    assert_true(an_ctx_nvidia_only_module("tensorrt", 8) && an_ctx_nvidia_only_module("pycuda.driver", 13));
+    assert_false(an_ctx_nvidia_only_module("tensorrtx", 9) || an_ctx_nvidia_only_module("torch.cuda", 10));
+    done(&x);
+}
+
+static void counterparts_and_reports(void **state) {
+    (void)state;
+    parsed x;
+    parse(&x, "os.environ['CUDA_VISIBLE_DEVICES'] = '0'\nos.environ['ZE_AFFINITY_MASK'] = '0'\n"
+              "def f():\n    torch.use_deterministic_algorithms(True)\n    torch.backends.cudnn.deterministic = True\n"
+              "def g():\n    torch.backends.cudnn.deterministic = True\n"
+              "info = {'cuda': torch.version.cuda}\nenv['cuda'] = torch.version.cuda\nprint(torch.version.cuda)\n"
+              "v = torch.version.cuda\n",
+          NULL);
+    assert_non_null(fact_at(&x, AN_CTX_COUNTERPART, "CUDA_VISIBLE_DEVICES", 0));
+    assert_non_null(fact_at(&x, AN_CTX_COUNTERPART, "torch.backends.cudnn.deterministic", 0));
+    assert_null(fact_at(&x, AN_CTX_COUNTERPART, "torch.backends.cudnn.deterministic", 1)); /* another block */
+    assert_non_null(fact_at(&x, AN_CTX_REPORT, "torch.version.cuda", 0));
+    assert_non_null(fact_at(&x, AN_CTX_REPORT, "torch.version.cuda", 1));
+    assert_non_null(fact_at(&x, AN_CTX_REPORT, "torch.version.cuda", 2));
+    assert_null(fact_at(&x, AN_CTX_REPORT, "torch.version.cuda", 3));
+    done(&x);
+}
+
 static void named_for_cuda(void **state) {
     (void)state;
     size_t tok;
@@ -206,6 +275,8 @@ int main(void) {
         cmocka_unit_test(backend_sibling_and_xpu_member), cmocka_unit_test(backend_registered),
         cmocka_unit_test(backend_module_by_path), cmocka_unit_test(multi_device), cmocka_unit_test(cuda_only),
         cmocka_unit_test(guards), cmocka_unit_test(targets_and_reads), cmocka_unit_test(result_guards), cmocka_unit_test(named_for_cuda),
+        cmocka_unit_test(kernel_routes_and_flag_guards), cmocka_unit_test(package_builds),
+        cmocka_unit_test(nvidia_only_imports), cmocka_unit_test(counterparts_and_reports),
     };
     return cmocka_run_group_tests_name("context", tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* Unit tests for the project model (analyzer/project/an_project): the ways a file is imported and where the device
  * helper goes, on small project trees written to a temporary directory: a namespace package imported from the root,
  * an __init__.py chain nobody imports, a package imported from two roots, scripts beside packages, a module that
- * also runs by path, an exec-loaded config, a directory named like a module imported elsewhere. */
+ * also runs by path (the guarded fallback; withheld when symlinked), an exec-loaded config, a directory named like a
+ * module imported elsewhere. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,13 +119,56 @@ static void test_init_chain_and_main(void **s) {
     (void)s;
     an_project *p = model();
     expect_place(p, "lib/sub/m.py", "lib/xpuify_device.py", "from .. import xpuify_device");
-    /* runs by path, no relative import, imports no project package: withheld */
-    expect_place(p, "lib/sub/cli.py", NULL, NULL);
+    /* imported from its package and run by path, no relative import, imports no project package: the guarded
+     * fallback, with the helper beside it (the one directory both the relative import and sys.path[0] reach) */
+    char fallback[512];
+    snprintf(fallback, sizeof fallback, AN_HELPER_FALLBACK, "xpuify_device", "xpuify_device");
+    expect_place(p, "lib/sub/cli.py", "lib/sub/xpuify_device.py", fallback);
+    assert_non_null(strstr(fallback, "try:\n    from . import xpuify_device\nexcept ImportError:"));
     /* runs by path but imports its own package absolutely: that import carries the helper */
     expect_place(p, "lib/sub/tool.py", "lib/xpuify_device.py", "from lib import xpuify_device");
     /* bench/ imports a `utils` of its own: lib/ is no import root for lib/utils */
     expect_place(p, "lib/utils/io.py", "lib/xpuify_device.py", "from .. import xpuify_device");
     an_project_free(p);
+}
+
+/* A symlinked module that runs by path: Python puts its target's directory first on sys.path, the package import
+ * sees the link's directory: no one copy serves both, the fix is withheld and says why. */
+static void test_symlinked_dual_run_withheld(void **s) {
+    (void)s;
+    put("elsewhere/cli2.py", "import torch\nif __name__ == '__main__':\n    pass\n");
+    char link[512];
+    snprintf(link, sizeof link, "%s/lib/sub/cli2.py", root);
+    assert_int_equal(symlink("../../elsewhere/cli2.py", link), 0);
+    an_project *p = model();
+    char f[512];
+    snprintf(f, sizeof f, "%s/lib/sub/cli2.py", root);
+    an_helper_place h;
+    an_project_helper_place(p, f, "xpuify_device", NULL, &h);
+    assert_null(h.import);
+    assert_non_null(h.withheld);
+    assert_non_null(strstr(h.withheld, "may also run by path"));
+    an_helper_place_free(&h);
+    an_project_free(p);
+    unlink(link);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/elsewhere/cli2.py", root);
+    unlink(dir);
+    snprintf(dir, sizeof dir, "%s/elsewhere", root);
+    rmdir(dir);
+}
+
+/* an_helper_import_in finds the fallback whatever the line endings */
+static void test_helper_import_in(void **s) {
+    (void)s;
+    char imp[512];
+    snprintf(imp, sizeof imp, AN_HELPER_FALLBACK, "xpuify_device", "xpuify_device");
+    const char *crlf = "import torch\r\ntry:\r\n    from . import xpuify_device\r\nexcept ImportError:  # run by path "
+                       "(no parent package): the copy beside this file\r\n    import xpuify_device\r\n";
+    assert_true(an_helper_import_in(crlf, strlen(crlf), imp));
+    const char *other = "import torch\ntry:\n    from . import xpuify_device\nexcept ImportError:\n    pass\n";
+    assert_false(an_helper_import_in(other, strlen(other), imp));
+    assert_true(an_helper_import_in(other, strlen(other), "from . import xpuify_device"));
 }
 
 static void test_two_roots(void **s) {
@@ -225,7 +269,8 @@ static void test_unmarked_directory_is_not_walked(void **s) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_counts_files), cmocka_unit_test(test_namespace_package),
-        cmocka_unit_test(test_init_chain_and_main), cmocka_unit_test(test_two_roots),
+        cmocka_unit_test(test_init_chain_and_main), cmocka_unit_test(test_symlinked_dual_run_withheld),
+        cmocka_unit_test(test_helper_import_in), cmocka_unit_test(test_two_roots),
         cmocka_unit_test(test_scripts_and_configs), cmocka_unit_test(test_forced_path_and_no_model),
         cmocka_unit_test(test_package_dir), cmocka_unit_test(test_unmarked_directory_is_not_walked),
     };

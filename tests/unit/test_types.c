@@ -82,12 +82,40 @@ static void annotations_and_loaders(void **s) {
     assert_false(receiver_known(loop, 2));
 }
 
+static void uses_as_torch(void **s) {
+    (void)s;
+    /* a parameter also used with tensor-only methods; an untyped one beside it is not */
+    const char *par = "def f(x, y):\n    n = x.size(0)\n    x = x.cuda()\n    y = y.cuda()\n    return x, y, n\n";
+    assert_true(receiver_known(par, 0));
+    assert_false(receiver_known(par, 1));
+    /* a module used as one (`model.eval()`), and what `.cuda()` returns used as a tensor or module */
+    assert_true(receiver_known("def f(model):\n    model.eval()\n    model.cuda()\n", 0));
+    assert_true(receiver_known("def f(m):\n    m = m.cuda().half()\n", 0));
+    assert_true(receiver_known("import lpips\nfn = lpips.LPIPS(net='alex').cuda().eval()\n", 0));
+    assert_true(receiver_known("def f(w):\n    return w[0].cuda().float()\n", 0));
+    /* a method only torch values have, before `.cuda()` */
+    assert_true(receiver_known("def f(wav):\n    return wav.unsqueeze(0).float().cuda()\n", 0));
+    assert_true(receiver_known("def f(model):\n    return model[0].eval().cuda()\n", 0));
+    /* self attributes: the uses anywhere in the file */
+    assert_true(receiver_known("class A:\n    def go(self):\n        self.model.cuda()\n    def n(self):\n"
+                               "        return sum(p.numel() for p in self.model.parameters())\n", 0));
+    /* no use that tells: unknown */
+    assert_false(receiver_known("def f(model):\n    model.prepare(1)\n    model.cuda()\n", 0));
+    /* a storage (map_location), a lambda's or a comprehension's own variable, an imported module: unknown */
+    assert_false(receiver_known("import torch\nsd = torch.load('p', map_location=lambda storage, loc: storage.cuda())\n"
+                                "def g(storage):\n    storage.size()\n    storage.cuda()\n", 1));
+    assert_false(receiver_known("def f(x, xs):\n    x.size()\n    return [x.cuda() for x in xs]\n", 0));
+    assert_false(receiver_known("def f(x, g):\n    x.size()\n    return g(lambda x: x.cuda())\n", 0));
+    assert_false(receiver_known("import tvm\ndef f():\n    tvm.dim()\n    return tvm.cuda(0)\n", 0));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(factories_and_methods),
         cmocka_unit_test(module_classes),
         cmocka_unit_test(names),
         cmocka_unit_test(annotations_and_loaders),
+        cmocka_unit_test(uses_as_torch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,488 @@
+/* an_guard: is the code a CUDA availability test guards device-generic (see an_guard.h). */
+#include "analyzer/python/an_guard.h"
+#include "analyzer/python/an_context.h"
+#include "analyzer/python/an_resolve.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <tree_sitter/api.h>
+
+const TSLanguage *tree_sitter_python(void);
+
+#define GUARD_MAX_CALL_DEPTH 3 /* functions of the file followed through calls */
+#define GUARD_MAX_FLOW_DEPTH 2 /* names assigned from the test, then from those */
+#define GUARD_MAX_WALK_DEPTH 400
+
+struct an_guard {
+    const char *text;
+    uint32_t len;
+    TSParser *parser;
+    TSTree *tree;
+    TSNode root;
+    an_pyscope scope;
+};
+
+typedef struct {
+    an_guard *g;
+    an_guard_ported_fn ported;
+    void *pctx;
+    an_guard_kind kind;
+    char *why;
+    UT_VEC(uint32_t) visited; /* definitions already followed (by start byte) */
+    int call_depth;
+} judge;
+
+typedef UT_VEC(TSNode) node_vec;
+
+static bool is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
+static uint32_t S(TSNode n) { return ts_node_start_byte(n); }
+static uint32_t E(TSNode n) { return ts_node_end_byte(n); }
+static const char *T(const judge *j, TSNode n) { return j->g->text + S(n); }
+static size_t L(TSNode n) { return E(n) - S(n); }
+static bool eq(const judge *j, TSNode n, const char *w) { return L(n) == strlen(w) && !memcmp(T(j, n), w, L(n)); }
+static TSNode field(TSNode n, const char *f) { return ts_node_child_by_field_name(n, f, (uint32_t)strlen(f)); }
+
+an_guard *an_guard_new(const char *text, uint32_t len, uint32_t body) {
+    an_guard *g = ut_calloc(1, sizeof *g);
+    g->text = text, g->len = len;
+    g->parser = ts_parser_new();
+    ts_parser_set_language(g->parser, tree_sitter_python());
+    if (body) {
+        TSRange r = {{0, body}, {UINT32_MAX, UINT32_MAX}, body, UINT32_MAX};
+        ts_parser_set_included_ranges(g->parser, &r, 1);
+    }
+    g->tree = ts_parser_parse_string(g->parser, NULL, text, len);
+    if (g->tree) {
+        g->root = ts_tree_root_node(g->tree);
+        an_pyscope_collect(&g->scope, g->root, text);
+    }
+    return g;
+}
+
+void an_guard_free(an_guard *g) {
+    if (!g) return;
+    if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
+    ts_parser_delete(g->parser);
+    ut_free(g);
+}
+
+/* The first reason found wins; CUDA outranks UNPROVEN. */
+static void verdict(judge *j, an_guard_kind k, TSNode at, const char *fmt) {
+    if (j->kind == AN_GUARD_CUDA || (j->kind == AN_GUARD_UNPROVEN && k != AN_GUARD_CUDA)) return;
+    ut_buf b;
+    ut_buf_init(&b);
+    size_t n = ts_node_is_null(at) ? 0 : L(at);
+    const char *nl = n ? memchr(T(j, at), '\n', n) : NULL;
+    if (nl) n = (size_t)(nl - T(j, at));
+    if (n > 60) n = 60;
+    ut_buf_printf(&b, fmt, (int)n, n ? T(j, at) : "");
+    ut_free(j->why);
+    j->why = ut_buf_take(&b);
+    j->kind = k;
+}
+
+static bool word_in(const char *s, size_t n, const char *w) {
+    size_t wl = strlen(w);
+    for (size_t i = 0; i + wl <= n; i++) {
+        if (strncasecmp(s + i, w, wl)) continue;
+        if ((i == 0 || !isalpha((unsigned char)s[i - 1])) && (i + wl == n || !isalpha((unsigned char)s[i + wl])))
+            return true;
+    }
+    return false;
+}
+
+static bool in_list(const char *s, size_t n, const char *const *list) {
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && !memcmp(s, list[i], n)) return true;
+    return false;
+}
+
+/* names of CUDA-only libraries, CUDA extension modules and CUDA libraries' own names */
+static const char *const cuda_libs[] = {"flash_attn", "flash_attn_func", "flash_attn_varlen_func", "flash_attn_interface",
+                                        "apex", "amp_C", "triton", "tl", "bitsandbytes", "bnb", "xformers", "cupy",
+                                        "pynvml", "nvml", "nvtx", "pycuda", "tensorrt", "cutlass", "nvidia", "cudnn",
+                                        "cublas", "cufft", "curand", "cusparse", "nccl", "transformer_engine",
+                                        "mamba_ssm", "causal_conv1d", "liger_kernel", "deep_gemm", NULL};
+/* what only CUDA devices answer (also once the calls are ported): compute capability, the device index */
+static const char *const cuda_results[] = {"major", "minor", "multi_processor_count", "get_device_capability",
+                                           "current_device", "current_device_index", "get_arch_list", NULL};
+static const char *const builtins[] = {
+    "print", "len", "range", "int", "float", "str", "bool", "list", "dict", "tuple", "set", "frozenset", "isinstance",
+    "issubclass", "getattr", "setattr", "hasattr", "delattr", "min", "max", "sum", "abs", "any", "all", "zip",
+    "enumerate", "sorted", "reversed", "map", "filter", "round", "repr", "type", "id", "hash", "iter", "next", "open",
+    "super", "format", "vars", "callable", "divmod", "pow", "ord", "chr", "bytes", "bytearray", "slice", "object",
+    "Exception", "ValueError", "RuntimeError", "TypeError", "KeyError", "AssertionError", "NotImplementedError",
+    "ImportError", "OSError", "IndexError", "AttributeError", "StopIteration", "locals", "globals", NULL};
+/* modules whose functions run the same on every device */
+static const char *const generic_mods[] = {
+    "torch", "os", "sys", "gc", "time", "math", "random", "logging", "warnings", "json", "re", "pathlib", "itertools",
+    "functools", "collections", "copy", "shutil", "tempfile", "unittest", "pytest", "contextlib", "typing",
+    "dataclasses", "argparse", "inspect", "datetime", "platform", "io", "pickle", "glob", "string", "textwrap",
+    "traceback", "threading", "numpy", "PIL", "tqdm", "einops", "psutil", "operator", "statistics", "enum", "abc",
+    "types", "weakref", "queue", "csv", "struct", "hashlib", "uuid", "torchvision", "builtins", NULL};
+/* flags of torch.backends.cuda/cudnn that are plain settings on every torch build and only tune CUDA kernels */
+static const char *const harmless_flags[] = {
+    "torch.backends.cudnn.benchmark", "torch.backends.cudnn.deterministic", "torch.backends.cudnn.enabled",
+    "torch.backends.cudnn.allow_tf32", "torch.backends.cuda.matmul.allow_tf32",
+    "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
+    "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction", NULL};
+
+static bool qualname(judge *j, TSNode n, ut_buf *q) {
+    ut_buf_clear(q);
+    return an_pyscope_qualname(&j->g->scope, n, j->g->text, q);
+}
+
+/* `torch.backends.cudnn.benchmark = True` and the like: the left side of such an assignment */
+static bool harmless_setting(judge *j, TSNode attr) {
+    TSNode p = ts_node_parent(attr);
+    if (!is(p, "assignment") || !ts_node_eq(field(p, "left"), attr)) return false;
+    ut_buf q;
+    ut_buf_init(&q);
+    bool ok = qualname(j, attr, &q) && in_list(q.data, q.len, harmless_flags);
+    ut_buf_free(&q);
+    return ok;
+}
+
+/* the module-level or nested definitions (function or class) of that name in the file */
+static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
+    TSTreeCursor c = ts_tree_cursor_new(j->g->root);
+    int depth = 0;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        bool def = is(x, "function_definition") || is(x, "class_definition");
+        if (def) {
+            TSNode nm = field(x, "name");
+            if (!ts_node_is_null(nm) && L(nm) == n && !memcmp(T(j, nm), name, n)) ut_vec_push(out, x);
+        }
+        bool down = depth < GUARD_MAX_WALK_DEPTH && (is(x, "module") || is(x, "block") || def ||
+                                                     is(x, "decorated_definition") || is(x, "if_statement") ||
+                                                     is(x, "try_statement") || is(x, "else_clause") ||
+                                                     is(x, "elif_clause") || is(x, "except_clause"));
+        if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+        while (!ts_tree_cursor_goto_next_sibling(&c)) {
+            if (!ts_tree_cursor_goto_parent(&c)) goto done;
+            depth--;
+        }
+    }
+done:
+    ts_tree_cursor_delete(&c);
+}
+
+static void check_code(judge *j, TSNode n);
+
+/* A definition the guarded code calls: its body must pass the same test (cycles and depth end the search). */
+static void follow_def(judge *j, TSNode def, TSNode call) {
+    for (size_t i = 0; i < j->visited.len; i++)
+        if (j->visited.items[i] == S(def)) return;
+    if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
+        verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
+        return;
+    }
+    ut_vec_push(&j->visited, S(def));
+    an_guard_kind before = j->kind;
+    j->call_depth++;
+    TSNode body = field(def, "body");
+    if (!ts_node_is_null(body)) check_code(j, body);
+    j->call_depth--;
+    if (j->kind != before && j->why && !strstr(j->why, ", whose body ")) {
+        /* say which call leads there */
+        ut_buf b;
+        ut_buf_init(&b);
+        TSNode nm = field(def, "name");
+        ut_buf_printf(&b, "calls `%.*s`, whose body %s", (int)L(nm), T(j, nm), j->why);
+        ut_free(j->why);
+        j->why = ut_buf_take(&b);
+    }
+}
+
+static TSNode enclosing(TSNode n, const char *type) {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+        if (is(p, type)) return p;
+    return (TSNode){0};
+}
+
+/* The callee of a call in guarded code. */
+static void check_call(judge *j, TSNode call) {
+    TSNode fn = field(call, "function");
+    ut_buf q;
+    ut_buf_init(&q);
+    if (is(fn, "identifier")) {
+        bool bound = false;
+        an_pyscope_lookup(&j->g->scope, T(j, fn), L(fn), &bound);
+        node_vec defs = {0};
+        if (!bound) find_defs(j, T(j, fn), L(fn), &defs);
+        if (defs.len) {
+            for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], call);
+        } else if (!bound && in_list(T(j, fn), L(fn), builtins)) {
+        } else if (bound && qualname(j, fn, &q)) {
+            size_t r = strcspn(q.data, ".");
+            if (q.data[0] == '.' || !in_list(q.data, r, generic_mods))
+                verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
+        } else {
+            verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, whose definition xpuify does not see");
+        }
+        ut_vec_free(&defs);
+    } else if (is(fn, "attribute")) {
+        TSNode root = fn;
+        int levels = 0;
+        while (is(root, "attribute")) root = field(root, "object"), levels++;
+        if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1) {
+            /* a method of the enclosing class: followed when the class defines it */
+            TSNode cls = enclosing(call, "class_definition"), meth = field(fn, "attribute");
+            TSNode body = ts_node_is_null(cls) ? cls : field(cls, "body");
+            uint32_t k = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
+            for (uint32_t i = 0; i < k; i++) {
+                TSNode d = ts_node_named_child(body, i);
+                if (is(d, "decorated_definition")) d = field(d, "definition");
+                TSNode nm = field(d, "name");
+                if (is(d, "function_definition") && L(nm) == L(meth) && !memcmp(T(j, nm), T(j, meth), L(nm)))
+                    follow_def(j, d, call);
+            }
+        } else if (is(root, "identifier")) {
+            bool bound = false;
+            an_pyscope_lookup(&j->g->scope, T(j, root), L(root), &bound);
+            if (bound && qualname(j, fn, &q)) {
+                size_t r = strcspn(q.data, ".");
+                if (q.data[0] == '.' || !in_list(q.data, r, generic_mods))
+                    verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
+                else if (!strncmp(q.data, "torch.utils.cpp_extension", 25))
+                    verdict(j, AN_GUARD_CUDA, fn, "builds a C++/CUDA extension (`%.*s`)");
+                else if (!strcmp(q.data, "torch.load") && !memmem(T(j, call), L(call), "map_location", 12))
+                    verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
+                else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
+                    verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
+            }
+            /* otherwise a method of an object: the object's device is the code's own business */
+        }
+    }
+    ut_buf_free(&q);
+}
+
+static bool docstring(TSNode str) {
+    TSNode st = ts_node_parent(str);
+    if (!is(st, "expression_statement") || ts_node_named_child_count(st) != 1) return false;
+    TSNode blk = ts_node_parent(st);
+    return (is(blk, "block") || is(blk, "module")) && ts_node_eq(ts_node_named_child(blk, 0), st);
+}
+
+/* Every node of n's subtree. */
+static void check_code(judge *j, TSNode n) {
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    int depth = 0;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        const char *t = ts_node_type(x);
+        bool down = depth < GUARD_MAX_WALK_DEPTH;
+        if (!strcmp(t, "comment")) {
+            down = false;
+        } else if (!strcmp(t, "string")) {
+            if (docstring(x)) down = false;
+            for (uint32_t i = 0, k = down ? ts_node_named_child_count(x) : 0; i < k; i++) {
+                TSNode p = ts_node_named_child(x, i);
+                if (!is(p, "string_content")) continue;
+                if (word_in(T(j, p), L(p), "cuda") && !j->ported(j->pctx, S(x), E(x)))
+                    verdict(j, AN_GUARD_CUDA, x, "names CUDA (%.*s)");
+                else if (word_in(T(j, p), L(p), "nccl") && !j->ported(j->pctx, S(x), E(x)))
+                    verdict(j, AN_GUARD_CUDA, x, "names NCCL (%.*s)");
+            }
+        } else if (!strcmp(t, "identifier")) {
+            size_t tok;
+            TSNode p = ts_node_parent(x);
+            bool called_attr = is(p, "attribute") && is(ts_node_parent(p), "call") &&
+                               ts_node_eq(field(ts_node_parent(p), "function"), p);
+            bool result = in_list(T(j, x), L(x), cuda_results) &&
+                          (strncmp(T(j, x), "current_device", 14) || called_attr || is(ts_node_parent(x), "call"));
+            if (result)
+                verdict(j, AN_GUARD_CUDA, x, "reads a CUDA-only result (`%.*s`)");
+            else if (j->ported(j->pctx, S(x), E(x)))
+                ;
+            else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok))
+                verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, named for CUDA");
+            else if (in_list(T(j, x), L(x), cuda_libs))
+                verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, which is CUDA-only");
+        } else if (!strcmp(t, "attribute")) {
+            /* a ported call still answers what only CUDA answers (`xpuify_device.current_device()`) */
+            TSNode a = field(x, "attribute"), p = ts_node_parent(x);
+            bool called = is(p, "call") && ts_node_eq(field(p, "function"), x);
+            if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || called))
+                verdict(j, AN_GUARD_CUDA, a, "reads a CUDA-only result (`%.*s`)");
+            else if (j->ported(j->pctx, S(x), E(x)) || harmless_setting(j, x))
+                down = false;
+        } else if (!strcmp(t, "call")) {
+            if (!j->ported(j->pctx, S(x), E(x))) check_call(j, x);
+        }
+        if (j->kind == AN_GUARD_CUDA) break;
+        if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+        for (;;) {
+            if (depth == 0) goto done;
+            if (ts_tree_cursor_goto_next_sibling(&c)) break;
+            ts_tree_cursor_goto_parent(&c);
+            depth--;
+        }
+    }
+done:
+    ts_tree_cursor_delete(&c);
+}
+
+static void guarded_by(judge *j, TSNode cur, int pol, int flow);
+
+/* `x = <test>`: each later use of x must guard device-generic code too. */
+static void follow_name(judge *j, TSNode asg, int pol, int flow) {
+    TSNode left = field(asg, "left");
+    bool attr = is(left, "attribute");
+    TSNode name = attr ? field(left, "attribute") : left;
+    if (!is(name, "identifier") || (attr && !is(field(left, "object"), "identifier"))) {
+        verdict(j, AN_GUARD_UNPROVEN, left, "stores the test in `%.*s`, which xpuify does not follow");
+        return;
+    }
+    if (flow >= GUARD_MAX_FLOW_DEPTH) {
+        verdict(j, AN_GUARD_UNPROVEN, left, "passes the test through `%.*s` and more names than xpuify follows");
+        return;
+    }
+    TSNode scope = enclosing(asg, "function_definition");
+    if (attr) {
+        scope = enclosing(asg, "class_definition");
+        if (T(j, name)[0] != '_' || ts_node_is_null(scope)) {
+            verdict(j, AN_GUARD_UNPROVEN, left, "stores the test in `%.*s`, which other modules may read");
+            return;
+        }
+    } else if (ts_node_is_null(scope)) {
+        scope = j->g->root;
+        if (T(j, name)[0] != '_') {
+            verdict(j, AN_GUARD_UNPROVEN, left, "stores the test in the module-level `%.*s`, which other modules may import");
+            return;
+        }
+    }
+    /* the uses after the assignment (attribute uses: `self._x`, `obj._x`) */
+    node_vec uses = {0};
+    TSTreeCursor c = ts_tree_cursor_new(scope);
+    int depth = 0;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        if (is(x, "identifier") && S(x) >= E(asg) && L(x) == L(name) && !memcmp(T(j, x), T(j, name), L(x))) {
+            TSNode p = ts_node_parent(x);
+            bool member = is(p, "attribute") && ts_node_eq(field(p, "attribute"), x);
+            bool kw = is(p, "keyword_argument") && ts_node_eq(field(p, "name"), x);
+            TSNode use = member ? p : x;
+            TSNode up = ts_node_parent(use);
+            bool target = is(up, "assignment") && ts_node_eq(field(up, "left"), use);
+            if (!kw && member == attr && !target && !is(p, "parameters") && !is(p, "default_parameter"))
+                ut_vec_push(&uses, use);
+        }
+        if (depth < GUARD_MAX_WALK_DEPTH && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+        for (;;) {
+            if (depth == 0) goto walked;
+            if (ts_tree_cursor_goto_next_sibling(&c)) break;
+            ts_tree_cursor_goto_parent(&c);
+            depth--;
+        }
+    }
+walked:
+    ts_tree_cursor_delete(&c);
+    for (size_t i = 0; i < uses.len && j->kind != AN_GUARD_CUDA; i++) guarded_by(j, uses.items[i], pol, flow + 1);
+    ut_vec_free(&uses);
+}
+
+/* The block statements after st, up to the end of its block. */
+static void rest_of_block(judge *j, TSNode st) {
+    for (TSNode s = ts_node_next_named_sibling(st); !ts_node_is_null(s); s = ts_node_next_named_sibling(s))
+        check_code(j, s);
+}
+
+/* cur: the test (or a name holding it); pol: +1 where its truth is the guarded code's condition, -1 negated. */
+static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
+    for (;;) {
+        TSNode p = ts_node_parent(cur);
+        if (ts_node_is_null(p)) break;
+        if (is(p, "parenthesized_expression")) {
+            cur = p;
+            continue;
+        }
+        if (is(p, "not_operator")) {
+            pol = -pol, cur = p;
+            continue;
+        }
+        if (is(p, "boolean_operator")) {
+            /* what is evaluated after the test because of its value */
+            TSNode right = field(p, "right");
+            if (!ts_node_eq(right, cur)) check_code(j, right);
+            cur = p;
+            continue;
+        }
+        if ((is(p, "if_statement") || is(p, "elif_clause")) && ts_node_eq(field(p, "condition"), cur)) {
+            if (pol > 0) {
+                check_code(j, field(p, "consequence"));
+                return;
+            }
+            TSNode ifs = is(p, "elif_clause") ? ts_node_parent(p) : p;
+            bool any = false;
+            for (TSNode a = ts_node_next_named_sibling(is(p, "elif_clause") ? p : field(p, "consequence"));
+                 !ts_node_is_null(a); a = ts_node_next_named_sibling(a))
+                if (is(a, "elif_clause") || is(a, "else_clause")) check_code(j, a), any = true;
+            if (!any) rest_of_block(j, ifs);
+            return;
+        }
+        if (is(p, "conditional_expression") && ts_node_eq(ts_node_named_child(p, 1), cur)) {
+            check_code(j, ts_node_named_child(p, pol > 0 ? 0 : 2));
+            return;
+        }
+        if (is(p, "argument_list") && ts_node_eq(ts_node_named_child(p, 0), cur)) {
+            TSNode call = ts_node_parent(p), fn = field(call, "function");
+            TSNode last = is(fn, "attribute") ? field(fn, "attribute") : fn;
+            bool skip_if = eq(j, last, "skipIf") || eq(j, last, "skipif"), skip_unless = eq(j, last, "skipUnless");
+            TSNode deco = ts_node_parent(call);
+            if ((skip_if || skip_unless) && is(deco, "decorator")) {
+                if (skip_if) pol = -pol;
+                TSNode def = field(ts_node_parent(deco), "definition");
+                if (pol > 0 && !ts_node_is_null(def)) check_code(j, field(def, "body"));
+                /* pol < 0: it is skipped where it ran: nothing runs that did not */
+                return;
+            }
+            verdict(j, AN_GUARD_UNPROVEN, call, "passes the test to `%.*s`, which xpuify does not follow");
+            return;
+        }
+        if (is(p, "assignment") && ts_node_eq(field(p, "right"), cur)) {
+            follow_name(j, p, pol, flow);
+            return;
+        }
+        break;
+    }
+    TSNode p = ts_node_parent(cur);
+    if (is(p, "return_statement"))
+        verdict(j, AN_GUARD_UNPROVEN, p, "returns the test to callers xpuify does not follow");
+    else
+        verdict(j, AN_GUARD_UNPROVEN, ts_node_is_null(p) ? cur : p, "uses the test in `%.*s`, which xpuify does not follow");
+}
+
+void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
+    judge j = {0};
+    j.g = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
+    out->kind = AN_GUARD_UNPROVEN, out->why = NULL;
+    if (!g->tree) return;
+    TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
+    while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
+    for (TSNode p = n; !ts_node_is_null(p); p = ts_node_parent(p))
+        if (is(p, "ERROR")) {
+            out->why = ut_strdup("sits in code xpuify could not parse");
+            return;
+        }
+    if (ts_node_is_null(n)) return;
+    TSNode call = ts_node_parent(n);
+    if (is(call, "call") && ts_node_eq(field(call, "function"), n)) n = call;
+    /* inside `_require_two_cuda_devices()` or `class CudaTests`: the scope says it is about CUDA */
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        size_t tok;
+        TSNode nm = is(p, "function_definition") || is(p, "class_definition") ? field(p, "name") : (TSNode){0};
+        if (!ts_node_is_null(nm) && an_ctx_named_for_cuda(T(&j, nm), L(nm), &tok)) {
+            verdict(&j, AN_GUARD_CUDA, nm, "sits in `%.*s`, named for CUDA");
+            break;
+        }
+    }
+    if (j.kind == AN_GUARD_GENERIC) guarded_by(&j, n, 1, 0);
+    out->kind = j.kind;
+    out->why = j.why;
+    ut_vec_free(&j.visited);
+}

@@ -1,0 +1,39 @@
+/* an_guard: whether the code a CUDA availability test guards is device-generic. Rewriting
+ * `torch.cuda.is_available()` to a test for any accelerator changes nothing where CUDA is present and makes the
+ * guarded code run on XPU and MPS too; that is safe only when that code does nothing CUDA-only. The guarded code
+ * is what runs because the test is true: an if's body (an else/elif chain or the rest of the block for a negated
+ * test), a conditional expression's arm, the later operands of `and`/`or`, a function or class skipped by
+ * `skipIf`/`skipUnless`/`pytest.mark.skipif` on the test, and the same for each later use of a local (or private
+ * attribute) assigned from it. That code must name nothing CUDA-only (torch.cuda, `.cuda()`, a "cuda" or "nccl"
+ * string, cuDNN and NVTX beyond harmless flag settings, CUDA-only libraries, names with a cuda word), read no
+ * CUDA-only result (compute capability, the device index) and call only what is known: builtins, torch, the
+ * standard library and a few device-generic libraries, methods of objects, and functions of the same file whose
+ * bodies pass the same test. A thing the caller's fixes port in the same pass counts as ported. */
+#ifndef AN_GUARD_H
+#define AN_GUARD_H
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum {
+    AN_GUARD_GENERIC,  /* every guarded thing is device-generic: the rewrite is safe */
+    AN_GUARD_UNPROVEN, /* something xpuify cannot see into (an unknown callee, a value it cannot follow) */
+    AN_GUARD_CUDA,     /* the guarded code does something CUDA-only: the test must stay a CUDA test */
+} an_guard_kind;
+
+typedef struct {
+    an_guard_kind kind;
+    char *why; /* GENERIC: NULL; otherwise what keeps it so, as a phrase ("calls `flash_attn_func`, ...") */
+} an_guard_verdict;
+
+/* Whether the caller's fixes rewrite [s, e) safely in this pass (a ported torch.cuda call, a decided guard). */
+typedef bool (*an_guard_ported_fn)(void *ctx, uint32_t s, uint32_t e);
+
+typedef struct an_guard an_guard;
+
+/* text[0..len) is the whole file; body: where its code starts (after a BOM). The file is parsed whole here (the
+ * front end may have parsed only regions of it). */
+an_guard *an_guard_new(const char *text, uint32_t len, uint32_t body);
+/* [s, e): the reference to the CUDA test (`torch.cuda.is_available`, the callee of its call). */
+void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out);
+void an_guard_free(an_guard *g);
+#endif

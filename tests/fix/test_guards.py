@@ -1,0 +1,110 @@
+"""Guard rewrites check the code they guard (analyzer/python/an_guard.c): `torch.cuda.is_available()` becomes a test
+for any accelerator as a SAFE fix only where the guarded code is device-generic after the fixer's passes; it stays
+unsafe where xpuify cannot see into that code, and gets no fix where the code does CUDA-only things, each said in
+the finding. Labelled cases (fixtures/python/XPU105.py, `(fix: safe|unsafe|none)`), a plain-fix golden, and a run
+with Debian's torch: on the CPU (and with CUDA hidden) the fixed program prints what the original prints; with an
+accelerator (the helper told it has one) the device-generic bodies run and work, the CUDA-only ones do not run."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from harness import ROOT, check, eq, main, need_python, read, run  # noqa: E402
+
+PY = "/usr/bin/python3"
+FIX = os.path.join(ROOT, "fixtures", "python")
+LABEL = re.compile(r"expect:[A-Z0-9_, ]*XPU105[A-Z0-9_, ]*\(fix: (safe|unsafe|none)\)")
+
+
+def xpu105(path):
+    r = run("check", "--no-cache", "--format", "json", path)
+    check(r.code in (0, 1), "check failed", r)
+    return {d["line"]: d for d in r.json() if d["code"] == "XPU105"}
+
+
+def test_labelled_guards_get_their_applicability(d):
+    shutil.copy(os.path.join(FIX, "XPU105.py"), "g.py")
+    lines = read("g.py").split("\n")
+    want = {i + 1: m.group(1) for i, l in enumerate(lines) if (m := LABEL.search(l))}
+    check(len(want) >= 15 and {"safe", "unsafe", "none"} <= set(want.values()), "every kind is labelled", want)
+    found = xpu105("g.py")
+    got = {ln: (found[ln].get("fix") or {}).get("applicability", "none") if ln in found else "missing" for ln in want}
+    eq(got, want, "applicability per labelled guard")
+    for ln, kind in want.items():
+        m = found[ln]["message"]
+        if kind == "safe":
+            check("Safe here: the code it guards is device-generic" in m and "Unsafe" not in m, "safe said", m)
+        elif kind == "unsafe":
+            check("Unsafe here: the guarded code " in m, "what keeps it unsafe is said", m)
+        else:
+            check("keep this test and add an XPU branch" in m, "guidance on a CUDA-only body", m)
+    # the reasons name the offending thing (the guards of `fused()` and `launch()`, found by their bodies)
+    fused = lines.index("    fused()")  # 0-based index of the body = 1-based line of its guard
+    launch = lines.index("    launch()")
+    check("calls `fused`, whose body uses `flash_attn`, which is CUDA-only" in found[fused]["message"], "via a callee",
+          found[fused]["message"])
+    check("calls `launch`, which xpuify cannot see into" in found[launch]["message"], "unknown callee",
+          found[launch]["message"])
+
+
+def test_plain_fix_rewrites_only_generic_guards(d):
+    shutil.copy(os.path.join(FIX, "guards", "prog.py"), "prog.py")
+    args = ["fix", "-q", "--no-cache", "--target", "compat", "prog.py"]
+    r = run(*args)
+    check(r.code in (0, 1), "fix failed", r)
+    eq(read("prog.py"), read(os.path.join(FIX, "guards", "prog.compat.py")), "guards/prog.compat.py")
+    compile(read("prog.py"), "prog.py", "exec")
+    r2 = run(*args[:-1], "--diff", "prog.py")
+    eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
+
+
+def test_fixpoint_nested_and_ported_bodies(d):
+    """A guard whose body holds another guard and a call the same pass ports: decided on what the pass writes."""
+    # g's model.cuda() stays unported: the file imports a library xpuify knows nothing of, whose objects may have a
+    # .cuda() of their own (the receiver's type is unknown)
+    src = ("import torch\nimport leftpad\n\n\ndef f():\n    if torch.cuda.is_available():\n        if torch.cuda.is_available():\n"
+           "            torch.cuda.synchronize()\n        torch.cuda.empty_cache()\n\n\n"
+           "def g(model):\n    if torch.cuda.is_available():\n        if torch.cuda.is_available():\n"
+           "            model.cuda()\n")
+    with open("n.py", "w") as f:
+        f.write(src)
+    found = xpu105("n.py")
+    eq({ln: (x.get("fix") or {}).get("applicability", "none") for ln, x in found.items()},
+       {6: "safe", 7: "safe", 13: "none", 14: "none"}, "outer guards follow their inner guards")
+    r = run("fix", "-q", "--no-cache", "--target", "compat", "n.py")
+    check(r.code in (0, 1), "fix failed", r)
+    out = read("n.py")
+    check("    if xpuify_device.is_available():\n        if xpuify_device.is_available():\n"
+          "            xpuify_device.synchronize()\n        xpuify_device.empty_cache()" in out, "f ported", out)
+    check("def g(model):\n    if torch.cuda.is_available():\n        if torch.cuda.is_available():" in out, "g kept", out)
+
+
+def runs(script, env):
+    e = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **env)
+    p = subprocess.run([PY, script], capture_output=True, text=True, env=e, timeout=300)
+    check(p.returncode == 0, f"{script} runs with {env}", p.stdout + p.stderr)
+    return p.stdout
+
+
+def test_fixed_guards_run_right_on_cpu_and_on_an_accelerator(d):
+    need_python(PY, [("torch", "python3-torch")])
+    shutil.copy(os.path.join(FIX, "guards", "prog.py"), "orig.py")
+    os.mkdir("fixed")
+    shutil.copy(os.path.join(FIX, "guards", "prog.py"), "fixed/prog.py")
+    r = run("fix", "-q", "--no-cache", "--target", "compat", "fixed/prog.py")
+    check(r.code in (0, 1), "fix failed", r)
+    for env in ({}, {"CUDA_VISIBLE_DEVICES": ""}):
+        before = runs("orig.py", env)
+        eq(runs("fixed/prog.py", env), before, f"the same behaviour without an accelerator ({env})")
+        check("ran" not in before and "mode no" in before, "no guarded body runs on the CPU", before)
+    # an accelerator host as the helper sees one (Debian's torch has no XPU or MPS: the helper is told)
+    acc = runs("fixed/prog.py", {"XPUIFY_DEVICE": "mps"})
+    eq([l for l in acc.split("\n") if l.startswith(("ran", "mode", "kinds"))],
+       ["ran empty_cache 2.0", "ran cudnn flag 2.0", "mode bf16", "kinds []", "ran flag 2.0", "ran test 2.0"],
+       "the generic bodies run there and work; the CUDA-only ones (capability, the \"cuda\" list) do not run")
+
+
+if __name__ == "__main__":
+    main(globals())
