@@ -4,17 +4,46 @@
  * "error" (named on the command line) or "warning", the reason in message, at line 1 column 1. */
 #include "output/out.h"
 #include <cjson/cJSON.h>
+#include <string.h>
+
+/* The array is written an entry at a time, as cJSON_Print writes an array of them (entries separated by ", ",
+ * each entry's lines one tab deeper than the entry printed alone): a report of 60,000 findings no longer builds
+ * one tree and one string of 50 MB. */
+typedef struct {
+    FILE *fp;
+    char *buf;
+    int cap;
+    size_t n;
+} entries;
+
+static void put_entry(entries *w, cJSON *o) {
+    while (!cJSON_PrintPreallocated(o, w->buf, w->cap, 1)) {
+        w->cap *= 2;
+        w->buf = ut_realloc(w->buf, (size_t)w->cap);
+    }
+    fputs(w->n++ ? ", " : "[", w->fp);
+    for (const char *p = w->buf, *nl;; p = nl + 1) { /* strings hold no newline: cJSON escapes it */
+        nl = strchr(p, '\n');
+        if (!nl) {
+            fputs(p, w->fp);
+            break;
+        }
+        fwrite(p, 1, (size_t)(nl - p) + 1, w->fp);
+        fputc('\t', w->fp);
+    }
+    cJSON_Delete(o);
+}
 
 void out_json(const out_report *r, FILE *fp) {
-    cJSON *arr = cJSON_CreateArray();
+    entries w = {fp, NULL, 4096, 0};
+    w.buf = ut_malloc((size_t)w.cap);
     for (size_t i = 0; i < r->res->len; i++) {
         const an_file_result *f = &r->res->items[i];
+        char *path = f->diags.len ? out_utf8_lossy(f->file->path) : NULL;
         for (size_t j = 0; j < f->diags.len; j++) {
             const an_diag *d = &f->diags.items[j];
             cJSON *o = cJSON_CreateObject();
-            char *path = out_utf8_lossy(f->file->path);
             cJSON_AddStringToObject(o, "path", path);
-            ut_free(path);
             out_json_add_uint(o, "line", d->line);
             out_json_add_uint(o, "column", d->col);
             out_json_add_uint(o, "end_line", d->end_line);
@@ -32,8 +61,9 @@ void out_json(const out_report *r, FILE *fp) {
                 out_json_add_uint(sc, "end_line", d->scope_end_line);
                 out_json_add_uint(sc, "end_column", d->scope_end_col);
             }
-            cJSON_AddItemToArray(arr, o);
+            put_entry(&w, o);
         }
+        ut_free(path);
     }
     out_skip *sk;
     size_t n = out_skips(r, &sk);
@@ -54,13 +84,10 @@ void out_json(const out_report *r, FILE *fp) {
         cJSON_AddStringToObject(o, "message", m.data);
         ut_buf_free(&m);
         cJSON_AddNullToObject(o, "fix");
-        cJSON_AddItemToArray(arr, o);
+        put_entry(&w, o);
         ut_free(path), ut_free(why);
     }
     ut_free(sk);
-    char *s = cJSON_Print(arr);
-    fputs(s, fp);
-    fputc('\n', fp);
-    cJSON_free(s);
-    cJSON_Delete(arr);
+    fputs(w.n ? "]\n" : "[]\n", fp);
+    ut_free(w.buf);
 }

@@ -32,6 +32,7 @@ typedef struct {
     int *refs;              /* per scope binding: references outside imports (lazily counted) */
     bool refs_done;
     char *dev_name;
+    an_types *types;        /* the receivers' type facts, made at the first question */
     /* union of what the applied fixes need */
     bool need_torch, need_dev, need_helper;
     /* guard rewrites: the file parsed whole (lazily), the findings whose fixes count as ported, the last verdict */
@@ -874,14 +875,14 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
         /* safe where the receiver is known to be a torch tensor or module (an_types); any other object with a
          * `.cuda()` method might mean something else by `.to()` */
         TSNode recv = ts_node_child_by_field_name(attr, "object", 6);
-        bool torch_recv = !ts_node_is_null(recv) &&
-                          an_types_is_torch(f->text, f->src->len, f->scope, S(recv), E(recv), S(recv));
+        if (!ts_node_is_null(recv) && !f->types) f->types = an_types_new(f->text, f->src->len, f->scope);
+        bool torch_recv = !ts_node_is_null(recv) && an_types_torch(f->types, S(recv), E(recv), S(recv));
         /* a receiver of unknown type: safe where nothing in the project or the file has a `.cuda()` that
          * `.to(DEV)` would not replace (the rule's doc says why) */
         char why[512], msg[640];
         const char *risk = torch_recv || ts_node_is_null(recv) ? NULL
-                           : an_types_unknown_risk(f->text, f->src->len, f->scope, S(recv), E(recv), S(recv),
-                                                   f->src->path, f->opt->helper_module, why, sizeof why);
+                           : an_types_risk(f->types, S(recv), E(recv), S(recv), f->src->path, f->opt->helper_module,
+                                           why, sizeof why);
         bool assumed = !torch_recv && !ts_node_is_null(recv) && !risk;
         snprintf(msg, sizeof msg, "Replace `.cuda()` with `.to(DEV)` (unsafe: the receiver's type is unknown, and %s)",
                  risk ? risk : "");
@@ -1302,6 +1303,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
         qsort(x->edits.items, x->edits.len, sizeof(an_edit), edit_cmp);
     }
     ut_free(nds);
+    an_types_free(f.types);
     ut_free(f.refs);
     ut_free(f.dev);
     /* what the insertion edits hold, as requirement_edits decides it */

@@ -1003,7 +1003,7 @@ static void run_spans(const an_query_set *qs, TSNode root, const an_span_vec *sp
         for (bool m = more; m; m = ts_tree_cursor_goto_next_sibling(&it)) {
             TSNode st = ts_tree_cursor_current_node(&it);
             if (ts_node_start_byte(st) >= s.end) break;
-            an_query_run_range(qs, st, s.start, s.end, c->src->text, resolve_cb, c, on_query_match, c);
+            an_query_run_within(qs, st, s.start, s.end, c->src->text, resolve_cb, c, on_query_match, c);
         }
         ts_tree_cursor_delete(&it);
     }

@@ -1,6 +1,7 @@
 /* an_query: compiles every query rule of a language into one TSQuery, parses its predicates once, and runs it. */
 #include "analyzer/python/an_query.h"
 #include <ctype.h>
+#include <pthread.h>
 #include "analyzer/core/an_catalog_int.h"
 #include <stdio.h>
 
@@ -30,6 +31,8 @@ typedef struct {
 struct an_query_set {
     TSQuery *query;
     bool statement_level;
+    bool narrowable;         /* an_query_run_within may start below a container (see there) */
+    TSSymbol containers[4];  /* block, class_definition, function_definition, decorated_definition */
     UT_VEC(pattern_info) patterns;
 };
 
@@ -175,6 +178,50 @@ static bool roots_below_statements(const char *q) {
 
 bool an_query_set_statement_level(const an_query_set *qs) { return qs && qs->statement_level; }
 
+/* Whether every top-level pattern of a query text is a plain named node with at most captures after it: no
+ * supertype (`expression`, `_compound_statement`, ...), no wildcard, field, anchor, quantifier, group, alternation
+ * or anonymous node at the top (anything unclear answers no). Such a pattern's root matches by its own symbol
+ * alone, whatever its parent, field or siblings, so a cursor may start at any ancestor of it. */
+static bool roots_are_plain(const char *q) {
+    static const char *const super[] = {"expression", "primary_expression", "pattern", "parameter", NULL};
+    int depth = 0;
+    for (const char *p = q; *p; p++) {
+        if (*p == '"') {
+            if (depth == 0) return false;
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1]) p++;
+            if (!*p) return false;
+            continue;
+        }
+        if (*p == ';') {
+            while (*p && *p != '\n') p++;
+            if (!*p) break;
+            continue;
+        }
+        if (*p == '(' || *p == '[') {
+            if (depth++ == 0) {
+                if (*p == '[') return false;
+                const char *t = p + 1;
+                while (*t == ' ' || *t == '\t' || *t == '\n') t++;
+                size_t n = 0;
+                while (isalnum((unsigned char)t[n]) || t[n] == '_') n++;
+                if (!n || t[0] == '_') return false;
+                for (int i = 0; super[i]; i++)
+                    if (strlen(super[i]) == n && !strncmp(t, super[i], n)) return false;
+            }
+        } else if (*p == ')' || *p == ']') {
+            if (--depth < 0) return false;
+        } else if (depth == 0) {
+            if (*p == '@') { /* a capture of the whole pattern */
+                while (isalnum((unsigned char)p[1]) || p[1] == '_' || p[1] == '-' || p[1] == '.') p++;
+            } else if (!isspace((unsigned char)*p)) {
+                return false;
+            }
+        }
+    }
+    return depth == 0;
+}
+
 /* Compiles one rule's query on its own, so an error names its rule. */
 static bool check_rule(const TSLanguage *tl, const an_rule *r, ut_buf *err) {
     uint32_t eo;
@@ -265,6 +312,12 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
         ut_free(owner);
         goto fail;
     }
+    /* narrowing (an_query_run_within): statement-level, plain roots, and every pattern rooted (a single root node:
+     * tree-sitter starts a match only at a node inside the range then) */
+    qs->narrowable = qs->statement_level && roots_are_plain(src.data);
+    for (uint32_t p = 0; p < np && qs->narrowable; p++) qs->narrowable = ts_query_is_pattern_rooted(qs->query, p);
+    static const char *const cont[] = {"block", "class_definition", "function_definition", "decorated_definition"};
+    for (int i = 0; i < 4; i++) qs->containers[i] = ts_language_symbol_for_name(tl, cont[i], (uint32_t)strlen(cont[i]), true);
     for (uint32_t p = 0; p < np; p++) {
         pattern_info pi = {0};
         pi.rule = owners.items[owner[p]];
@@ -466,6 +519,26 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
     return p->neg ? !r : r;
 }
 
+/* One query cursor per thread, reused by every run (ts_query_cursor_exec resets its state): a dense file runs the
+ * query once per statement with a hit, tens of thousands of times, and a cursor made and freed for each cost more
+ * than the matching. Freed when its thread ends (the key's destructor); the main thread's lasts until exit. */
+static pthread_key_t cursor_key;
+static pthread_once_t cursor_once = PTHREAD_ONCE_INIT;
+static _Thread_local TSQueryCursor *cursor_cached;
+static _Thread_local bool cursor_busy;
+
+static void cursor_free(void *qc) { ts_query_cursor_delete(qc); }
+static void cursor_key_make(void) { pthread_key_create(&cursor_key, cursor_free); }
+
+static TSQueryCursor *thread_cursor(void) {
+    if (!cursor_cached) {
+        pthread_once(&cursor_once, cursor_key_make);
+        cursor_cached = ts_query_cursor_new();
+        pthread_setspecific(cursor_key, cursor_cached);
+    }
+    return cursor_cached;
+}
+
 void an_query_run(const an_query_set *qs, TSNode root, const char *src, an_resolve_fn resolve, void *rctx,
                   an_match_fn on_match, void *mctx) {
     an_query_run_range(qs, root, 0, UINT32_MAX, src, resolve, rctx, on_match, mctx);
@@ -474,8 +547,10 @@ void an_query_run(const an_query_set *qs, TSNode root, const char *src, an_resol
 void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32_t hi, const char *src,
                         an_resolve_fn resolve, void *rctx, an_match_fn on_match, void *mctx) {
     if (!qs || !qs->query) return;
-    TSQueryCursor *qc = ts_query_cursor_new();
-    if (lo > 0 || hi < UINT32_MAX) ts_query_cursor_set_byte_range(qc, lo, hi);
+    bool own = cursor_busy; /* a query run from a match callback gets a cursor of its own */
+    TSQueryCursor *qc = own ? ts_query_cursor_new() : thread_cursor();
+    cursor_busy = true;
+    ts_query_cursor_set_byte_range(qc, lo, hi); /* every run sets it: the reused cursor keeps the last range */
     /* bounds the matches in progress at once: without a bound, tree-sitter's bookkeeping is quadratic on deeply
      * nested code (f(f(f(...))) 3000 deep took 27 s); real code stays far below it */
     ts_query_cursor_set_match_limit(qc, AN_QUERY_MATCH_LIMIT);
@@ -495,5 +570,36 @@ void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32
             }
     }
     ut_buf_free(&tmp);
-    ts_query_cursor_delete(qc);
+    if (own) ts_query_cursor_delete(qc);
+    else cursor_busy = false;
+}
+
+static bool is_container(const an_query_set *qs, TSSymbol s) {
+    for (int i = 0; i < 4; i++)
+        if (qs->containers[i] == s) return true;
+    return false;
+}
+
+/* Matches reported by a cursor at a container node (a block or a definition) narrowed to [lo, hi) are those of
+ * cursors at each of its children that meet the range, in the same order: no pattern is rooted at a container, a
+ * rooted pattern starts only at a node that meets the range, and a plain root (roots_are_plain) matches by its
+ * symbol alone, so the child's parent, field and siblings, which a cursor started at it does not know, decide
+ * nothing. Children are found by byte (tree-sitter's hidden repetition nodes make that logarithmic), so a span in
+ * a class of 20,000 methods costs that method, not the class. */
+void an_query_run_within(const an_query_set *qs, TSNode node, uint32_t lo, uint32_t hi, const char *src,
+                         an_resolve_fn resolve, void *rctx, an_match_fn on_match, void *mctx) {
+    if (!qs || !qs->query) return;
+    if (!qs->narrowable || !is_container(qs, ts_node_symbol(node))) {
+        an_query_run_range(qs, node, lo, hi, src, resolve, rctx, on_match, mctx);
+        return;
+    }
+    TSTreeCursor cur = ts_tree_cursor_new(node);
+    if (ts_tree_cursor_goto_first_child_for_byte(&cur, lo) >= 0) {
+        do {
+            TSNode ch = ts_tree_cursor_current_node(&cur);
+            if (ts_node_start_byte(ch) >= hi) break;
+            if (ts_node_end_byte(ch) > lo) an_query_run_within(qs, ch, lo, hi, src, resolve, rctx, on_match, mctx);
+        } while (ts_tree_cursor_goto_next_sibling(&cur));
+    }
+    ts_tree_cursor_delete(&cur);
 }

@@ -21,6 +21,10 @@ void an_query_run(const an_query_set *qs, TSNode root, const char *src, an_resol
 bool an_query_set_statement_level(const an_query_set *qs);
 void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32_t hi, const char *src,
                         an_resolve_fn resolve, void *rctx, an_match_fn on_match, void *mctx);
+/* The same as an_query_run_range from node, started below node where that finds the same matches (node a block or
+ * a definition, whose children outside the range need no visit). */
+void an_query_run_within(const an_query_set *qs, TSNode node, uint32_t lo, uint32_t hi, const char *src,
+                         an_resolve_fn resolve, void *rctx, an_match_fn on_match, void *mctx);
 /* The language a tree-sitter query set is for (NULL for languages without tree-sitter). */
 const TSLanguage *an_query_language(an_lang lang);
 /* Text between the quotes of a Python string node (prefix and quotes removed). */

@@ -10,7 +10,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The facts of one file, kept between questions (the text and scope must outlive it). */
+typedef struct an_types an_types;
+an_types *an_types_new(const char *text, uint32_t len, const an_pyscope *scope);
+void an_types_free(an_types *m);
 /* The expression text[start, end) (the receiver of `.cuda()`), used at byte `at`, is a torch tensor or module. */
+bool an_types_torch(an_types *m, uint32_t start, uint32_t end, uint32_t at);
+/* The same, for one question (no facts kept). */
 bool an_types_is_torch(const char *text, uint32_t len, const an_pyscope *scope, uint32_t start, uint32_t end,
                        uint32_t at);
 
@@ -23,6 +29,9 @@ bool an_types_is_torch(const char *text, uint32_t len, const an_pyscope *scope, 
  * import, which a fix may have added, is no library of that kind), or NULL. buf (cap bytes) may hold the reason. */
 const char *an_types_unknown_risk(const char *text, uint32_t len, const an_pyscope *scope, uint32_t start,
                                   uint32_t end, uint32_t at, const char *path, const char *helper, char *buf, size_t cap);
+/* The same, with the file's facts kept in m (the project's answers asked once per file). */
+const char *an_types_risk(an_types *m, uint32_t start, uint32_t end, uint32_t at, const char *path, const char *helper,
+                          char *buf, size_t cap);
 /* What an_types_unknown_risk reads from the project of the file at path (the frameworks it imports, its first
  * `cuda` method that `.to()` may not replace, the set of its own module names), as a short text: the results cache
  * keys a file's findings with it, so that a change elsewhere in the project that changes a verdict is seen. */
