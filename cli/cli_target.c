@@ -6,9 +6,7 @@
 #include "analyzer/python/an_types.h"
 #include "rewriters/rw_target.h"
 #include "cli/cli_target.h"
-#include "util/ut_mem.h"
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,36 +114,6 @@ void cli_target_choose(cli_target_mode mode, const char *torch_version, const ch
     an_torch_req_free(&req);
 }
 
-/* directory -> the project facts of its files, for the run (a few hundred directories at most are kept) */
-typedef struct {
-    char *dir, *facts;
-} facts_ent;
-static UT_VEC(facts_ent) facts_memo;
-static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static bool facts_memo_get(const char *dir, size_t dl, char *out, size_t sz) {
-    bool hit = false;
-    pthread_mutex_lock(&facts_lock);
-    for (size_t i = facts_memo.len; i-- > 0 && !hit;)
-        if (!strncmp(facts_memo.items[i].dir, dir, dl) && !facts_memo.items[i].dir[dl]) {
-            snprintf(out, sz, "%s", facts_memo.items[i].facts);
-            hit = true;
-        }
-    pthread_mutex_unlock(&facts_lock);
-    return hit;
-}
-
-static void facts_memo_put(const char *dir, size_t dl, const char *facts) {
-    pthread_mutex_lock(&facts_lock);
-    if (facts_memo.len >= 512) { /* a run over many directories: start again */
-        for (size_t i = 0; i < facts_memo.len; i++) ut_free(facts_memo.items[i].dir), ut_free(facts_memo.items[i].facts);
-        facts_memo.len = 0;
-    }
-    facts_ent e = {ut_strndup(dir, dl), ut_strdup(facts)};
-    ut_vec_push(&facts_memo, e);
-    pthread_mutex_unlock(&facts_lock);
-}
-
 void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t sz) {
     const cli_helper_opts *h = ctx;
     /* the project facts a Python file's fixes depend on (an unknown receiver's .cuda() is safe only while no other
@@ -153,14 +121,7 @@ void cli_target_fix_for_file(void *ctx, const char *path, an_fix_options *fix, c
     static _Thread_local char facts[PATH_MAX + 64];
     size_t pl_len = strlen(path);
     if (pl_len > 3 && !strcmp(path + pl_len - 3, ".py")) {
-        /* the files of one directory share a project: its facts are looked up once per directory and run (the
-         * lookup walks up for the project's root; a file list names hundreds of files of a few directories) */
-        const char *sl = strrchr(path, '/');
-        size_t dl = sl ? (size_t)(sl - path) : 0;
-        if (!facts_memo_get(path, dl, facts, sizeof facts)) {
-            an_types_project_facts(path, facts, sizeof facts);
-            facts_memo_put(path, dl, facts);
-        }
+        an_types_project_facts(path, facts, sizeof facts);
         fix->project_facts = facts;
     }
     if (fix->target != AN_TARGET_COMPAT) return;
