@@ -140,6 +140,35 @@ static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an
     return true;
 }
 
+/* Helpers of the two scans of a query text below: the closing quote of the string that opens at p (NULL when
+ * unterminated); the end of the comment that opens at p (its newline, or the text's end); the node name after the
+ * parenthesis at p (*t, its length returned); whether that name is one of list. */
+static const char *past_string(const char *p) {
+    for (p++; *p && *p != '"'; p++)
+        if (*p == '\\' && p[1]) p++;
+    return *p ? p : NULL;
+}
+
+static const char *past_comment(const char *p) {
+    while (*p && *p != '\n') p++;
+    return p;
+}
+
+static size_t node_name(const char *p, const char **t) {
+    const char *q = p + 1;
+    while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+    size_t n = 0;
+    while (isalnum((unsigned char)q[n]) || q[n] == '_') n++;
+    *t = q;
+    return n;
+}
+
+static bool name_listed(const char *const *list, const char *t, size_t n) {
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && !strncmp(t, list[i], n)) return true;
+    return false;
+}
+
 /* Whether every top-level pattern of a query text is rooted at a named node that is no definition, block or module
  * (strings and comments skipped; a wildcard, an alternation or anything unclear answers no). */
 static bool roots_below_statements(const char *q) {
@@ -148,26 +177,19 @@ static bool roots_below_statements(const char *q) {
     int depth = 0;
     for (const char *p = q; *p; p++) {
         if (*p == '"') {
-            for (p++; *p && *p != '"'; p++)
-                if (*p == '\\' && p[1]) p++;
-            if (!*p) return false;
+            if (!(p = past_string(p))) return false;
             continue;
         }
         if (*p == ';') {
-            while (*p && *p != '\n') p++;
-            if (!*p) break;
+            if (!*(p = past_comment(p))) break;
             continue;
         }
         if (*p == '[' && depth == 0) return false;
         if (*p == '(' || *p == '[') {
             if (depth++ == 0) {
-                const char *t = p + 1;
-                while (*t == ' ' || *t == '\t' || *t == '\n') t++;
-                size_t n = 0;
-                while (isalnum((unsigned char)t[n]) || t[n] == '_') n++;
-                if (!n) return false;
-                for (int i = 0; bad[i]; i++)
-                    if (strlen(bad[i]) == n && !strncmp(t, bad[i], n)) return false;
+                const char *t;
+                size_t n = node_name(p, &t);
+                if (!n || name_listed(bad, t, n)) return false;
             }
         } else if (*p == ')' || *p == ']') {
             depth--;
@@ -187,27 +209,19 @@ static bool roots_are_plain(const char *q) {
     int depth = 0;
     for (const char *p = q; *p; p++) {
         if (*p == '"') {
-            if (depth == 0) return false;
-            for (p++; *p && *p != '"'; p++)
-                if (*p == '\\' && p[1]) p++;
-            if (!*p) return false;
+            if (depth == 0 || !(p = past_string(p))) return false;
             continue;
         }
         if (*p == ';') {
-            while (*p && *p != '\n') p++;
-            if (!*p) break;
+            if (!*(p = past_comment(p))) break;
             continue;
         }
         if (*p == '(' || *p == '[') {
             if (depth++ == 0) {
                 if (*p == '[') return false;
-                const char *t = p + 1;
-                while (*t == ' ' || *t == '\t' || *t == '\n') t++;
-                size_t n = 0;
-                while (isalnum((unsigned char)t[n]) || t[n] == '_') n++;
-                if (!n || t[0] == '_') return false;
-                for (int i = 0; super[i]; i++)
-                    if (strlen(super[i]) == n && !strncmp(t, super[i], n)) return false;
+                const char *t;
+                size_t n = node_name(p, &t);
+                if (!n || t[0] == '_' || name_listed(super, t, n)) return false;
             }
         } else if (*p == ')' || *p == ']') {
             if (--depth < 0) return false;
