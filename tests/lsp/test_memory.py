@@ -1,14 +1,15 @@
-"""`xpuify lsp` keeps its memory flat over a long editing session: over 10,000 edits (typing and erasing CUDA
-calls, with a hover and a code action now and then) the heap in use (malloc's count, from the server's
-xpuify/stats request) is sampled every 1,000 edits after a warm-up. A leak grows it in every interval; an array or buffer
-reaching a new high-water mark grows it once (+16 to 24 KiB once, between 1,500 and 4,500 edits, when the machine
-is loaded and edits arrive in batches: seen in CI and under heaptrack; which array it is was not traced). So at most two of the nine intervals may grow by more than 2 KiB (the noise is
-about 1 KiB either way), and the whole by less than 64 KiB (a leak of 16 bytes per analysis, one in ten edits,
-grows every interval by ~3 KiB and fails), and the resident set by less than a loose 3 MiB. Not a timing test.
+"""`xpuify lsp` keeps its memory flat over a long editing session: over 10,000 edits (typing and erasing CUDA calls,
+with a hover and a code action now and then) the heap in use (malloc's count, from the server's xpuify/stats
+request) is sampled every 1,000 edits after a warm-up. A leak grows it in every interval; an array or buffer
+reaching a new high-water mark grows it once (+16 to 24 KiB once, between 1,500 and 4,500 edits, when the machine is
+loaded and edits arrive in batches: seen in CI and under heaptrack; which array it is was not traced). So at most
+two of the nine intervals may grow by more than 2 KiB (the noise is about 1 KiB either way), and the whole by less
+than 64 KiB (a leak of 16 bytes per analysis, one in ten edits, grows every interval by ~3 KiB and fails), and the
+resident set by less than a loose 3 MiB. Not a timing test.
 
 The server runs with glibc's per-thread cache off (glibc.malloc.tcache_count=0): malloc counts the chunks that cache
-holds as in use, and it fills over a session (up to 7 freed chunks of each size class), which made the heap look as if
-it grew by 40-80 KiB, a little in every interval, with nothing held by the server."""
+holds as in use, and it fills over a session (up to 7 freed chunks of each size class), which made the heap look as
+if it grew by 40-80 KiB, a little in every interval, with nothing held by the server."""
 import os
 import sys
 
