@@ -380,7 +380,7 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
         if (pk != CXCursor_TranslationUnit && pk != CXCursor_Namespace) break;
         char *n = spell(r);
         bool builtin = !strcmp(n, "threadIdx") || !strcmp(n, "blockIdx") || !strcmp(n, "blockDim") || !strcmp(n, "gridDim");
-        if (!builtin && !in_list(UNSUPPORTED, n)) {
+        if (!builtin && !in_list(UNSUPPORTED, n) && !listed(&t->shared, n)) { /* block-scope extern __shared__ */
             if (in_main(t, r, NULL, NULL) && CL(clang_isConstQualifiedType)(CL(clang_getCursorType)(r)) &&
                 !has_attr(r, CXCursor_CUDAConstantAttr) && !has_attr(r, CXCursor_CUDADeviceAttr))
                 note_cursor(&t->globals, r);
@@ -524,6 +524,16 @@ static void text_pass(const char *s, size_t n, const subst *sub, size_t nsub, bo
                     continue;
                 }
             }
+        }
+        static const char *const reserved[] = {"local", "global", "constant", "private", "kernel", "read_only",
+                                               "write_only", "read_write", "uniform", "pipe", NULL};
+        bool clash = false;
+        for (int r = 0; reserved[r] && !clash; r++) clash = strlen(reserved[r]) == l && !strncmp(reserved[r], w, l);
+        if (clash) { /* an OpenCL C keyword used as a name */
+            ut_buf_append(out, w, l);
+            ut_buf_puts(out, "_xpu");
+            i = j;
+            continue;
         }
         if (in_head && l == 6 && (!strncmp(w, "static", 6) || !strncmp(w, "inline", 6))) {
             i = skip_space(s, n, j);
