@@ -111,6 +111,7 @@ typedef struct {
     UT_VEC(size_t) calls; /* device functions it calls (indexes into fns) */
     cursors globals;      /* file-scope constants it reads */
     cursors typedefs;     /* file typedefs it uses */
+    int (*dev_space)[16]; /* per function: the address space its calls pass to each pointer parameter (0: none) */
     bool is_kernel;
     bool failed;
 } tr;
@@ -357,7 +358,17 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
         if (fi != SIZE_MAX) {
             if (t->fns.items[fi].kernel) issue(t, s, "a kernel launched from device code (`%s`)", n);
             else if (t->fns.items[fi].templ) issue(t, s, "a call of the template __device__ function `%s`", n);
-            else note_call(t, fi);
+            else {
+                note_call(t, fi);
+                int na = CL(clang_Cursor_getNumArguments)(c);
+                for (int a = 0; a < na && a < 16; a++) {
+                    CXCursor arg = CL(clang_Cursor_getArgument)(c, (unsigned)a);
+                    if (CL(clang_getCanonicalType)(CL(clang_getCursorType)(arg)).kind != CXType_Pointer) continue;
+                    int sp = space_of(t, arg), *have = &t->dev_space[fi][a];
+                    if (*have && *have != sp) issue(t, s, "a __device__ function called with pointers into different address spaces (`%s`)", n);
+                    *have = sp;
+                }
+            }
         } else if (!strncmp(n, "atomic", 6) && in_list(BUILTINS, n)) {
             int nargs = CL(clang_Cursor_getNumArguments)(c);
             CXCursor a0 = nargs > 0 ? CL(clang_Cursor_getArgument)(c, 0) : CL(clang_getNullCursor)();
@@ -618,7 +629,10 @@ static void params(tr *t, const fn *f) {
                               pes, name, pes, name, name);
                 ut_free(pes);
             } else {
-                edit(t, s, s, "__global ");
+                int sp = i < 16 ? t->dev_space[f - t->fns.items][i] : 0;
+                if (sp == SP_PRIVATE) issue(t, s, "a pointer parameter passed private memory (`%s`)", name);
+                if (sp == SP_LOCAL) ut_vec_push(&t->shared, ut_strdup(name));
+                edit(t, s, s, space_word(sp ? sp : SP_GLOBAL));
             }
         } else if (f->kernel) {
             char *ts = type_spell(ty);
@@ -725,6 +739,23 @@ static char *slice(const tr *t, uint32_t s, uint32_t e) {
     return ut_strndup(t->src->text + s, e - s);
 }
 
+/* the specialization a call starting at `at` calls (CallExpr cursors of the file, for template launches) */
+typedef struct { tr *t; uint32_t at; CXCursor found; } call_q;
+static enum CXChildVisitResult call_visit(CXCursor c, CXCursor p, CXClientData d) {
+    (void)p;
+    call_q *q = d;
+    uint32_t s, e;
+    if (in_main(q->t, c, &s, &e) && s == q->at) {
+        CXCursor r = CL(clang_getCursorReferenced)(c);
+        if (!CL(clang_Cursor_isNull)(r) && CL(clang_Cursor_getNumTemplateArguments)(r) > 0) {
+            q->found = r;
+            return CXChildVisit_Break;
+        }
+    }
+    if (CL(clang_getCursorKind)(c) == CXCursor_FunctionTemplate) return CXChildVisit_Continue; /* dependent */
+    return CXChildVisit_Recurse;
+}
+
 static void find_launches(tr *t, const macro_defs *macros, launches *out) {
     CXSourceRange r = CL(clang_getRange)(CL(clang_getLocationForOffset)(t->tu, t->file, 0),
                                          CL(clang_getLocationForOffset)(t->tu, t->file, (unsigned)t->src->len));
@@ -780,6 +811,11 @@ static void find_launches(tr *t, const macro_defs *macros, launches *out) {
             L.empty_args = j + 2 < n && TOK(j + 2, ")");
             CXCursor cur = CL(clang_getCursor)(t->tu, CL(clang_getLocationForOffset)(t->tu, t->file, ts[k]));
             L.spec = CL(clang_getCursorReferenced)(cur);
+            if (t->fns.items[fi].templ) {
+                call_q q = {t, ts[k], CL(clang_getNullCursor)()};
+                CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(t->tu), call_visit, &q);
+                L.spec = q.found;
+            }
             /* a launch inside a macro's definition is left alone */
             for (size_t m = 0; m < macros->len; m++)
                 if (ts[k] >= macros->items[m].s && ts[k] < macros->items[m].e) ok = false;
@@ -862,14 +898,32 @@ static void inst_free(inst *x) {
 }
 
 /* a kernel template's instantiation from the specialization a launch calls */
-static bool instantiation(tr *t, const fn *f, CXCursor spec, inst *out) {
+static bool instantiation(tr *t, const fn *f, CXCursor spec, const char *targs, inst *out) {
     (void)t;
     memset(out, 0, sizeof *out);
     int na = CL(clang_Cursor_isNull)(spec) ? -1 : CL(clang_Cursor_getNumTemplateArguments)(spec);
-    if (na <= 0) return false;
+    /* clang 14 leaves a launch's callee unresolved without the CUDA headers: the explicit arguments as written */
+    names written = {0};
+    if (na <= 0 && targs && targs[0] == '<') {
+        size_t n = strlen(targs), s = 1;
+        int d = 0;
+        for (size_t i = 1; i < n; i++) {
+            if (targs[i] == '<' || targs[i] == '(') d++;
+            else if ((targs[i] == '>' || targs[i] == ')') && d > 0) d--;
+            else if (d == 0 && (targs[i] == ',' || i == n - 1)) {
+                size_t a = s, b = i;
+                while (a < b && isspace((unsigned char)targs[a])) a++;
+                while (b > a && isspace((unsigned char)targs[b - 1])) b--;
+                ut_vec_push(&written, ut_strndup(targs + a, b - a));
+                s = i + 1;
+            }
+        }
+        na = (int)written.len;
+    }
+    if (na <= 0) { ut_vec_free(&written); return false; }
     names pn = {0};
     CL(clang_visitChildren)(f->cur, tparam_visit, &pn);
-    if ((int)pn.len != na) { free_names(&pn); ut_vec_free(&pn); return false; }
+    if ((int)pn.len != na) { free_names(&pn); ut_vec_free(&pn); free_names(&written); ut_vec_free(&written); return false; }
     out->sub = ut_calloc((size_t)na, sizeof *out->sub);
     out->nsub = (size_t)na;
     ut_buf suf, ta;
@@ -878,9 +932,12 @@ static bool instantiation(tr *t, const fn *f, CXCursor spec, inst *out) {
     ut_buf_putc(&ta, '<');
     bool ok = true;
     for (int i = 0; i < na; i++) {
-        enum CXTemplateArgumentKind k = CL(clang_Cursor_getTemplateArgumentKind)(spec, (unsigned)i);
+        enum CXTemplateArgumentKind k = written.len ? CXTemplateArgumentKind_Null : CL(clang_Cursor_getTemplateArgumentKind)(spec, (unsigned)i);
         char *v;
-        if (k == CXTemplateArgumentKind_Type) {
+        if (written.len) {
+            v = written.items[i];
+            written.items[i] = NULL;
+        } else if (k == CXTemplateArgumentKind_Type) {
             v = type_spell(CL(clang_Cursor_getTemplateArgumentType)(spec, (unsigned)i));
         } else if (k == CXTemplateArgumentKind_Integral) {
             char b[32];
@@ -901,6 +958,8 @@ static bool instantiation(tr *t, const fn *f, CXCursor spec, inst *out) {
     out->suffix = ut_buf_take(&suf);
     out->targs = ut_buf_take(&ta);
     ut_vec_free(&pn);
+    free_names(&written);
+    ut_vec_free(&written);
     return ok;
 }
 
@@ -1012,6 +1071,7 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
     ut_buf_init(&t.prologue);
     ut_buf_init(&t.extra);
     CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(tu), collect_fns, &t);
+    t.dev_space = ut_calloc(t.fns.len + 1, sizeof *t.dev_space);
     macro_defs macros = {0};
     macro_q mq = {&t, &macros};
     CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(tu), collect_macros, &mq);
@@ -1031,8 +1091,8 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
         for (size_t l = 0; l < ls.len; l++) {
             if (ls.items[l].fn != f) continue;
             inst x;
-            if (!instantiation(&t, &t.fns.items[f], ls.items[l].spec, &x)) {
-                issue(&t, ls.items[l].s, "a launch of the template kernel `%s` whose template arguments are unknown", t.fns.items[f].name);
+            if (!instantiation(&t, &t.fns.items[f], ls.items[l].spec, ls.items[l].targs, &x)) {
+                issue(&t, ls.items[l].s, "a launch of the template kernel `%s` with deduced template arguments (write them out: `kernel<T><<<...>>>`)", t.fns.items[f].name);
                 inst_free(&x);
                 continue;
             }
@@ -1202,6 +1262,7 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
     ut_vec_free(&typedefs);
     ut_buf_free(&kernels);
     ut_vec_free(&t.fns);
+    ut_free(t.dev_space);
     drop_edits(&t);
     ut_vec_free(&t.ed);
     ut_buf_free(&t.prologue);
