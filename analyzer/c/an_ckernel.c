@@ -914,7 +914,16 @@ static bool instantiation(tr *t, const fn *f, CXCursor spec, const char *targs, 
                 size_t a = s, b = i;
                 while (a < b && isspace((unsigned char)targs[a])) a++;
                 while (b > a && isspace((unsigned char)targs[b - 1])) b--;
-                ut_vec_push(&written, ut_strndup(targs + a, b - a));
+                char *w = ut_strndup(targs + a, b - a);
+                /* only concrete arguments: a built-in type or an integer (not an enclosing template's parameter) */
+                static const char *const concrete[] = {"float", "double", "int", "unsigned", "unsigned int", "long",
+                    "unsigned long", "long long", "unsigned long long", "char", "unsigned char", "signed char", "short",
+                    "unsigned short", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
+                    "uint64_t", "size_t", "bool", NULL};
+                bool number = *w != 0;
+                for (const char *c = w; *c; c++) number &= isdigit((unsigned char)*c) || (c == w && *c == '-');
+                if (!number && !in_list(concrete, w)) { ut_free(w); free_names(&written); break; }
+                ut_vec_push(&written, w);
                 s = i + 1;
             }
         }

@@ -11,6 +11,10 @@
 void an_cfix_kernels(an_c *c, const an_catalog *cat, const an_fix_options *opt, const an_source *src,
                      an_diag_list *diags) {
     if (!opt || opt->target == AN_TARGET_NONE || !memmem(src->text, src->len, "<<<", 3)) return;
+    /* only CUDA runtime programs, whose host code moves to the portable layer: a PyTorch extension launches on
+     * torch's streams and keeps its kernels (docs/c-kernels.md) */
+    if (!memmem(src->text, src->len, "cuda_runtime", 12) && !memmem(src->text, src->len, "xpuify_gpu.h", 12)) return;
+    if (memmem(src->text, src->len, "<torch/", 7) || memmem(src->text, src->len, "<ATen/", 6)) return;
     an_diag *carrier = NULL;
     for (size_t i = 0; i < diags->len && !carrier; i++) {
         an_diag *d = &diags->items[i];
