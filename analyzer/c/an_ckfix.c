@@ -5,7 +5,6 @@
 #include "analyzer/c/an_ckernel.h"
 #include "analyzer/core/an_rule.h"
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 void an_cfix_kernels(an_c *c, const an_catalog *cat, const an_fix_options *opt, const an_source *src,
@@ -25,8 +24,6 @@ void an_cfix_kernels(an_c *c, const an_catalog *cat, const an_fix_options *opt, 
     an_ckernel_cl_name(src->path ? src->path : "kernels", cl_name, sizeof cl_name);
     an_ck_result r;
     if (!an_ckernel_translate(c, cat, src, cl_name, &r)) return;
-    if (getenv("XPUIFY_CK_DEBUG"))
-        for (size_t i = 0; i < r.issues.len; i++) fprintf(stderr, "ck: %d: %s\n", r.issues.items[i].line, r.issues.items[i].what);
     if (r.edits.len) {
         an_fix *f = ut_calloc(1, sizeof *f);
         f->applicability = AN_FIX_SAFE;
