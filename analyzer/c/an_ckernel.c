@@ -29,7 +29,7 @@ static const char PRELUDE[] =
     "#define __threadfence_block() mem_fence(CLK_LOCAL_MEM_FENCE)\n"
     "#define __global__ __kernel\n#define __device__\n#define __host__\n#define __forceinline__ inline\n"
     "#define __noinline__\n#define __inline__ inline\n#define __restrict__ restrict\n#define __shared__ __local\n"
-    "#define __launch_bounds__(...)\n#define nullptr 0\n"
+    "#define nullptr 0\n"
     "#define __expf exp\n#define expf exp\n#define __logf log\n#define logf log\n#define log2f log2\n#define exp2f exp2\n"
     "#define __powf pow\n#define powf pow\n#define sqrtf sqrt\n#define rsqrtf rsqrt\n#define fmaf fma\n"
     "#define fabsf fabs\n#define fminf fmin\n#define fmaxf fmax\n#define tanhf tanh\n#define sinf sin\n#define cosf cos\n"
@@ -545,6 +545,19 @@ static void text_pass(const char *s, size_t n, const subst *sub, size_t nsub, bo
             ut_buf_puts(out, "_xpu");
             i = j;
             continue;
+        }
+        if (in_head && l == 17 && !strncmp(w, "__launch_bounds__", 17)) {
+            /* dropped with its arguments here: a macro for it would be variadic (one or two arguments), which OpenCL
+             * C forbids (NVIDIA's compiler rejects the whole program; PoCL let it through) */
+            size_t p = skip_space(s, n, j);
+            if (p < n && s[p] == '(') {
+                int d = 0;
+                for (; p < n; p++)
+                    if (s[p] == '(') d++;
+                    else if (s[p] == ')' && --d == 0) break;
+                i = skip_space(s, n, p < n ? p + 1 : n);
+                continue;
+            }
         }
         if (in_head && l == 6 && (!strncmp(w, "static", 6) || !strncmp(w, "inline", 6))) {
             i = skip_space(s, n, j);
