@@ -265,7 +265,7 @@ int cli_fix(int argc, char **argv) {
                     files_changed, files_changed == 1 ? "" : "s", remaining,
                     remaining ? unsafe ? " (they need a human: `xpuify rule CODE` explains each)" : " (they need a human or --unsafe-fixes: `xpuify rule CODE` explains each)" : ".");
             if (kernels.len) {
-                fprintf(out, "Migration summary: %zu kernel%s to port by hand (xpuify never rewrites kernels):\n",
+                fprintf(out, "Migration summary: %zu kernel%s to port by hand (kept CUDA-only: a construct in it has no OpenCL C form here; docs/c-kernels.md):\n",
                         kernels.len, kernels.len == 1 ? "" : "s");
                 for (size_t k = 0; k < kernels.len; k++) fprintf(out, "  %s\n", kernels.items[k]);
             }

@@ -358,8 +358,8 @@ void out_html(const out_html_input *in, FILE *fp) {
     fprintf(fp, "<tr><td><span class=\"k k-human\">CUDA kernel</span></td><td class=\"r\">%zu</td><td class=\"r\">%d</td>"
                 "<td class=\"r\">", kernels, MIN_KERNEL);
     hours(fp, kernel_min);
-    fputs("</td><td>port a <code>__global__</code> kernel (SYCL, Triton or a portable layer) and validate it; xpuify "
-          "never rewrites kernels</td></tr>\n</table></section>\n", fp);
+    fputs("</td><td>port a <code>__global__</code> kernel by hand and validate it (xpuify fix translates the kernels whose "
+          "constructs all have an OpenCL C form; docs/c-kernels.md)</td></tr>\n</table></section>\n", fp);
 
     /* every finding, grouped by rule, filterable */
     fprintf(fp, "<section id=\"findings\"><h2>Findings</h2>\n<div class=\"filters\" id=\"filters\">"
