@@ -5,6 +5,7 @@
 #include "util/ut_buf.h"
 #include "util/ut_hash.h"
 #include "util/ut_mem.h"
+#include "util/ut_smap.h"
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
@@ -20,7 +21,7 @@
 /* ---- a string set / map (open addressing) ------------------------------------------------------------------ */
 
 typedef struct {
-    char *key;
+    char *key; /* the map's copy of the key */
     unsigned flags;
     char *tops; /* files: ",a,b," the top-level names the file imports absolutely; names: the directories of
                  * the files that import it ("\n"-separated, each once) */
@@ -28,49 +29,30 @@ typedef struct {
     size_t tlen, tcap; /* names: tops' length and capacity */
 } slot;
 
-typedef struct {
-    slot *s;
-    size_t cap, len;
-} smap;
-
-static uint64_t hkey(const char *k, size_t n) { return ut_fnv1a(1469598103934665603ull, k, n); }
+typedef ut_smap smap; /* key -> slot (val) */
 
 static slot *smap_find(const smap *m, const char *k, size_t n) {
-    if (!m->cap) return NULL;
-    for (size_t i = hkey(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        slot *s = &m->s[i];
-        if (!s->key) return NULL;
-        if (!strncmp(s->key, k, n) && !s->key[n]) return s;
-    }
+    ut_smap_slot *s = ut_smap_find(m, k, n);
+    return s ? s->val : NULL;
 }
 
+/* the slot of k[0..n), made empty (its key the map's copy) if absent; it stays where it is as the map grows */
 static slot *smap_put(smap *m, const char *k, size_t n) {
-    if ((m->len + 1) * 2 > m->cap) {
-        smap g = {ut_calloc(m->cap ? m->cap * 2 : 256, sizeof(slot)), m->cap ? m->cap * 2 : 256, 0};
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->s[i].key) continue;
-            size_t j = hkey(m->s[i].key, strlen(m->s[i].key)) & (g.cap - 1);
-            while (g.s[j].key) j = (j + 1) & (g.cap - 1);
-            g.s[j] = m->s[i];
-            g.len++;
-        }
-        ut_free(m->s);
-        *m = g;
+    ut_smap_slot *s = ut_smap_put(m, k, n, NULL);
+    if (!s->val) {
+        slot *x = ut_calloc(1, sizeof *x);
+        x->key = s->key;
+        s->val = x;
     }
-    size_t i = hkey(k, n) & (m->cap - 1);
-    while (m->s[i].key) {
-        if (!strncmp(m->s[i].key, k, n) && !m->s[i].key[n]) return &m->s[i];
-        i = (i + 1) & (m->cap - 1);
-    }
-    m->s[i].key = ut_strndup(k, n);
-    m->len++;
-    return &m->s[i];
+    return s->val;
 }
 
-static void smap_free(smap *m) {
-    for (size_t i = 0; i < m->cap; i++) ut_free(m->s[i].key), ut_free(m->s[i].tops), ut_free(m->s[i].common);
-    ut_free(m->s);
+static void slot_free(void *v) {
+    slot *x = v;
+    ut_free(x->tops), ut_free(x->common), ut_free(x);
 }
+
+static void smap_free(smap *m) { ut_smap_free(m, slot_free); }
 
 /* ---- the model ------------------------------------------------------------------------------------------------ */
 
@@ -476,14 +458,12 @@ static void summary_free(summary *m) {
 /* the summaries of this process: 'f' or 'c' (under configs/) then the absolute path -> the summary and the stamp it
  * was read under. Replaced ones are kept until an_project_refresh (a model being built may hold one). */
 typedef struct {
-    char *key;
     an_stamp st;
     int64_t read_ns; /* when it was read: a stamp as recent as that is not trusted (a write in the same tick) */
     summary *sum;
 } memo_ent;
 static struct {
-    memo_ent *e;
-    size_t cap, len;
+    ut_smap m; /* key -> memo_ent (val) */
     UT_VEC(summary *) old;
 } sums;
 static pthread_mutex_t sums_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -510,18 +490,13 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static size_t memo_slot(const memo_ent *e, size_t cap, const char *k) {
-    size_t i = (size_t)hkey(k, strlen(k)) & (cap - 1);
-    while (e[i].key && strcmp(e[i].key, k)) i = (i + 1) & (cap - 1);
-    return i;
-}
-
 static const summary *memo_get(const char *key, const an_stamp *st) {
     const summary *r = NULL;
     pthread_mutex_lock(&sums_lock);
-    if (sums.cap) {
-        const memo_ent *e = &sums.e[memo_slot(sums.e, sums.cap, key)];
-        if (e->key && an_stamp_eq(&e->st, st) && st->mtime_ns < e->read_ns - RACY_NS && st->ctime_ns < e->read_ns - RACY_NS)
+    const ut_smap_slot *x = ut_smap_find(&sums.m, key, strlen(key));
+    if (x) {
+        const memo_ent *e = x->val;
+        if (an_stamp_eq(&e->st, st) && st->mtime_ns < e->read_ns - RACY_NS && st->ctime_ns < e->read_ns - RACY_NS)
             r = e->sum;
     }
     pthread_mutex_unlock(&sums_lock);
@@ -530,16 +505,9 @@ static const summary *memo_get(const char *key, const an_stamp *st) {
 
 static void memo_put(const char *key, const an_stamp *st, int64_t read_ns, summary *m) {
     pthread_mutex_lock(&sums_lock);
-    if (2 * (sums.len + 1) > sums.cap) {
-        size_t cap = sums.cap ? 2 * sums.cap : 1024;
-        memo_ent *e = ut_calloc(cap, sizeof *e);
-        for (size_t i = 0; i < sums.cap; i++)
-            if (sums.e[i].key) e[memo_slot(e, cap, sums.e[i].key)] = sums.e[i];
-        ut_free(sums.e);
-        sums.e = e, sums.cap = cap;
-    }
-    memo_ent *e = &sums.e[memo_slot(sums.e, sums.cap, key)];
-    if (!e->key) e->key = ut_strdup(key), sums.len++;
+    ut_smap_slot *x = ut_smap_put(&sums.m, key, strlen(key), NULL);
+    memo_ent *e = x->val;
+    if (!e) e = x->val = ut_calloc(1, sizeof *e);
     else ut_vec_push(&sums.old, e->sum);
     e->st = *st;
     e->read_ns = read_ns;
@@ -608,7 +576,7 @@ static void replay(an_project *p, const char *rel, const char *res, const summar
         if (e > c) {
             size_t before = p->comps.len;
             smap_put(&p->comps, c, (size_t)(e - c));
-            if (p->comps.len != before) p->comps_hash += hkey(c, (size_t)(e - c)) * 0x9E3779B97F4A7C15ull + 1;
+            if (p->comps.len != before) p->comps_hash += ut_fnv1a(UT_FNV_SEED, c, (size_t)(e - c)) * 0x9E3779B97F4A7C15ull + 1;
         }
         if (last) break;
         c = e + 1;
@@ -857,53 +825,25 @@ static bool exists(const char *p, bool dir) {
  * each package the file imports lies beside it or above it, and a file list names hundreds of files of the same
  * directories. A set of the
  * paths asked (open addressing; a run asks about a few thousand at most), shared by the threads. */
-typedef struct {
-    char *path;
-    bool is_dir;
-} dir_answer;
-static struct {
-    dir_answer *slots;
-    size_t cap, len;
-} dir_memo;
+static ut_smap dir_memo; /* 'd' or 'f', then a path -> whether it exists as that (num) */
 static pthread_mutex_t dir_memo_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static size_t dir_slot(dir_answer *slots, size_t cap, const char *p) {
-    uint8_t h[UT_HASH_LEN];
-    ut_hash20(p, strlen(p), h);
-    size_t i;
-    memcpy(&i, h, sizeof i);
-    for (i &= cap - 1; slots[i].path && strcmp(slots[i].path, p); i = (i + 1) & (cap - 1)) {}
-    return i;
-}
 
 static bool exists_memo(const char *path, bool dir) {
     char p[PATH_MAX + 2]; /* the key: 'd' or 'f', then the path */
     snprintf(p, sizeof p, "%c%s", dir ? 'd' : 'f', path);
     pthread_mutex_lock(&dir_memo_lock);
-    if (dir_memo.cap) {
-        size_t i = dir_slot(dir_memo.slots, dir_memo.cap, p);
-        if (dir_memo.slots[i].path) {
-            bool r = dir_memo.slots[i].is_dir;
-            pthread_mutex_unlock(&dir_memo_lock);
-            return r;
-        }
+    const ut_smap_slot *x = ut_smap_find(&dir_memo, p, strlen(p));
+    if (x) {
+        bool r = x->num;
+        pthread_mutex_unlock(&dir_memo_lock);
+        return r;
     }
     pthread_mutex_unlock(&dir_memo_lock);
     bool r = exists(path, dir);
     pthread_mutex_lock(&dir_memo_lock);
-    if (2 * (dir_memo.len + 1) > dir_memo.cap) { /* grow to keep it at most half full */
-        size_t cap = dir_memo.cap ? 2 * dir_memo.cap : 256;
-        dir_answer *slots = ut_calloc(cap, sizeof *slots);
-        for (size_t k = 0; k < dir_memo.cap; k++)
-            if (dir_memo.slots[k].path) slots[dir_slot(slots, cap, dir_memo.slots[k].path)] = dir_memo.slots[k];
-        ut_free(dir_memo.slots);
-        dir_memo.slots = slots, dir_memo.cap = cap;
-    }
-    size_t i = dir_slot(dir_memo.slots, dir_memo.cap, p);
-    if (!dir_memo.slots[i].path) {
-        dir_memo.slots[i].path = ut_strdup(p), dir_memo.slots[i].is_dir = r;
-        dir_memo.len++;
-    }
+    bool added;
+    ut_smap_slot *y = ut_smap_put(&dir_memo, p, strlen(p), &added);
+    if (added) y->num = r;
     pthread_mutex_unlock(&dir_memo_lock);
     return r;
 }
@@ -934,31 +874,24 @@ void an_project_hint_root(const char *dir) {
 /* the absolute path of a file that may not exist (an editor's unsaved buffer): its directory resolved */
 /* realpath of a directory, remembered per directory as given (a readlink per component otherwise, for every file
  * of a file list); the directories a run names do not move while it runs */
-static UT_VEC(dir_answer) real_dirs; /* path: the directory as given; the real path follows its NUL */
+static ut_smap real_dirs; /* the directory as given -> its real path (val, NULL when it has none) */
 static pthread_mutex_t real_dirs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool real_dir(const char *dir, char *out) {
     pthread_mutex_lock(&real_dirs_lock);
-    for (size_t i = real_dirs.len; i-- > 0;)
-        if (!strcmp(real_dirs.items[i].path, dir)) {
-            bool ok = real_dirs.items[i].is_dir;
-            if (ok) snprintf(out, PATH_MAX, "%s", real_dirs.items[i].path + strlen(dir) + 1);
-            pthread_mutex_unlock(&real_dirs_lock);
-            return ok;
-        }
+    const ut_smap_slot *x = ut_smap_find(&real_dirs, dir, strlen(dir));
+    if (x) {
+        bool ok = x->val != NULL;
+        if (ok) snprintf(out, PATH_MAX, "%s", (const char *)x->val);
+        pthread_mutex_unlock(&real_dirs_lock);
+        return ok;
+    }
     pthread_mutex_unlock(&real_dirs_lock);
     bool ok = realpath(dir, out) != NULL;
-    size_t dl = strlen(dir), rl = ok ? strlen(out) : 0;
-    dir_answer a = {ut_malloc(dl + rl + 2), ok};
-    memcpy(a.path, dir, dl + 1);
-    memcpy(a.path + dl + 1, ok ? out : "", rl + 1);
     pthread_mutex_lock(&real_dirs_lock);
-    if (real_dirs.len > 4096) { /* a run over many directories: keep the newest half */
-        for (size_t i = 0; i < 2048; i++) ut_free(real_dirs.items[i].path);
-        memmove(real_dirs.items, real_dirs.items + 2048, (real_dirs.len - 2048) * sizeof *real_dirs.items);
-        real_dirs.len -= 2048;
-    }
-    ut_vec_push(&real_dirs, a);
+    if (real_dirs.len >= 8192) ut_smap_free(&real_dirs, ut_free); /* a run over very many directories: start over */
+    ut_smap_slot *y = ut_smap_put(&real_dirs, dir, strlen(dir), NULL);
+    if (!y->val && ok) y->val = ut_strdup(out);
     pthread_mutex_unlock(&real_dirs_lock);
     return ok;
 }
@@ -1082,13 +1015,10 @@ void an_project_refresh(void) {
     dir_roots.len = 0;
     pthread_mutex_unlock(&shared_lock);
     pthread_mutex_lock(&dir_memo_lock);
-    for (size_t i = 0; i < dir_memo.cap; i++) ut_free(dir_memo.slots[i].path);
-    ut_free(dir_memo.slots);
-    dir_memo.slots = NULL, dir_memo.cap = dir_memo.len = 0;
+    ut_smap_free(&dir_memo, NULL);
     pthread_mutex_unlock(&dir_memo_lock);
     pthread_mutex_lock(&real_dirs_lock);
-    for (size_t i = 0; i < real_dirs.len; i++) ut_free(real_dirs.items[i].path);
-    real_dirs.len = 0;
+    ut_smap_free(&real_dirs, ut_free);
     pthread_mutex_unlock(&real_dirs_lock);
     pthread_mutex_lock(&sums_lock);
     for (size_t i = 0; i < sums.old.len; i++) summary_free(sums.old.items[i]);
@@ -1114,10 +1044,8 @@ static const summary *known_summary(const char *abs, bool cfg, bool *known) {
     pthread_mutex_lock(&sums_lock);
     for (size_t i = 0; i < overlays.len && !*known; i++)
         if (!strcmp(overlays.items[i].path, abs)) r = cfg ? overlays.items[i].cfg : overlays.items[i].fast, *known = true;
-    if (!*known && sums.cap) {
-        const memo_ent *e = &sums.e[memo_slot(sums.e, sums.cap, key)];
-        if (e->key) r = e->sum, *known = true;
-    }
+    const ut_smap_slot *x = *known ? NULL : ut_smap_find(&sums.m, key, strlen(key));
+    if (x) r = ((const memo_ent *)x->val)->sum, *known = true;
     pthread_mutex_unlock(&sums_lock);
     return r;
 }
