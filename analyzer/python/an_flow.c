@@ -3,6 +3,7 @@
  * position (`.to(NAME)`, `device=NAME`, ...) ends the search, a plain assignment (`dev = NAME`) continues it with the
  * name assigned. */
 #include "analyzer/python/an_flow.h"
+#include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_query.h"
 #include <ctype.h>
 #include <string.h>
@@ -105,15 +106,15 @@ static void values(fl *f, TSNode e, lit_vec *out, int depth) {
     } else if (!strcmp(t, "dictionary")) {
         for (uint32_t i = 0; i < ts_node_named_child_count(e); i++) {
             TSNode p = ts_node_named_child(e, i);
-            if (is(p, "pair")) values(f, ts_node_child_by_field_name(p, "value", 5), out, depth + 1);
+            if (is(p, "pair")) values(f, an_py_field(p, "value", 5), out, depth + 1);
         }
     } else if (!strcmp(t, "binary_operator")) { /* "cuda:%d" % i, "cuda:" + str(i) */
-        values(f, ts_node_child_by_field_name(e, "left", 4), out, depth + 1);
+        values(f, an_py_field(e, "left", 4), out, depth + 1);
     } else if (!strcmp(t, "call")) {
-        TSNode fn = ts_node_child_by_field_name(e, "function", 8);
-        TSNode args = ts_node_child_by_field_name(e, "arguments", 9);
+        TSNode fn = an_py_field(e, "function", 8);
+        TSNode args = an_py_field(e, "arguments", 9);
         if (is(fn, "attribute")) { /* "cuda:{}".format(i) */
-            TSNode obj = ts_node_child_by_field_name(fn, "object", 6), at = ts_node_child_by_field_name(fn, "attribute", 9);
+            TSNode obj = an_py_field(fn, "object", 6), at = an_py_field(fn, "attribute", 9);
             if (is(obj, "string") && ts_node_end_byte(at) - ts_node_start_byte(at) == 6 &&
                 !memcmp(f->text + ts_node_start_byte(at), "format", 6))
                 values(f, obj, out, depth + 1);
@@ -123,10 +124,10 @@ static void values(fl *f, TSNode e, lit_vec *out, int depth) {
                      !memcmp(f->text + ts_node_end_byte(fn) - 5, "field", 5);
         for (uint32_t i = 0; field && is(args, "argument_list") && i < ts_node_named_child_count(args); i++) {
             TSNode a = ts_node_named_child(args, i);
-            TSNode k = ts_node_child_by_field_name(a, "name", 4);
+            TSNode k = an_py_field(a, "name", 4);
             if (is(a, "keyword_argument") && ts_node_end_byte(k) - ts_node_start_byte(k) == 7 &&
                 !memcmp(f->text + ts_node_start_byte(k), "default", 7))
-                values(f, ts_node_child_by_field_name(a, "value", 5), out, depth + 1);
+                values(f, an_py_field(a, "value", 5), out, depth + 1);
         }
     }
 }
@@ -212,7 +213,7 @@ static void bind_target(fl *f, TSNode left, TSNode right, TSNode at) {
 }
 
 static void on_assignment(fl *f, TSNode a) {
-    TSNode left = ts_node_child_by_field_name(a, "left", 4), right = ts_node_child_by_field_name(a, "right", 5);
+    TSNode left = an_py_field(a, "left", 4), right = an_py_field(a, "right", 5);
     if (ts_node_is_null(left) || ts_node_is_null(right)) return;
     if (is(left, "identifier") || is(left, "attribute")) {
         bind_target(f, left, right, a);
@@ -230,10 +231,10 @@ static void on_assignment(fl *f, TSNode a) {
 
 /* parser.add_argument("--device", default="cuda"): `args.device` of any namespace */
 static void on_call(fl *f, TSNode call) {
-    TSNode fn = ts_node_child_by_field_name(call, "function", 8);
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode fn = an_py_field(call, "function", 8);
+    TSNode args = an_py_field(call, "arguments", 9);
     if (!is(fn, "attribute") || !is(args, "argument_list")) return;
-    TSNode at = ts_node_child_by_field_name(fn, "attribute", 9);
+    TSNode at = an_py_field(fn, "attribute", 9);
     if (ts_node_end_byte(at) - ts_node_start_byte(at) != 12 || memcmp(f->text + ts_node_start_byte(at), "add_argument", 12))
         return;
     char dest[128] = "";
@@ -250,7 +251,7 @@ static void on_call(fl *f, TSNode call) {
                 opt = a;
             }
         } else if (is(a, "keyword_argument")) {
-            TSNode k = ts_node_child_by_field_name(a, "name", 4), v = ts_node_child_by_field_name(a, "value", 5);
+            TSNode k = an_py_field(a, "name", 4), v = an_py_field(a, "value", 5);
             uint32_t kn = ts_node_end_byte(k) - ts_node_start_byte(k);
             const char *ks = f->text + ts_node_start_byte(k);
             if (kn == 7 && !memcmp(ks, "default", 7)) def = v;

@@ -7,6 +7,7 @@
  * device definition or the helper import carries the same insertion edits, so the fixer applies them once. */
 #include "analyzer/core/an_target.h"
 #include "analyzer/python/an_pyfix.h"
+#include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_context.h"
 #include "analyzer/python/an_guard.h"
 #include "analyzer/python/an_types.h"
@@ -193,7 +194,7 @@ static void analyze_header(fx *f) {
         } else if (is(st, "expression_statement")) {
             TSNode a = ts_node_named_child(st, 0);
             if (is(a, "assignment")) {
-                TSNode l = ts_node_child_by_field_name(a, "left", 4);
+                TSNode l = an_py_field(a, "left", 4);
                 char *t = slice(f, a);
                 char *lt = slice(f, l);
                 if (strstr(t, AN_PYFIX_DEV_INIT) && is(l, "identifier")) {
@@ -326,7 +327,7 @@ static bool in_isinstance(const fx *f, TSNode n) {
     TSNode p = ts_node_parent(n);
     if (is(p, "tuple")) p = ts_node_parent(p);
     if (!is(p, "argument_list")) return false;
-    TSNode fn = ts_node_child_by_field_name(ts_node_parent(p), "function", 8);
+    TSNode fn = an_py_field(ts_node_parent(p), "function", 8);
     if (!is(fn, "identifier")) return false;
     size_t l = E(fn) - S(fn);
     return (l == 10 && !memcmp(f->text + S(fn), "isinstance", 10)) || (l == 10 && !memcmp(f->text + S(fn), "issubclass", 10));
@@ -369,7 +370,7 @@ static bool inside_cuda_only_call(const fx *f, TSNode n) {
         if (is(p, "block") || is(p, "module")) break;
         if (!is(p, "call")) continue;
         ut_buf_clear(&q);
-        TSNode fn = ts_node_child_by_field_name(p, "function", 8);
+        TSNode fn = an_py_field(p, "function", 8);
         if (an_pyscope_qualname(f->scope, fn, f->text, &q) && !strncmp(q.data, "torch.cuda.", 11)) hit = true;
     }
     ut_buf_free(&q);
@@ -467,7 +468,7 @@ static bool assigns_attr(const fx *f, TSNode n, const char *name, size_t len, bo
     for (uint32_t i = 0; i < c; i++) {
         TSNode ch = ts_node_named_child(n, i);
         bool t = target || ((is(n, "assignment") || is(n, "augmented_assignment")) &&
-                            ts_node_eq(ch, ts_node_child_by_field_name(n, "left", 4)));
+                            ts_node_eq(ch, an_py_field(n, "left", 4)));
         if (assigns_attr(f, ch, name, len, t)) return true;
     }
     return false;
@@ -489,9 +490,9 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     snprintf(title, sizeof title, "Replace `%s` with `%s`", e->name, src_t);
     TSNode p = ts_node_parent(n);
     char *name = subst_dev(f, t.name, nd);
-    bool callee = is(p, "call") && ts_node_eq(ts_node_child_by_field_name(p, "function", 8), n);
+    bool callee = is(p, "call") && ts_node_eq(an_py_field(p, "function", 8), n);
     if (callee) {
-        TSNode args = ts_node_child_by_field_name(p, "arguments", 9);
+        TSNode args = an_py_field(p, "arguments", 9);
         x = fix_new(d, app, title);
         edit_own(x, S(n), E(n), name), name = NULL;
         if (t.args && *t.args) {
@@ -563,8 +564,8 @@ static void count_all_refs(fx *f) {
                 const char *l = f->scope->bindings.items[i].local;
                 if (strlen(l) != len || memcmp(l, t, len)) continue;
                 TSNode p = ts_node_parent(node);
-                bool member = is(p, "attribute") && ts_node_eq(ts_node_child_by_field_name(p, "attribute", 9), node);
-                bool kw = is(p, "keyword_argument") && ts_node_eq(ts_node_child_by_field_name(p, "name", 4), node);
+                bool member = is(p, "attribute") && ts_node_eq(an_py_field(p, "attribute", 9), node);
+                bool kw = is(p, "keyword_argument") && ts_node_eq(an_py_field(p, "name", 4), node);
                 if (!member && !kw) f->refs[i]++;
                 break;
             }
@@ -596,12 +597,12 @@ static an_fix *fix_unused_import(fx *f, const an_diag *d) {
     if (!is(st, "import_from_statement")) return NULL;
     /* the local name */
     char *local;
-    if (is(item, "aliased_import")) local = slice(f, ts_node_child_by_field_name(item, "alias", 5));
+    if (is(item, "aliased_import")) local = slice(f, an_py_field(item, "alias", 5));
     else local = slice(f, n);
     int refs = count_refs(f, local);
     ut_free(local);
     if (refs) return NULL;
-    TSNode mod = ts_node_child_by_field_name(st, "module_name", 11);
+    TSNode mod = an_py_field(st, "module_name", 11);
     UT_VEC(TSNode) names = {0};
     uint32_t c = ts_node_named_child_count(st);
     for (uint32_t i = 0; i < c; i++) {
@@ -651,7 +652,7 @@ static an_fix *fix_compat_autocast(fx *f, const an_diag *d, TSNode str, needs *n
     TSNode arg = str, p = ts_node_parent(str);
     if (is(p, "keyword_argument")) arg = p, p = ts_node_parent(p);
     if (!is(p, "argument_list")) return NULL;
-    TSNode call = ts_node_parent(p), fn = ts_node_child_by_field_name(call, "function", 8);
+    TSNode call = ts_node_parent(p), fn = an_py_field(call, "function", 8);
     ut_buf q;
     ut_buf_init(&q);
     bool autocast = an_pyscope_qualname(f->scope, fn, f->text, &q) &&
@@ -736,7 +737,7 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
             TSNode p = ts_node_parent(n);
             bool map_location = false;
             if (is(p, "keyword_argument")) {
-                TSNode k = ts_node_child_by_field_name(p, "name", 4);
+                TSNode k = an_py_field(p, "name", 4);
                 map_location = E(k) - S(k) == 12 && !memcmp(f->text + S(k), "map_location", 12);
             }
             /* a value bound to a name (an_flow) may reach map_location too: the form every position accepts */
@@ -779,7 +780,7 @@ static uint32_t indent_of(const fx *f, uint32_t pos) {
  * `X = torch.device(DEV)` when the branches build devices. Only when the statement is those four lines in the
  * file's text (a region parse may hold part of a longer branch). */
 static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+    TSNode body = an_py_field(n, "consequence", 11);
     TSNode asg = ts_node_named_child(ts_node_named_child(body, 0), 0);
     if (!is(asg, "assignment")) return NULL;
     uint32_t lines = 0, ind = indent_of(f, S(n));
@@ -803,12 +804,12 @@ static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd
         if (q - p > ind) return NULL;
         break;
     }
-    TSNode left = ts_node_child_by_field_name(asg, "left", 4), right = ts_node_child_by_field_name(asg, "right", 5);
+    TSNode left = an_py_field(asg, "left", 4), right = an_py_field(asg, "right", 5);
     char *l = slice(f, left);
     ut_buf b;
     ut_buf_init(&b);
     if (is(right, "call")) {
-        char *fn = slice(f, ts_node_child_by_field_name(right, "function", 8));
+        char *fn = slice(f, an_py_field(right, "function", 8));
         ut_buf_printf(&b, "%s = %s(%s)", l, fn, f->dev);
         ut_free(fn);
     } else {
@@ -843,7 +844,7 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
     TSNode attr = ts_node_parent(n);
     TSNode call = ts_node_parent(attr);
     if (!is(attr, "attribute") || !is(call, "call")) return NULL;
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode args = an_py_field(call, "arguments", 9);
     if (!is(args, "argument_list")) return NULL;
     char *index = NULL;
     ut_buf kws;
@@ -855,10 +856,10 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
         TSNode a = ts_node_named_child(args, i);
         if (is(a, "comment")) continue;
         if (is(a, "keyword_argument")) {
-            TSNode k = ts_node_child_by_field_name(a, "name", 4);
+            TSNode k = an_py_field(a, "name", 4);
             if (E(k) - S(k) == 6 && !memcmp(f->text + S(k), "device", 6)) {
                 ut_free(index);
-                index = slice(f, ts_node_child_by_field_name(a, "value", 5));
+                index = slice(f, an_py_field(a, "value", 5));
             } else {
                 char *t = slice(f, a);
                 ut_buf_printf(&kws, ", %s", t);
@@ -874,7 +875,7 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
     if (ok) {
         /* safe where the receiver is known to be a torch tensor or module (an_types); any other object with a
          * `.cuda()` method might mean something else by `.to()` */
-        TSNode recv = ts_node_child_by_field_name(attr, "object", 6);
+        TSNode recv = an_py_field(attr, "object", 6);
         if (!ts_node_is_null(recv) && !f->types) f->types = an_types_new(f->text, f->src->len, f->scope);
         bool torch_recv = !ts_node_is_null(recv) && an_types_torch(f->types, S(recv), E(recv), S(recv));
         /* a receiver of unknown type: safe where nothing in the project or the file has a `.cuda()` that
@@ -927,7 +928,7 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
 static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
     TSNode attr = ts_node_parent(n);
     if (!is(attr, "attribute")) return NULL;
-    TSNode obj = ts_node_child_by_field_name(attr, "object", 6);
+    TSNode obj = an_py_field(attr, "object", 6);
     TSNode p = ts_node_parent(attr);
     /* `==` binds tighter than not/and/or, so these contexts need no parentheses */
     bool bare = is(p, "if_statement") || is(p, "elif_clause") || is(p, "while_statement") ||
@@ -950,7 +951,7 @@ static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
 
 static an_fix *fix_add_device_arg(fx *f, const an_diag *d, TSNode n, needs *nd) {
     TSNode call = ts_node_parent(n);
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode args = an_py_field(call, "arguments", 9);
     if (!is(call, "call") || !is(args, "argument_list")) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass the run-time device");
     insert_first_arg(f, x, args, f->dev);
@@ -996,7 +997,7 @@ static an_fix *fix_ddp_device_ids(fx *f, const an_diag *d, TSNode n, needs *nd) 
 static an_fix *fix_set_device_index(fx *f, const an_diag *d, TSNode n, needs *nd) {
     if (!is(n, "call")) return NULL;
     if (an_version_newer("2.7", f->opt->torch_major, f->opt->torch_minor)) return NULL;
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode fn = an_py_field(n, "function", 8);
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Call set_device_index");
     edit(x, S(fn), E(fn), "torch.accelerator.set_device_index");
     nd->torch = true;
@@ -1007,7 +1008,7 @@ static an_fix *fix_check_available(fx *f, const an_diag *d, TSNode n, needs *nd)
     (void)nd;
     if (!is(n, "call")) return NULL;
     if (an_version_newer("2.7", f->opt->torch_major, f->opt->torch_minor)) return NULL;
-    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    TSNode args = an_py_field(n, "arguments", 9);
     if (!is(args, "argument_list")) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass check_available=True");
     insert_first_arg(f, x, args, "check_available=True");
@@ -1033,8 +1034,8 @@ static bool has_ext_helper(const fx *f) {
  * the analyzer treats as device-agnostic code, so fixing the output again changes nothing. */
 static an_fix *fix_extension_build(fx *f, const an_diag *d, TSNode n) {
     TSNode call = ts_node_parent(n);
-    if (!is(call, "call") || !ts_node_eq(ts_node_child_by_field_name(call, "function", 8), n)) return NULL;
-    if (!is(ts_node_child_by_field_name(call, "arguments", 9), "argument_list")) return NULL;
+    if (!is(call, "call") || !ts_node_eq(an_py_field(call, "function", 8), n)) return NULL;
+    if (!is(an_py_field(call, "arguments", 9), "argument_list")) return NULL;
     bool defined = has_ext_helper(f);
     /* a call in the file's opening (an import block such as `try: from ... import CUDAExtension; EXT = ...`) would
      * run before the function is defined */

@@ -1,5 +1,6 @@
 /* an_query: compiles every query rule of a language into one TSQuery, parses its predicates once, and runs it. */
 #include "analyzer/python/an_query.h"
+#include "analyzer/python/an_pyfield.h"
 #include <ctype.h>
 #include <pthread.h>
 #include "analyzer/core/an_catalog_int.h"
@@ -397,14 +398,14 @@ static bool user_attribute(TSNode name, const char *src) {
             !strcmp(t, "parenthesized_expression"))
             continue;
         if (!strcmp(t, "assignment") || !strcmp(t, "augmented_assignment")) {
-            TSNode left = ts_node_child_by_field_name(p, "left", 4);
+            TSNode left = an_py_field(p, "left", 4);
             if (!ts_node_is_null(left) && ts_node_start_byte(left) == ts_node_start_byte(child) &&
                 ts_node_end_byte(left) == ts_node_end_byte(child))
                 return true;
         }
         break;
     }
-    TSNode obj = ts_node_child_by_field_name(attr, "object", 6);
+    TSNode obj = an_py_field(attr, "object", 6);
     if (ts_node_is_null(obj)) return false;
     uint32_t oa = ts_node_start_byte(obj), ob = ts_node_end_byte(obj), na = ts_node_start_byte(name),
              nb = ts_node_end_byte(name);
@@ -520,7 +521,7 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
             if (p->kind == P_HAS_KEYWORD) {
                 if (!strcmp(t, "dictionary_splat")) r = true; /* **kwargs may hold it */
                 else if (!strcmp(t, "keyword_argument")) {
-                    TSNode nm = ts_node_child_by_field_name(ch, "name", 4);
+                    TSNode nm = an_py_field(ch, "name", 4);
                     for (size_t k = 0; k < p->args.len && !r; k++) r = text_eq(src, nm, p->args.items[k]);
                 }
             } else {
