@@ -41,6 +41,8 @@ typedef struct {
     const an_diag_list *diags;
     an_guard_verdict verdict;
     bool guard_judged; /* the last finding's fix was a guard judged by an_guard */
+    TSNode *tops;      /* the root's named children, in order (tops_collect) */
+    uint32_t ntops;
 } fx;
 
 typedef struct {
@@ -114,9 +116,10 @@ static bool writes_env(const char *t) {
  * the fixes add go after it, so CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER or a sys.path entry set there still
  * precede them. */
 static uint32_t env_setup_end(fx *f) {
-    uint32_t end = 0, c = ts_node_named_child_count(f->root);
-    for (uint32_t i = 0; i < c; i++) {
-        TSNode st = ts_node_named_child(f->root, i);
+    uint32_t end = 0;
+    for (uint32_t i = 0; i < f->ntops; i++) {
+        TSNode st = f->tops[i];
+        if (!ts_node_is_named(st)) continue;
         if (is(st, "function_definition") || is(st, "class_definition") || is(st, "decorated_definition")) break;
         if (is_import_stmt(st)) {
             char *t = slice(f, st);
@@ -133,14 +136,66 @@ static uint32_t env_setup_end(fx *f) {
     return end;
 }
 
+/* The root's children, stepped through once by a cursor: ts_node_named_child(root, i) finds the i-th from the root
+ * down for each i. */
+static void tops_collect(fx *f) {
+    uint32_t cap = ts_node_child_count(f->root);
+    f->tops = ut_calloc(cap ? cap : 1, sizeof(TSNode));
+    f->ntops = 0;
+    TSTreeCursor c = ts_tree_cursor_new(f->root);
+    for (bool m = ts_tree_cursor_goto_first_child(&c); m && f->ntops < cap; m = ts_tree_cursor_goto_next_sibling(&c))
+        f->tops[f->ntops++] = ts_tree_cursor_current_node(&c);
+    ts_tree_cursor_delete(&c);
+}
+
+/* The child of the root that tree-sitter's descent from the root to [s, e) goes through (the first whose end reaches
+ * e and passes s, if it starts at or before s), or a null node: the fixer looks nodes up from there, not from the
+ * root, whose descent costs the depth of the tree's hidden repetition nodes over tens of thousands of statements
+ * for every finding. */
+static TSNode top_for(const fx *f, uint32_t s, uint32_t e) {
+    uint32_t lo = 0, hi = f->ntops; /* the ends ascend */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        uint32_t end = E(f->tops[mid]);
+        if (end >= e && end > s) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo < f->ntops && S(f->tops[lo]) <= s ? f->tops[lo] : (TSNode){0};
+}
+
+/* ts_node_parent(n), found by descending from n's top-level statement (ts_node_parent descends from the root):
+ * at each level the first child that ends after n's start holds n, or is n (a child of another extent: ask
+ * tree-sitter). */
+static TSNode up(const fx *f, TSNode n) {
+    if (ts_node_is_null(n) || E(n) <= S(n)) return ts_node_parent(n);
+    TSNode top = top_for(f, S(n), E(n));
+    if (ts_node_is_null(top) || ts_node_eq(top, n) || E(top) < E(n)) return ts_node_parent(n);
+    TSTreeCursor c = ts_tree_cursor_new(top);
+    TSNode parent = top, r = {0};
+    while (ts_tree_cursor_goto_first_child_for_byte(&c, S(n)) >= 0) {
+        TSNode ch = ts_tree_cursor_current_node(&c);
+        /* tree-sitter 0.20.7 stops at the first child that ends at the byte too (the `.` before `cuda`) */
+        while (E(ch) <= S(n) && ts_tree_cursor_goto_next_sibling(&c)) ch = ts_tree_cursor_current_node(&c);
+        if (ts_node_eq(ch, n)) {
+            r = parent;
+            break;
+        }
+        if (S(ch) > S(n) || E(ch) < E(n)) break; /* not an ancestor: ask tree-sitter */
+        parent = ch;
+    }
+    ts_tree_cursor_delete(&c);
+    return ts_node_is_null(r) ? ts_node_parent(n) : r;
+}
+
 static void analyze_header(fx *f) {
     const char *dev_line_prefix = NULL;
-    uint32_t c = ts_node_named_child_count(f->root);
+    tops_collect(f);
     f->header = f->src->body;
     bool in_prologue = true, in_block = true, seen_docstring = false;
     f->after_imports = 0;
-    for (uint32_t i = 0; i < c; i++) {
-        TSNode st = ts_node_named_child(f->root, i);
+    for (uint32_t i = 0; i < f->ntops; i++) {
+        TSNode st = f->tops[i];
+        if (!ts_node_is_named(st)) continue;
         if (in_prologue) {
             if (is(st, "comment") || is(st, "future_import_statement") ||
                 (!seen_docstring && is(st, "expression_statement") && is(ts_node_named_child(st, 0), "string"))) {
@@ -324,10 +379,10 @@ static void insert_first_arg(fx *f, an_fix *x, TSNode args, const char *first) {
 }
 
 static bool in_isinstance(const fx *f, TSNode n) {
-    TSNode p = ts_node_parent(n);
-    if (is(p, "tuple")) p = ts_node_parent(p);
+    TSNode p = up(f, n);
+    if (is(p, "tuple")) p = up(f, p);
     if (!is(p, "argument_list")) return false;
-    TSNode fn = an_py_field(ts_node_parent(p), "function", 8);
+    TSNode fn = an_py_field(up(f, p), "function", 8);
     if (!is(fn, "identifier")) return false;
     size_t l = E(fn) - S(fn);
     return (l == 10 && !memcmp(f->text + S(fn), "isinstance", 10)) || (l == 10 && !memcmp(f->text + S(fn), "issubclass", 10));
@@ -366,7 +421,7 @@ static bool inside_cuda_only_call(const fx *f, TSNode n) {
     ut_buf q;
     ut_buf_init(&q);
     bool hit = false;
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !hit; p = ts_node_parent(p)) {
+    for (TSNode p = up(f, n); !ts_node_is_null(p) && !hit; p = up(f, p)) {
         if (is(p, "block") || is(p, "module")) break;
         if (!is(p, "call")) continue;
         ut_buf_clear(&q);
@@ -398,11 +453,11 @@ static bool string_parts(const fx *f, TSNode str, char *prefix, size_t psz, char
 /* The quote a string literal written at n must use: inside an f-string's {...} (before Python 3.12) not the
  * f-string's own delimiter. */
 static char lit_quote(fx *f, TSNode n) {
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    for (TSNode p = up(f, n); !ts_node_is_null(p); p = up(f, p)) {
         if (!is(p, "interpolation")) continue;
         char prefix[8], quote[8];
         uint32_t cs, ce;
-        return string_parts(f, ts_node_parent(p), prefix, sizeof prefix, quote, sizeof quote, &cs, &ce) &&
+        return string_parts(f, up(f, p), prefix, sizeof prefix, quote, sizeof quote, &cs, &ce) &&
                        quote[0] == '"' ? '\'' : '"';
     }
     return '"';
@@ -428,7 +483,7 @@ static bool guard_off_cpu(fx *f, an_fix *x, TSNode call, const char *value) {
             rel[j] = rel[j - 1], rel[j - 1] = t;
         }
     char *callt = an_edits_apply(f->text + s, e - s, rel, n, &len);
-    TSNode p = ts_node_parent(call);
+    TSNode p = up(f, call);
     ut_buf b;
     ut_buf_init(&b);
     bool ok = true;
@@ -488,7 +543,7 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     an_fix *x = NULL;
     char title[512];
     snprintf(title, sizeof title, "Replace `%s` with `%s`", e->name, src_t);
-    TSNode p = ts_node_parent(n);
+    TSNode p = up(f, n);
     char *name = subst_dev(f, t.name, nd);
     bool callee = is(p, "call") && ts_node_eq(an_py_field(p, "function", 8), n);
     if (callee) {
@@ -516,7 +571,7 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
             edit_own(x, S(n), E(n), name), name = NULL;
         }
     } else if (!t.args || in_isinstance(f, n) || is(p, "type") || is(p, "except_clause") ||
-               (is(p, "tuple") && is(ts_node_parent(p), "except_clause"))) {
+               (is(p, "tuple") && is(up(f, p), "except_clause"))) {
         /* a reference: `sync = torch.cuda.synchronize`, an annotation, isinstance, except; not one the file also
          * assigns (`saved = torch.cuda.is_available` ... `torch.cuda.is_available = saved`: a monkeypatch restored
          * with the helper's function would make torch.cuda's call the helper, which calls torch.cuda's: a loop) */
@@ -563,7 +618,7 @@ static void count_all_refs(fx *f) {
             for (size_t i = 0; i < n; i++) {
                 const char *l = f->scope->bindings.items[i].local;
                 if (strlen(l) != len || memcmp(l, t, len)) continue;
-                TSNode p = ts_node_parent(node);
+                TSNode p = up(f, node);
                 bool member = is(p, "attribute") && ts_node_eq(an_py_field(p, "attribute", 9), node);
                 bool kw = is(p, "keyword_argument") && ts_node_eq(an_py_field(p, "name", 4), node);
                 if (!member && !kw) f->refs[i]++;
@@ -590,10 +645,10 @@ static int count_refs(fx *f, const char *name) {
 static an_fix *fix_unused_import(fx *f, const an_diag *d) {
     TSNode n = ts_node_descendant_for_byte_range(f->root, d->start, d->end);
     while (!ts_node_is_null(n) && !is(n, "import_from_statement") && !(is(n, "dotted_name") && S(n) == d->start && E(n) == d->end))
-        n = ts_node_parent(n);
+        n = up(f, n);
     if (ts_node_is_null(n)) return NULL;
-    TSNode item = n, st = ts_node_parent(n);
-    if (is(st, "aliased_import")) item = st, st = ts_node_parent(st);
+    TSNode item = n, st = up(f, n);
+    if (is(st, "aliased_import")) item = st, st = up(f, st);
     if (!is(st, "import_from_statement")) return NULL;
     /* the local name */
     char *local;
@@ -622,7 +677,7 @@ static an_fix *fix_unused_import(fx *f, const an_diag *d) {
         bool alone_end = true;
         for (uint32_t i = e; i < le; i++)
             if (!isspace((unsigned char)f->text[i])) alone_end = false;
-        TSNode parent = ts_node_parent(st);
+        TSNode parent = up(f, st);
         bool only_stmt_in_block = is(parent, "block") && ts_node_named_child_count(parent) == 1;
         if (only_stmt_in_block) edit(x, s, e, "pass");
         else if (alone_start && alone_end) edit(x, ls, le, "");
@@ -649,10 +704,10 @@ static bool string_is(const fx *f, TSNode n, const char *want) {
 /* compat: `torch.autocast("cuda", dtype=...)` becomes `xpuify_device.autocast(dtype=...)`, which disables
  * autocast where the device cannot do the dtype (as torch.cuda.amp.autocast does off CUDA) instead of raising. */
 static an_fix *fix_compat_autocast(fx *f, const an_diag *d, TSNode str, needs *nd) {
-    TSNode arg = str, p = ts_node_parent(str);
-    if (is(p, "keyword_argument")) arg = p, p = ts_node_parent(p);
+    TSNode arg = str, p = up(f, str);
+    if (is(p, "keyword_argument")) arg = p, p = up(f, p);
     if (!is(p, "argument_list")) return NULL;
-    TSNode call = ts_node_parent(p), fn = an_py_field(call, "function", 8);
+    TSNode call = up(f, p), fn = an_py_field(call, "function", 8);
     ut_buf q;
     ut_buf_init(&q);
     bool autocast = an_pyscope_qualname(f->scope, fn, f->text, &q) &&
@@ -689,7 +744,7 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
         if (x) return x;
     }
     /* `"cuda" if "cuda" in device else "cpu"` (a device type from a device string): torch.device(device).type */
-    TSNode cx = ts_node_parent(n);
+    TSNode cx = up(f, n);
     if (string_is(f, n, "cuda") && is(cx, "conditional_expression") && ts_node_named_child_count(cx) == 3 &&
         ts_node_eq(ts_node_named_child(cx, 0), n) && string_is(f, ts_node_named_child(cx, 2), "cpu")) {
         TSNode cond = ts_node_named_child(cx, 1);
@@ -734,14 +789,14 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
             ut_buf_printf(&b, "%s.device_str(%s)", f->opt->helper_module, idx);
             nd->helper = true;
         } else {
-            TSNode p = ts_node_parent(n);
+            TSNode p = up(f, n);
             bool map_location = false;
             if (is(p, "keyword_argument")) {
                 TSNode k = an_py_field(p, "name", 4);
                 map_location = E(k) - S(k) == 12 && !memcmp(f->text + S(k), "map_location", 12);
             }
             /* a value bound to a name (an_flow) may reach map_location too: the form every position accepts */
-            while (is(p, "conditional_expression") || is(p, "parenthesized_expression")) p = ts_node_parent(p);
+            while (is(p, "conditional_expression") || is(p, "parenthesized_expression")) p = up(f, p);
             if (is(p, "assignment") || is(p, "expression_list") || is(p, "list") || is(p, "tuple") || is(p, "pair"))
                 map_location = true;
             const char *o = digits ? "" : "{", *cl = digits ? "" : "}";
@@ -841,8 +896,8 @@ static bool pcre_free_word(const char *arg) {
 }
 
 static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    TSNode attr = ts_node_parent(n);
-    TSNode call = ts_node_parent(attr);
+    TSNode attr = up(f, n);
+    TSNode call = up(f, attr);
     if (!is(attr, "attribute") || !is(call, "call")) return NULL;
     TSNode args = an_py_field(call, "arguments", 9);
     if (!is(args, "argument_list")) return NULL;
@@ -926,10 +981,10 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
 }
 
 static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    TSNode attr = ts_node_parent(n);
+    TSNode attr = up(f, n);
     if (!is(attr, "attribute")) return NULL;
     TSNode obj = an_py_field(attr, "object", 6);
-    TSNode p = ts_node_parent(attr);
+    TSNode p = up(f, attr);
     /* `==` binds tighter than not/and/or, so these contexts need no parentheses */
     bool bare = is(p, "if_statement") || is(p, "elif_clause") || is(p, "while_statement") ||
                 is(p, "boolean_operator") || is(p, "assignment") || is(p, "return_statement") ||
@@ -950,7 +1005,7 @@ static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
 }
 
 static an_fix *fix_add_device_arg(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    TSNode call = ts_node_parent(n);
+    TSNode call = up(f, n);
     TSNode args = an_py_field(call, "arguments", 9);
     if (!is(call, "call") || !is(args, "argument_list")) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass the run-time device");
@@ -981,7 +1036,7 @@ static an_fix *fix_nccl(fx *f, const an_diag *d, TSNode n, needs *nd) {
 
 /* DDP(model, device_ids=V): V on accelerators, None on the CPU (DDP rejects device ids for a CPU model) */
 static an_fix *fix_ddp_device_ids(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    if (!is(ts_node_parent(n), "keyword_argument")) return NULL;
+    if (!is(up(f, n), "keyword_argument")) return NULL;
     char *v = slice(f, n);
     ut_buf b;
     ut_buf_init(&b);
@@ -1033,7 +1088,7 @@ static bool has_ext_helper(const fx *f) {
  * SyclExtension or CppExtension elsewhere. Its own CUDAExtension call sits in an if-chain that tests SYCL, which
  * the analyzer treats as device-agnostic code, so fixing the output again changes nothing. */
 static an_fix *fix_extension_build(fx *f, const an_diag *d, TSNode n) {
-    TSNode call = ts_node_parent(n);
+    TSNode call = up(f, n);
     if (!is(call, "call") || !ts_node_eq(an_py_field(call, "function", 8), n)) return NULL;
     if (!is(an_py_field(call, "arguments", 9), "argument_list")) return NULL;
     bool defined = has_ext_helper(f);
@@ -1088,7 +1143,8 @@ static an_fix *fix_int_device(fx *f, const an_diag *d, needs *nd) {
 }
 
 static TSNode node_for(const fx *f, uint32_t s, uint32_t e) {
-    TSNode n = ts_node_descendant_for_byte_range(f->root, s, e);
+    TSNode top = top_for(f, s, e);
+    TSNode n = ts_node_descendant_for_byte_range(ts_node_is_null(top) ? f->root : top, s, e);
     while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
     return n;
 }
@@ -1305,6 +1361,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     }
     ut_free(nds);
     an_types_free(f.types);
+    ut_free(f.tops);
     ut_free(f.refs);
     ut_free(f.dev);
     /* what the insertion edits hold, as requirement_edits decides it */
