@@ -41,8 +41,10 @@ typedef struct {
     const an_diag_list *diags;
     an_guard_verdict verdict;
     bool guard_judged; /* the last finding's fix was a guard judged by an_guard */
-    TSNode *tops;      /* the root's named children, in order (tops_collect) */
+    TSNode *tops;      /* the root's children, in order (tops_collect) */
     uint32_t ntops;
+    TSNode path[32];   /* the last node_for's descent from its top-level statement: path[i] is path[i+1]'s parent */
+    int npath;
 } fx;
 
 typedef struct {
@@ -168,6 +170,8 @@ static TSNode top_for(const fx *f, uint32_t s, uint32_t e) {
  * tree-sitter). */
 static TSNode up(const fx *f, TSNode n) {
     if (ts_node_is_null(n) || E(n) <= S(n)) return ts_node_parent(n);
+    for (int i = f->npath - 1; i > 0; i--)
+        if (ts_node_eq(f->path[i], n)) return f->path[i - 1];
     TSNode top = top_for(f, S(n), E(n));
     if (ts_node_is_null(top) || ts_node_eq(top, n) || E(top) < E(n)) return ts_node_parent(n);
     TSTreeCursor c = ts_tree_cursor_new(top);
@@ -1142,10 +1146,29 @@ static an_fix *fix_int_device(fx *f, const an_diag *d, needs *nd) {
     return x;
 }
 
-static TSNode node_for(const fx *f, uint32_t s, uint32_t e) {
+/* ts_node_descendant_for_byte_range(root, s, e) (the smallest node holding [s, e), anonymous ones included), by a
+ * cursor's descent from the top-level statement the root's descent goes through, each level's first child that
+ * ends after s if it holds [s, e); the nodes passed are kept in f->path for up(). */
+static TSNode node_for(fx *f, uint32_t s, uint32_t e) {
+    f->npath = 0;
     TSNode top = top_for(f, s, e);
-    TSNode n = ts_node_descendant_for_byte_range(ts_node_is_null(top) ? f->root : top, s, e);
-    while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
+    if (ts_node_is_null(top) || e <= s || E(top) < e) {
+        TSNode n = ts_node_descendant_for_byte_range(ts_node_is_null(top) ? f->root : top, s, e);
+        while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
+        return n;
+    }
+    TSNode n = top;
+    f->path[f->npath++] = top;
+    TSTreeCursor c = ts_tree_cursor_new(top);
+    while (ts_tree_cursor_goto_first_child_for_byte(&c, s) >= 0) {
+        TSNode ch = ts_tree_cursor_current_node(&c);
+        while (E(ch) <= s && ts_tree_cursor_goto_next_sibling(&c)) ch = ts_tree_cursor_current_node(&c);
+        if (E(ch) <= s || S(ch) > s || E(ch) < e) break;
+        n = ch;
+        if (f->npath < (int)(sizeof f->path / sizeof *f->path)) f->path[f->npath++] = ch;
+        else f->npath = 0; /* too deep to keep: up() descends itself */
+    }
+    ts_tree_cursor_delete(&c);
     return n;
 }
 
