@@ -101,13 +101,17 @@ static void values(fl *f, TSNode e, lit_vec *out, int depth) {
     } else if (!strcmp(t, "conditional_expression")) {
         uint32_t n = ts_node_named_child_count(e);
         if (n == 3) values(f, ts_node_named_child(e, 0), out, depth + 1), values(f, ts_node_named_child(e, 2), out, depth + 1);
-    } else if (!strcmp(t, "list") || !strcmp(t, "tuple") || !strcmp(t, "set")) {
-        for (uint32_t i = 0; i < ts_node_named_child_count(e); i++) values(f, ts_node_named_child(e, i), out, depth + 1);
-    } else if (!strcmp(t, "dictionary")) {
-        for (uint32_t i = 0; i < ts_node_named_child_count(e); i++) {
-            TSNode p = ts_node_named_child(e, i);
-            if (is(p, "pair")) values(f, an_py_field(p, "value", 5), out, depth + 1);
+    } else if (!strcmp(t, "list") || !strcmp(t, "tuple") || !strcmp(t, "set") || !strcmp(t, "dictionary")) {
+        /* the elements by a cursor: ts_node_named_child(e, i) finds each from the first (a list of 60,000) */
+        bool dict = t[0] == 'd';
+        TSTreeCursor c = ts_tree_cursor_new(e);
+        for (bool m = ts_tree_cursor_goto_first_child(&c); m; m = ts_tree_cursor_goto_next_sibling(&c)) {
+            TSNode p = ts_tree_cursor_current_node(&c);
+            if (!ts_node_is_named(p)) continue;
+            if (!dict) values(f, p, out, depth + 1);
+            else if (is(p, "pair")) values(f, an_py_field(p, "value", 5), out, depth + 1);
         }
+        ts_tree_cursor_delete(&c);
     } else if (!strcmp(t, "binary_operator")) { /* "cuda:%d" % i, "cuda:" + str(i) */
         values(f, an_py_field(e, "left", 4), out, depth + 1);
     } else if (!strcmp(t, "call")) {
