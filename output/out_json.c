@@ -16,7 +16,9 @@ typedef struct {
 } jw;
 
 static void tabs(ut_buf *b, int n) {
-    while (n-- > 0) ut_buf_putc(b, '\t');
+    static const char t[] = "\t\t\t\t\t\t\t\t";
+    for (; n > 8; n -= 8) ut_buf_append(b, t, 8);
+    if (n > 0) ut_buf_append(b, t, (size_t)n);
 }
 
 /* a string as cJSON's print_string_ptr writes it: the two-character escapes, \u00XX below 32, other bytes as they
