@@ -48,6 +48,9 @@ typedef struct {
     bool compat;       /* fixes target the device helper: messages name the helper's function */
     bool too_deep;     /* the tree is nested deeper than AN_PY_MAX_DEPTH: the file is not analyzed */
     uint32_t deep_at;  /* where the walk passed that depth */
+    /* the last query finding's rule, reported text and message: the next with the same two copies the message */
+    const an_rule *memo_rule;
+    char *memo_text, *memo_msg;
 } ctx;
 
 /* Deeper syntax trees are not analyzed (one XPU001 finding says so). CPython compiles nothing nested much deeper
@@ -474,10 +477,16 @@ static void on_query_match(void *vc, const an_rule *r, TSNode report) {
     const char *nl = memchr(t, '\n', n);
     if (nl) n = (uint32_t)(nl - t);
     n = utf8_clip(t, n, 60);
+    if (c->memo_rule == r && strlen(c->memo_text) == n && !memcmp(c->memo_text, t, n)) {
+        emit(c, r, a, b, ut_strdup(c->memo_msg));
+        return;
+    }
     char *text = ut_strndup(t, n);
     an_message_vars v = {NULL, NULL, r->min_torch, text, NULL};
-    emit(c, r, a, b, an_message_format(r->message, &v));
-    ut_free(text);
+    char *msg = an_message_format(r->message, &v);
+    emit(c, r, a, b, msg);
+    ut_free(c->memo_text), ut_free(c->memo_msg);
+    c->memo_rule = r, c->memo_text = text, c->memo_msg = ut_strdup(msg);
 }
 
 static bool resolve_cb(void *vc, TSNode n, ut_buf *out) {
@@ -1223,6 +1232,7 @@ finish:
     ut_vec_free(&mine);
     an_diag_list_sort(out);
     ut_buf_free(&c.tmp);
+    ut_free(c.memo_text), ut_free(c.memo_msg);
     ut_vec_free(&c.errors);
     ut_vec_free(&c.agnostic);
     ut_vec_free(&c.cuda_guarded);
