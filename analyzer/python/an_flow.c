@@ -464,7 +464,19 @@ static reach find_reach(const fl *f, const binding *bd, char **via) {
     return r;
 }
 
+/* Every fact starts at a string literal that values() accepts: one whose text begins with `cuda` right after its
+ * quote (an_flow_is_device_string), or one that holds `nccl` in any case (an_flow_is_nccl). A file with neither
+ * has none, and its tree is not walked. */
+static bool may_hold_literals(const char *t, uint32_t len) {
+    for (const char *p = t, *end = t + len; (p = memmem(p, (size_t)(end - p), "cuda", 4)); p += 4)
+        if (p > t && (p[-1] == '"' || p[-1] == '\'')) return true;
+    for (uint32_t i = 0; i + 4 <= len; i++)
+        if ((t[i] | 0x20) == 'n' && !strncasecmp(t + i, "nccl", 4)) return true;
+    return false;
+}
+
 void an_flow_collect(TSNode root, const char *text, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
+    if (!may_hold_literals(text, len)) return;
     fl f = {text, len, {0}, {0}};
     collect_bindings(&f, root, lo, hi);
     size_t n = f.binds.len < MAX_KEYS ? f.binds.len : MAX_KEYS;
