@@ -45,6 +45,8 @@ typedef struct {
     uint32_t ntops;
     TSNode path[32];   /* the last node_for's descent from its top-level statement: path[i] is path[i+1]'s parent */
     int npath;
+    TSTreeCursor cur;  /* node_for's, reset for each descent (a new cursor grows its stack again) */
+    bool has_cur;
 } fx;
 
 typedef struct {
@@ -1159,16 +1161,17 @@ static TSNode node_for(fx *f, uint32_t s, uint32_t e) {
     }
     TSNode n = top;
     f->path[f->npath++] = top;
-    TSTreeCursor c = ts_tree_cursor_new(top);
-    while (ts_tree_cursor_goto_first_child_for_byte(&c, s) >= 0) {
-        TSNode ch = ts_tree_cursor_current_node(&c);
-        while (E(ch) <= s && ts_tree_cursor_goto_next_sibling(&c)) ch = ts_tree_cursor_current_node(&c);
+    if (f->has_cur) ts_tree_cursor_reset(&f->cur, top);
+    else f->cur = ts_tree_cursor_new(top), f->has_cur = true;
+    TSTreeCursor *c = &f->cur;
+    while (ts_tree_cursor_goto_first_child_for_byte(c, s) >= 0) {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        while (E(ch) <= s && ts_tree_cursor_goto_next_sibling(c)) ch = ts_tree_cursor_current_node(c);
         if (E(ch) <= s || S(ch) > s || E(ch) < e) break;
         n = ch;
         if (f->npath < (int)(sizeof f->path / sizeof *f->path)) f->path[f->npath++] = ch;
         else f->npath = 0; /* too deep to keep: up() descends itself */
     }
-    ts_tree_cursor_delete(&c);
     return n;
 }
 
@@ -1384,6 +1387,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     }
     ut_free(nds);
     an_types_free(f.types);
+    if (f.has_cur) ts_tree_cursor_delete(&f.cur);
     ut_free(f.tops);
     ut_free(f.refs);
     ut_free(f.dev);
