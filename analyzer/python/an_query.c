@@ -457,7 +457,18 @@ static void code_text(TSNode n, const char *src, ut_buf *out) {
     ts_tree_cursor_delete(&cur);
 }
 
-static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resolve_fn resolve, void *rctx, ut_buf *tmp) {
+/* The last node a #resolves-to? predicate resolved, and the answer: the patterns rooted at a call that test its
+ * callee's name (a dozen of the catalog's) ask for the same node one after another. A node is told by its subtree
+ * and its extent (a leaf's subtree can be stored inline, the same value at two places). */
+typedef struct {
+    const void *id;
+    uint32_t start, end;
+    bool ok;
+    ut_buf name;
+} resolved;
+
+static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resolve_fn resolve, void *rctx, ut_buf *tmp,
+                 resolved *last) {
     /* a capture absent from the match (optional part) makes positive predicates false */
     TSNode n = {0}, n2 = {0};
     bool have = false, have2 = false;
@@ -500,14 +511,19 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
         for (size_t i = 0; i < p->args.len && !r; i++) r = text_eq(src, n, p->args.items[i]);
         break;
     case P_RESOLVES_TO:
-        ut_buf_clear(tmp);
-        if (resolve && resolve(rctx, n, tmp)) {
+        if (!last->id || last->id != n.id || last->start != a || last->end != b) {
+            ut_buf_clear(&last->name);
+            last->ok = resolve && resolve(rctx, n, &last->name);
+            last->id = n.id, last->start = a, last->end = b;
+        }
+        if (last->ok) {
+            const ut_buf *q = &last->name;
             for (size_t i = 0; i < p->args.len && !r; i++) {
                 const char *want = p->args.items[i];
                 size_t wl = strlen(want);
                 if (wl > 2 && !strcmp(want + wl - 2, ".*"))
-                    r = tmp->len > wl - 2 && !strncmp(tmp->data, want, wl - 1);
-                else r = !strcmp(tmp->data, want);
+                    r = q->len > wl - 2 && !strncmp(q->data, want, wl - 1);
+                else r = !strcmp(q->data ? q->data : "", want);
             }
         }
         break;
@@ -573,10 +589,12 @@ void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32
     TSQueryMatch m;
     ut_buf tmp;
     ut_buf_init(&tmp);
+    resolved last = {0};
+    ut_buf_init(&last.name);
     while (ts_query_cursor_next_match(qc, &m)) {
         const pattern_info *pi = &qs->patterns.items[m.pattern_index];
         bool ok = true;
-        for (size_t i = 0; i < pi->preds.len && ok; i++) ok = eval(&pi->preds.items[i], &m, src, resolve, rctx, &tmp);
+        for (size_t i = 0; i < pi->preds.len && ok; i++) ok = eval(&pi->preds.items[i], &m, src, resolve, rctx, &tmp, &last);
         if (!ok) continue;
         for (uint16_t i = 0; i < m.capture_count; i++)
             if (m.captures[i].index == pi->report_cap) {
@@ -585,6 +603,7 @@ void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32
             }
     }
     ut_buf_free(&tmp);
+    ut_buf_free(&last.name);
     if (own) ts_query_cursor_delete(qc);
     else cursor_busy = false;
 }
