@@ -47,12 +47,14 @@ static void jstr(ut_buf *b, const char *s) {
     ut_buf_putc(b, '"');
 }
 
+/* a member's key: the keys are this file's own words, which need no escape */
 static void key(jw *w, const char *k) {
-    if (!w->first) ut_buf_puts(&w->b, ",\n");
+    if (!w->first) ut_buf_append(&w->b, ",\n", 2);
     w->first = false;
     tabs(&w->b, w->depth);
-    jstr(&w->b, k);
-    ut_buf_puts(&w->b, ":\t");
+    ut_buf_putc(&w->b, '"');
+    ut_buf_puts(&w->b, k);
+    ut_buf_append(&w->b, "\":\t", 3);
 }
 
 static void open_obj(jw *w) {
