@@ -1225,11 +1225,16 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     an_suppress_free(&sup);
 finish:
     ut_vec_free(&qr);
-    for (size_t i = 0; i < mine.len; i++) {
-        an_diag_locate(&mine.items[i], src);
-        ut_vec_push(out, mine.items[i]);
+    for (size_t i = 0; i < mine.len; i++) an_diag_locate(&mine.items[i], src);
+    if (!out->len) { /* the usual case: the list becomes the output */
+        ut_vec_free(out);
+        out->items = mine.items, out->len = mine.len, out->cap = mine.cap;
+    } else {
+        ut_vec_reserve(out, mine.len);
+        if (mine.len) memcpy(out->items + out->len, mine.items, mine.len * sizeof *mine.items);
+        out->len += mine.len;
+        ut_vec_free(&mine);
     }
-    ut_vec_free(&mine);
     an_diag_list_sort(out);
     ut_buf_free(&c.tmp);
     ut_free(c.memo_text), ut_free(c.memo_msg);
