@@ -1379,10 +1379,23 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     ut_free(order);
     an_guard_free(f.guard);
     ut_free(f.verdict.why);
+    /* the insertion edit depends on `all` and the header alone: made for the first fix that needs it, copied after */
+    bool req_made = false, req_any = false;
+    an_edit req = {0};
     for (size_t i = 0; i < diags->len; i++) {
         an_fix *x = diags->items[i].fix;
         if (!x) continue;
-        if (nds[i].torch || nds[i].dev || nds[i].helper) requirement_edits(&f, x, &all);
+        if (nds[i].torch || nds[i].dev || nds[i].helper) {
+            if (!req_made) {
+                size_t before = x->edits.len;
+                requirement_edits(&f, x, &all);
+                req_made = true;
+                req_any = x->edits.len > before;
+                if (req_any) req = x->edits.items[x->edits.len - 1];
+            } else if (req_any) {
+                edit(x, req.start, req.end, req.text);
+            }
+        }
         qsort(x->edits.items, x->edits.len, sizeof(an_edit), edit_cmp);
     }
     ut_free(nds);
