@@ -2,38 +2,22 @@
  * the first line alone (concise); a summary line closes both. */
 #include "output/out.h"
 
-/* A line longer than FRAME_MAX bytes is shown around the finding, FRAME_AROUND bytes either side (and at most
- * FRAME_MAX of the finding itself), with "..." where it was cut: a file of one 1 MB line with 60,000 findings
- * printed the whole line under each (60 GB). */
-#define FRAME_MAX 400
-#define FRAME_AROUND 60
-
 static void frame(const an_diag *d, const an_source *src, FILE *fp, bool color) {
     uint32_t ls, le;
     an_source_line_span(src, d->line, &ls, &le);
-    uint32_t start = d->start < ls ? ls : d->start > le ? le : d->start;
-    uint32_t end = d->end_line == d->line ? d->end : le;
-    if (end > le) end = le;
-    uint32_t ws = ls, we = le; /* the part of the line shown */
-    if (le - ls > FRAME_MAX) {
-        if (end > start + FRAME_MAX) end = start + FRAME_MAX;
-        ws = start - ls > FRAME_AROUND ? start - FRAME_AROUND : ls;
-        we = le - end > FRAME_AROUND ? end + FRAME_AROUND : le;
-        while (ws > ls && ((unsigned char)src->text[ws] & 0xC0) == 0x80) ws--; /* whole code points */
-        while (we < le && ((unsigned char)src->text[we] & 0xC0) == 0x80) we++;
-        while (end < we && ((unsigned char)src->text[end] & 0xC0) == 0x80) end++;
-    }
-    const char *cut_l = ws > ls ? "..." : "", *cut_r = we < le ? "..." : "";
     int w = snprintf(NULL, 0, "%u", d->line);
-    fprintf(fp, " %*u | %s%.*s%s\n", w, d->line, cut_l, (int)(we - ws), src->text + ws, cut_r);
-    fprintf(fp, " %*s | %s", w, "", *cut_l ? "   " : "");
+    fprintf(fp, " %*u | %.*s\n", w, d->line, (int)(le - ls), src->text + ls);
+    fprintf(fp, " %*s | ", w, "");
     /* reproduce tabs so the carets line up; one column per code point otherwise */
-    uint32_t i = ws;
-    for (; i < start && i < we; i++) {
+    uint32_t i = ls;
+    uint32_t start = d->start < ls ? ls : d->start;
+    for (; i < start && i < le; i++) {
         unsigned char ch = (unsigned char)src->text[i];
         if ((ch & 0xC0) == 0x80) continue;
         fputc(ch == '\t' ? '\t' : ' ', fp);
     }
+    uint32_t end = d->end_line == d->line ? d->end : le;
+    if (end > le) end = le;
     int n = 0;
     for (; i < end; i++)
         if (((unsigned char)src->text[i] & 0xC0) != 0x80) n++;
