@@ -21,6 +21,21 @@ static int wrow_cmp(const void *a, const void *b) {
     return c ? c : strcmp(x->fp, y->fp);
 }
 
+/* An entry's `source` is for the reader of the file (the fingerprint carries the whole line): a line longer than this
+ * many bytes is cut at a character boundary and marked, so a 1 MB line with 40,000 findings writes 40,000 short
+ * strings, not 40 GB. */
+#define SOURCE_MAX 200
+
+static char *entry_source(const an_source *src, uint32_t line) {
+    char *s = out_normalized_line(src, line);
+    size_t n = strlen(s);
+    if (n <= SOURCE_MAX) return s;
+    n = SOURCE_MAX;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+    memcpy(s + n, "...", 4);
+    return s;
+}
+
 bool cli_baseline_write(const char *file, const an_results *res, char **fps, ut_buf *err) {
     UT_VEC(wrow) rows = {0};
     UT_VEC(char *) paths = {0};
@@ -30,11 +45,15 @@ bool cli_baseline_write(const char *file, const an_results *res, char **fps, ut_
         if (!f->diags.len) continue;
         char *path = out_project_path(f->file->path);
         ut_vec_push(&paths, path);
+        char *line = NULL; /* the entry source of the last finding's line: findings come in line order */
+        uint32_t line_no = 0;
         for (size_t j = 0; j < f->diags.len; j++, k++) {
             const an_diag *d = &f->diags.items[j];
-            wrow r = {fps[k], d->rule->code, path, d->line, out_normalized_line(&f->src, d->line)};
+            if (!line || d->line != line_no) ut_free(line), line = entry_source(&f->src, d->line), line_no = d->line;
+            wrow r = {fps[k], d->rule->code, path, d->line, ut_strdup(line)};
             ut_vec_push(&rows, r);
         }
+        ut_free(line);
     }
     if (rows.len > 1) qsort(rows.items, rows.len, sizeof(wrow), wrow_cmp);
     cJSON *root = cJSON_CreateObject();

@@ -3,6 +3,7 @@
 #include "analyzer/core/an_target.h"
 #include "cli/cli_layers.h"
 #include "analyzer/c/an_cfix.h"
+#include "analyzer/c/an_ckernel.h"
 #include "rewriters/rw_diff.h"
 #include "rewriters/rw_project.h"
 #include "rewriters/rw_target.h"
@@ -72,11 +73,43 @@ void cli_layers_fix_for_file(void *ctx, const char *path, an_fix_options *fo, ch
     fo->c_gpu_include = lc->gpu, fo->c_ccl_include = lc->ccl;
 }
 
+/* The OpenCL C file of the kernels a fixed file launches through xpu_cl_launch: translated again from the file as
+ * it is on disk (not yet written over), written (or shown) beside the layers; an existing one is replaced. */
+static bool write_kernels(cli_layers *lc, const char *path, ut_buf *patch) {
+    an_source src;
+    char *lwhy = NULL;
+    if (!lc->cat || an_source_load(&src, path, (size_t)64 << 20, &lwhy) != AN_LOAD_OK) { ut_free(lwhy); return true; }
+    char name[512], dest[PATH_MAX + 600];
+    an_ckernel_cl_name(path, name, sizeof name);
+    snprintf(dest, sizeof dest, "%s/%s", lc->layer_dir, name);
+    an_c *c = an_c_new(NULL);
+    an_ck_result r;
+    bool ok = true;
+    if (an_ckernel_translate(c, lc->cat, &src, name, &r) && r.cl) {
+        size_t n = strlen(r.cl);
+        char *why;
+        if (lc->diff) rw_diff_new_file(dest, r.cl, n, patch);
+        else if (rw_create_atomic(dest, r.cl, n, &why) != 0 && (unlink(dest), rw_create_atomic(dest, r.cl, n, &why)) != 0) {
+            fprintf(stderr, "xpuify: error: %s: cannot write the translated kernels: %s\n", dest, why);
+            ut_free(why);
+            ok = false;
+        } else if (!lc->quiet) {
+            fprintf(stderr, "xpuify: wrote %d translated kernel%s to %s\n", r.translated, r.translated == 1 ? "" : "s", dest);
+        }
+        for (size_t i = 0; i < r.issues.len; i++)
+            if (!lc->quiet) fprintf(stderr, "xpuify: %s:%d: kept CUDA-only: %s\n", path, r.issues.items[i].line, r.issues.items[i].what);
+    }
+    an_ck_result_free(&r);
+    an_c_free(c);
+    an_source_free(&src);
+    return ok;
+}
+
 bool cli_layers_write(void *ctx, const char *path, an_lang lang, const an_fix_options *fo, const char *text,
                          ut_buf *patch) {
     cli_layers *lc = ctx;
-    (void)path;
     if (lang != AN_LANG_C) return true;
+    if (strstr(text, "xpu_cl_launch(\"") && !write_kernels(lc, path, patch)) return false;
     static const char *const layers[2] = {AN_CFIX_GPU_HEADER, AN_CFIX_CCL_HEADER};
     for (int k = 0; k < 2; k++) {
         const char *inc = k ? fo->c_ccl_include : fo->c_gpu_include;

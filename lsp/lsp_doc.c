@@ -44,29 +44,6 @@ char *lsp_path_to_uri(const char *path) {
     return ut_buf_take(&b);
 }
 
-/* Line starts as an_source indexes them: after \n, after a \r not followed by \n. */
-static void index_lines(an_source *s) {
-    uint32_t cap = s->nlines > 16 ? s->nlines + 16 : 64, n = 0;
-    ut_free(s->line_starts);
-    s->line_starts = ut_malloc(cap * sizeof(uint32_t));
-    s->line_starts[n++] = 0;
-    const char *t = s->text, *end = t + s->len;
-    for (const char *p = t; p < end; p++) {
-        if (*p != '\n' && *p != '\r') {
-            /* skip quickly to the next line terminator */
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            const char *cr = memchr(p, '\r', (size_t)((nl ? nl : end) - p));
-            p = cr ? cr : nl ? nl : end;
-            if (p == end) break;
-        }
-        if (*p == '\r' && p + 1 < end && p[1] == '\n') continue;
-        if (n == cap) cap *= 2, s->line_starts = ut_realloc(s->line_starts, cap * sizeof(uint32_t));
-        s->line_starts[n++] = (uint32_t)(p - t) + 1;
-    }
-    s->nlines = n;
-    s->body = (s->len >= 3 && (unsigned char)t[0] == 0xEF && (unsigned char)t[1] == 0xBB && (unsigned char)t[2] == 0xBF) ? 3 : 0;
-}
-
 lsp_doc *lsp_docs_find(lsp_docs *d, const char *uri) {
     for (size_t i = 0; i < d->items.len; i++)
         if (!strcmp(d->items.items[i]->uri, uri)) return d->items.items[i];
@@ -133,7 +110,7 @@ void lsp_doc_set_text(lsp_doc *doc, const char *text, size_t len) {
     memcpy(doc->src.text, text, len);
     doc->src.text[len] = 0;
     doc->src.len = (uint32_t)len;
-    index_lines(&doc->src);
+    an_source_index(&doc->src);
     an_incr_reset(doc->inc);
     changed(doc);
 }
@@ -150,6 +127,6 @@ void lsp_doc_change(lsp_doc *doc, lsp_encoding enc, uint32_t l0, uint32_t c0, ui
     memcpy(doc->src.text + a, text, len);
     doc->src.len = (uint32_t)nlen;
     doc->src.text[nlen] = 0;
-    index_lines(&doc->src);
+    an_source_index(&doc->src);
     changed(doc);
 }

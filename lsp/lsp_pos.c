@@ -45,7 +45,8 @@ void lsp_pos_from_byte(const an_source *src, lsp_encoding enc, uint32_t byte, ui
     const unsigned char *p = (const unsigned char *)src->text + src->line_starts[li];
     const unsigned char *target = (const unsigned char *)src->text + byte, *end = (const unsigned char *)src->text + src->len;
     uint32_t ch = 0;
-    if (enc == LSP_ENC_UTF8) ch = (uint32_t)(target - p);
+    /* an all-ASCII text: one unit per byte in every encoding (no walk along a long line per position) */
+    if (enc == LSP_ENC_UTF8 || src->ascii) ch = (uint32_t)(target - p);
     else
         while (p < target) {
             uint32_t n = seq_len(p, end);
@@ -59,6 +60,7 @@ uint32_t lsp_pos_to_byte(const an_source *src, lsp_encoding enc, uint32_t line, 
     if (line >= src->nlines) return src->len;
     uint32_t s, e;
     lsp_line_bytes(src, line, &s, &e);
+    if (src->ascii) return s + (character < e - s ? character : e - s);
     const unsigned char *p = (const unsigned char *)src->text + s, *le = (const unsigned char *)src->text + e;
     uint32_t ch = 0;
     while (p < le && ch < character) {

@@ -2,25 +2,56 @@
  * the first line alone (concise); a summary line closes both. */
 #include "output/out.h"
 
+/* A source line longer than FRAME_MAX code points is shown as a window around the finding: FRAME_CONTEXT code
+ * points before it, up to FRAME_MAX in all, with "..." where the line goes on. Printing whole lines made the text
+ * report of a 1 MB one-line file with 40,000 findings 80 GB (the line and its caret line once per finding). */
+#define FRAME_MAX 160
+#define FRAME_CONTEXT 40
+
+static bool continuation(const char *t, uint32_t i) { return ((unsigned char)t[i] & 0xC0) == 0x80; }
+
+/* pos moved back by n code points, not below lo */
+static uint32_t back_cps(const char *t, uint32_t lo, uint32_t pos, int n) {
+    for (; pos > lo && n > 0; n--)
+        for (pos--; pos > lo && continuation(t, pos);) pos--;
+    return pos;
+}
+
+/* pos moved forward by n code points, not past hi */
+static uint32_t fwd_cps(const char *t, uint32_t hi, uint32_t pos, int n) {
+    for (; pos < hi && n > 0; n--)
+        for (pos++; pos < hi && continuation(t, pos);) pos++;
+    return pos;
+}
+
 static void frame(const an_diag *d, const an_source *src, FILE *fp, bool color) {
+    const char *t = src->text;
     uint32_t ls, le;
     an_source_line_span(src, d->line, &ls, &le);
-    int w = snprintf(NULL, 0, "%u", d->line);
-    fprintf(fp, " %*u | %.*s\n", w, d->line, (int)(le - ls), src->text + ls);
-    fprintf(fp, " %*s | ", w, "");
-    /* reproduce tabs so the carets line up; one column per code point otherwise */
-    uint32_t i = ls;
-    uint32_t start = d->start < ls ? ls : d->start;
-    for (; i < start && i < le; i++) {
-        unsigned char ch = (unsigned char)src->text[i];
-        if ((ch & 0xC0) == 0x80) continue;
-        fputc(ch == '\t' ? '\t' : ' ', fp);
-    }
+    uint32_t start = d->start < ls ? ls : d->start > le ? le : d->start;
     uint32_t end = d->end_line == d->line ? d->end : le;
     if (end > le) end = le;
+    if (end < start) end = start;
+    uint32_t ws = ls, we = le;
+    if (fwd_cps(t, le, ls, FRAME_MAX) < le) {
+        ws = back_cps(t, ls, start, FRAME_CONTEXT);
+        uint32_t most = fwd_cps(t, le, ws, FRAME_MAX), after = fwd_cps(t, le, end, FRAME_CONTEXT);
+        we = after < most ? after : most;
+    }
+    const char *pre = ws > ls ? "..." : "", *post = we < le ? "..." : "";
+    int w = snprintf(NULL, 0, "%u", d->line);
+    fprintf(fp, " %*u | %s%.*s%s\n", w, d->line, pre, (int)(we - ws), t + ws, post);
+    fprintf(fp, " %*s | %*s", w, "", (int)strlen(pre), "");
+    /* reproduce tabs so the carets line up; one column per code point otherwise */
+    uint32_t i = ws;
+    for (; i < start; i++) {
+        if (continuation(t, i)) continue;
+        fputc(t[i] == '\t' ? '\t' : ' ', fp);
+    }
+    if (end > we) end = we;
     int n = 0;
     for (; i < end; i++)
-        if (((unsigned char)src->text[i] & 0xC0) != 0x80) n++;
+        if (!continuation(t, i)) n++;
     if (n < 1) n = 1;
     if (color) fputs("\033[31m", fp);
     for (int k = 0; k < n; k++) fputc('^', fp);

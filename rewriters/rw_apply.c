@@ -26,6 +26,49 @@ static bool clash(const an_edit *a, const an_edit *b) {
     return a->start < b->end && b->start < a->end;
 }
 
+/* The accepted edits of a pass, sorted by start. They never clash with each other, so their replacements do not
+ * overlap: an edit can clash only with the nearest replacement that starts before it and with the edits that start
+ * within it. Comparing each fix with every accepted edit was quadratic: 1.2 of the 3.8 s of `fix` on a line with 40,000
+ * fixes. */
+typedef struct {
+    an_edit *items;
+    size_t len, cap;
+} edit_set;
+
+/* the first index whose edit starts at or after s */
+static size_t lower_bound(const edit_set *a, uint32_t s) {
+    size_t lo = 0, hi = a->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->items[mid].start < s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static bool set_clashes(const edit_set *a, const an_edit *e) {
+    size_t i = lower_bound(a, e->start);
+    for (size_t j = i; j-- > 0;) {
+        if (a->items[j].start == a->items[j].end) continue; /* an insertion before e cannot clash with it */
+        if (clash(e, &a->items[j])) return true;
+        break;
+    }
+    for (size_t j = i; j < a->len && a->items[j].start <= e->end; j++)
+        if (clash(e, &a->items[j])) return true;
+    return false;
+}
+
+/* adds e unless an equal edit is there */
+static void set_add(edit_set *a, const an_edit *e) {
+    size_t i = lower_bound(a, e->start);
+    for (; i < a->len && a->items[i].start == e->start; i++)
+        if (same(e, &a->items[i])) return;
+    if (a->len == a->cap) a->cap = a->cap ? a->cap * 2 : 16, a->items = ut_realloc(a->items, a->cap * sizeof(an_edit));
+    memmove(a->items + i + 1, a->items + i, (a->len - i) * sizeof(an_edit));
+    a->items[i] = *e;
+    a->len++;
+}
+
 static int edit_cmp(const void *a, const void *b) {
     const an_edit *x = a, *y = b;
     if (x->start != y->start) return x->start < y->start ? -1 : 1;
@@ -48,25 +91,19 @@ void rw_apply_pass(const char *text, size_t len, an_diag_list *diags, bool unsaf
         ut_vec_push(&cands, c);
     }
     if (cands.len > 1) qsort(cands.items, cands.len, sizeof(cand), cand_cmp);
-    UT_VEC(an_edit) accepted = {0};
+    edit_set accepted = {0};
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < cands.len; i++) {
         const an_fix *f = cands.items[i].d->fix;
         bool ok = true;
-        for (size_t k = 0; k < f->edits.len && ok; k++)
-            for (size_t j = 0; j < accepted.len && ok; j++)
-                if (clash(&f->edits.items[k], &accepted.items[j])) ok = false;
+        for (size_t k = 0; k < f->edits.len && ok; k++) ok = !set_clashes(&accepted, &f->edits.items[k]);
         if (!ok) { out->waiting++; continue; }
-        for (size_t k = 0; k < f->edits.len; k++) {
-            bool dup = false;
-            for (size_t j = 0; j < accepted.len && !dup; j++) dup = same(&f->edits.items[k], &accepted.items[j]);
-            if (!dup) ut_vec_push(&accepted, f->edits.items[k]);
-        }
+        for (size_t k = 0; k < f->edits.len; k++) set_add(&accepted, &f->edits.items[k]);
         out->applied++;
         if (on_applied) on_applied(ctx, cands.items[i].d);
     }
     if (accepted.len > 1) qsort(accepted.items, accepted.len, sizeof(an_edit), edit_cmp);
     out->text = an_edits_apply(text, len, accepted.items, accepted.len, &out->len);
-    ut_vec_free(&accepted);
+    ut_free(accepted.items);
     ut_vec_free(&cands);
 }

@@ -17,8 +17,12 @@ demo_pkgs=(python3 python3-torch)
 # stacks are unsymbolized and tests/lsan.supp cannot match them; man-db: `man -l` on the generated man page;
 # emacs-nox + elpa-eglot: the Emacs LSP client test; strace: the file-list test counts system calls per named file;
 # zsh, fish: the completion tests complete in the real shells; gdb: the DDP fixtures' teardown test
+# ocl-icd-opencl-dev + opencl-c-headers + pocl-opencl-icd: translated kernels built on the OpenCL backend and run on
+# the CPU (tests/runtime/test_kernels_opencl.py); clinfo: what the OpenCL platforms offer; llvm-spirv-14 +
+# spirv-tools: the same OpenCL C compiled to SPIR-V and validated
 test_pkgs=(python3-setuptools python3-yaml g++ clang libclang-rt-14-dev llvm libze-dev git pre-commit neovim
-           emacs-nox elpa-eglot chromium man-db strace zsh fish gdb)
+           emacs-nox elpa-eglot chromium man-db strace zsh fish gdb ocl-icd-opencl-dev opencl-c-headers
+           pocl-opencl-icd clinfo llvm-spirv-14 spirv-tools)
 
 log=build/deps-apt.log
 

@@ -809,6 +809,28 @@ static char *cuda_names_back(const an_catalog *cat, const char *t, size_t len, s
     return ut_buf_take(&b);
 }
 
+void *an_c_parse_tu(an_c *cc, const an_catalog *cat, const an_source *src, void **file) {
+    const char *lwhy = NULL;
+    *file = NULL;
+    if (!ensure_index(cc, &lwhy)) return NULL;
+    an_cargs s;
+    an_cargs_build(&cc->opt, cat, src->path, src->text, src->len, &s);
+    struct CXUnsavedFile uf[AN_CARGS_MAX_UNSAVED];
+    unsigned nuf = (unsigned)an_cargs_unsaved(&s, src->text, src->len, uf);
+    CXTranslationUnit tu = NULL;
+    unsigned flags = CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord;
+    enum CXErrorCode ec = CL(clang_parseTranslationUnit2)(cc->index, s.main_path, (const char *const *)s.args.items,
+                                                         (int)s.args.len, uf, nuf, flags, &tu);
+    if (ec == CXError_Success && tu) *file = CL(clang_getFile)(tu, s.main_path);
+    if (tu && !*file) CL(clang_disposeTranslationUnit)(tu), tu = NULL;
+    an_cargs_free(&s);
+    return tu;
+}
+
+void an_c_tu_free(void *tu) {
+    if (tu) CL(clang_disposeTranslationUnit)((CXTranslationUnit)tu);
+}
+
 int an_c_parse_errors(an_c *cc, const an_catalog *cat, const an_source *src0) {
     return an_c_error_lines(cc, cat, src0, NULL, NULL);
 }

@@ -36,6 +36,10 @@ int an_c_parse_errors(an_c *c, const an_catalog *cat, const an_source *src);
  * (semantic ones too), in libclang's order. */
 typedef UT_VEC(int) an_c_lines;
 int an_c_error_lines(an_c *c, const an_catalog *cat, const an_source *src, an_c_lines *parse, an_c_lines *all);
+/* The file parsed for the kernel translator (an_ckernel.c): its translation unit with a detailed preprocessing
+ * record, or NULL; *file gets the main file. The caller disposes it with an_c_tu_free. */
+void *an_c_parse_tu(an_c *c, const an_catalog *cat, const an_source *src, void **file);
+void an_c_tu_free(void *tu);
 /* s[0..n) is a C identifier (letters, digits, `_`; not starting with a digit). */
 bool an_c_identifier(const char *s, size_t n);
 /* The fast-mode declarations header for a file (what an_c_analyze force-includes); for tests and --debug. */

@@ -82,7 +82,7 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
         if (!ws->c) ws->c = an_c_new(ws->copt);
         *bytes = src->len;
         if (!an_c_analyze(ws->c, cat, src, en, out, why)) *parsed = false, *bytes = 0;
-        else if (fix) an_cfix_generate(fix, src, out), an_cextfix_generate(fix, src, out);
+        else if (fix) an_cfix_generate(fix, src, out), an_cextfix_generate(fix, src, out), an_cfix_kernels(ws->c, cat, fix, src, out);
         break;
     case AN_LANG_TEXT:
         an_text_analyze(cat, src, en, out, why);

@@ -45,9 +45,34 @@ long an_utf8_invalid_at(const char *str, size_t n) {
     return -1;
 }
 
+/* Code points before each AN_SOURCE_MARK-byte block of a text that is not all ASCII, so that a column on a long line
+ * is counted from the nearest mark, not from the line's start: a 1 MB line with 40,000 findings and one non-ASCII
+ * character anywhere in the file took 18 s, counting the line up to each finding. */
+static void index_marks(an_source *src) {
+    ut_free(src->cp_marks);
+    src->cp_marks = NULL;
+    if (src->ascii) return;
+    uint32_t n = src->len / AN_SOURCE_MARK + 1, cps = 0;
+    src->cp_marks = ut_malloc(n * sizeof(uint32_t));
+    for (uint32_t k = 0, i = 0; k < n; k++) {
+        src->cp_marks[k] = cps;
+        for (uint32_t e = i + AN_SOURCE_MARK < src->len ? i + AN_SOURCE_MARK : src->len; i < e; i++)
+            if (((unsigned char)src->text[i] & 0xC0) != 0x80) cps++;
+    }
+}
+
+/* code points in text[0, byte) */
+static uint32_t cps_before(const an_source *src, uint32_t byte) {
+    uint32_t k = byte / AN_SOURCE_MARK, c = src->cp_marks[k];
+    for (uint32_t i = k * AN_SOURCE_MARK; i < byte; i++)
+        if (((unsigned char)src->text[i] & 0xC0) != 0x80) c++;
+    return c;
+}
+
 /* Line starts: after each "\n", "\r\n" or lone "\r". Text without a "\r" (nearly all) is split with memchr. */
 static void index_lines(an_source *src) {
     uint32_t cap = 64, n = 0;
+    ut_free(src->line_starts);
     src->line_starts = ut_malloc(cap * sizeof(uint32_t));
     src->line_starts[n++] = 0;
     const char *t = src->text;
@@ -70,7 +95,10 @@ static void index_lines(an_source *src) {
                  (unsigned char)src->text[2] == 0xBF)
                     ? 3
                     : 0;
+    index_marks(src);
 }
+
+void an_source_index(an_source *src) { index_lines(src); }
 
 void an_source_init_mem(an_source *src, const char *path, const char *text, size_t len) {
     memset(src, 0, sizeof *src);
@@ -197,6 +225,7 @@ void an_source_free(an_source *src) {
     ut_free(src->path);
     ut_free(src->text);
     ut_free(src->line_starts);
+    ut_free(src->cp_marks);
     ut_free(src->encoding);
     memset(src, 0, sizeof *src);
 }
@@ -218,9 +247,7 @@ void an_source_position(const an_source *src, uint32_t byte, uint32_t *line, uin
     if (li == 0) start = src->body > byte ? byte : src->body; /* a BOM is not a column */
     uint32_t c = 1;
     if (src->ascii) c += byte - start;
-    else
-        for (uint32_t i = start; i < byte; i++)
-            if (((unsigned char)src->text[i] & 0xC0) != 0x80) c++;
+    else c += cps_before(src, byte) - cps_before(src, start);
     *line = li + 1;
     *col = c;
 }

@@ -13,6 +13,7 @@ typedef struct {
     uint32_t nlines;
     uint32_t body;        /* first byte after a UTF-8 BOM (0 or 3) */
     bool ascii;           /* no byte >= 0x80: a column is a byte offset (no counting along long lines) */
+    uint32_t *cp_marks;   /* not ascii: code points before each AN_SOURCE_MARK-byte block (columns count from them) */
     char *encoding;       /* NULL: the file is UTF-8; else the encoding its PEP 263 coding cookie declares (iconv
                            * name), which text was decoded from: text is UTF-8 either way */
 } an_source;
@@ -24,6 +25,11 @@ typedef struct {
     int64_t mtime_ns, ctime_ns;
     bool valid; /* false: unknown (not stat-ed, or the file changed while read) */
 } an_stamp;
+
+#define AN_SOURCE_MARK 1024
+
+/* (Re)builds the line table, the ASCII flag and the column marks after text/len changed (an editor's buffer). */
+void an_source_index(an_source *src);
 
 struct stat;
 void an_stamp_of(const struct stat *st, an_stamp *out);

@@ -5,6 +5,7 @@
 #include "analyzer/python/an_flow.h"
 #include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_query.h"
+#include "util/ut_smap.h"
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
@@ -550,11 +551,52 @@ static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
     return verdict;
 }
 
+/* The state of a line read up to a position, carried from one match to the next: the matches of one opener come in
+ * increasing order, so a line with 40,000 of them (a fixed file's `.to(DEV)` on one long line) is read once, not
+ * from its start for each. Equivalent to line_start + in_comment + a search of the line for "torch.cuda." before
+ * the match. */
+typedef struct {
+    uint32_t pos, ls; /* read up to pos (exclusive); the line it is on starts at ls */
+    char q;           /* the quote of an open string, or 0 */
+    bool comment;     /* a '#' outside strings was read on this line */
+    uint32_t tc;      /* the first "torch.cuda." starting at or after ls on this line, or UINT32_MAX */
+} line_scan;
+
+static uint32_t next_torch_cuda(const char *t, uint32_t len, uint32_t from) {
+    const char *nl = memchr(t + from, '\n', len - from);
+    uint32_t le = nl ? (uint32_t)(nl - t) : len;
+    const char *m = memmem(t + from, le - from, "torch.cuda.", 11);
+    return m ? (uint32_t)(m - t) : UINT32_MAX;
+}
+
+static void line_scan_to(const char *t, uint32_t len, line_scan *s, uint32_t c) {
+    uint32_t i = s->pos;
+    for (; i < c; i++) {
+        char ch = t[i];
+        if (ch == '\n') {
+            s->ls = i + 1, s->q = 0, s->comment = false, s->tc = next_torch_cuda(t, len, i + 1);
+        } else if (s->comment) {
+        } else if (s->q) {
+            if (ch == '\\' && t[i + 1] != '\n') i++; /* an escaped newline still ends the line (as a fresh scan would) */
+            else if (ch == s->q) s->q = 0;
+        } else if (ch == '"' || ch == '\'') {
+            s->q = ch;
+        } else if (ch == '#') {
+            s->comment = true;
+        }
+    }
+    if (i > s->pos) s->pos = i;
+}
+
 void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
     if (hi > len) hi = len;
     static const char *const opens[] = {".to(", "device=", "device =", "torch.device(", NULL};
+    /* what the file assigns to each name, asked once per name (each answer reads the whole file) */
+    ut_smap assigned = {0};
     for (int o = 0; opens[o]; o++) {
         size_t on = strlen(opens[o]);
+        line_scan ln = {0};
+        bool started = false;
         for (const char *m = t + lo; m < t + hi && (m = memmem(m, (size_t)(t + hi - m), opens[o], on)); m++) {
             uint32_t c = (uint32_t)(m - t), p = c + (uint32_t)on;
             if (o == 1 || o == 2) { /* a keyword: `device=`, not `self.device =` nor `map_device=` nor a statement */
@@ -571,12 +613,19 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             uint32_t a = q;
             while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
             if (a >= len || (t[a] != ')' && t[a] != ',')) continue;
-            uint32_t ls = line_start(t, c);
-            if (in_comment(t, ls, c)) continue;
+            if (!started) {
+                uint32_t ls = line_start(t, c);
+                ln = (line_scan){ls, ls, 0, false, next_torch_cuda(t, len, ls)};
+                started = true;
+            }
+            line_scan_to(t, len, &ln, c);
+            if (ln.comment || ln.q) continue;
             /* an argument of a torch.cuda function, which takes CUDA indexes by design (its own findings say so) */
-            if (memmem(t + ls, c - ls, "torch.cuda.", 11)) continue;
-            int v = assigned_int(t, len, t + p, q - p);
-            if (v < 0 || (v == 0 && !int_name(t + p, q - p))) continue;
+            if (ln.tc != UINT32_MAX && ln.tc + 11 <= c) continue;
+            bool added;
+            ut_smap_slot *v = ut_smap_put(&assigned, t + p, q - p, &added);
+            if (added) v->num = assigned_int(t, len, t + p, q - p);
+            if (v->num < 0 || (v->num == 0 && !int_name(t + p, q - p))) continue;
             bool seen = false;
             for (size_t j = 0; j < out->len && !seen; j++) seen = out->items[j].sink_start == p;
             if (seen) continue;
@@ -584,4 +633,5 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             ut_vec_push(out, x);
         }
     }
+    ut_smap_free(&assigned, NULL);
 }

@@ -4,7 +4,9 @@
  * The backend is chosen at compile time:
  *   XPU_BACKEND_CUDA        the original CUDA runtime calls (each xpuX is cudaX): CUDA builds behave exactly as before;
  *   XPU_BACKEND_LEVEL_ZERO  plain C on the oneAPI Level Zero API (Intel GPUs; link with -lze_loader);
- *   XPU_BACKEND_SYCL        C++ on SYCL 2020 USM (icpx -fsycl).
+ *   XPU_BACKEND_SYCL        C++ on SYCL 2020 USM (icpx -fsycl);
+ *   XPU_BACKEND_OPENCL      plain C on OpenCL 1.2 (link with -lOpenCL): CPUs (PoCL), NVIDIA and Intel GPUs; kernels
+ *                           run from the OpenCL C that `xpuify fix` translates them to (docs/c-kernels.md).
  * Define one of them, or let the default pick: SYCL under a SYCL compiler, CUDA under nvcc or where
  * <cuda_runtime.h> is reachable, Level Zero otherwise.
  * A call a backend cannot provide returns xpuErrorNotSupported (its xpuGetErrorString says which call and why);
@@ -12,7 +14,7 @@
 #ifndef XPUIFY_GPU_H
 #define XPUIFY_GPU_H
 
-#if !defined(XPU_BACKEND_CUDA) && !defined(XPU_BACKEND_LEVEL_ZERO) && !defined(XPU_BACKEND_SYCL)
+#if !defined(XPU_BACKEND_CUDA) && !defined(XPU_BACKEND_LEVEL_ZERO) && !defined(XPU_BACKEND_SYCL) && !defined(XPU_BACKEND_OPENCL)
 #  if defined(SYCL_LANGUAGE_VERSION)
 #    define XPU_BACKEND_SYCL 1
 #  elif defined(__CUDACC__)
@@ -778,6 +780,756 @@ XPU_API xpuError_t xpuEventElapsedTime(float *ms, xpuEvent_t a, xpuEvent_t b) {
     uint64_t ticks = (*b->stamp - *a->stamp) & mask;
     *ms = (float)((double)ticks * (double)dp.timerResolution / 1e6); /* timerResolution: ns per tick */
     return xpuSuccess;
+}
+
+/* ==== OpenCL 1.2: plain C on the ICD loader (-lOpenCL) ======================================================== *
+ * Runs on any OpenCL platform: CPUs through PoCL, NVIDIA GPUs through NVIDIA's driver, Intel GPUs through Intel's
+ * compute runtime. No shared virtual memory is assumed (PoCL 3.1 and NVIDIA's driver have none): xpuMalloc hands
+ * out an address inside a range reserved with mmap(PROT_NONE) (never a host address; touching it on the host
+ * faults, as a CUDA device pointer would), one per allocation, and a sorted table maps any address inside an
+ * allocation back to its cl_mem and offset at copies and launches, so pointer arithmetic in host code keeps
+ * working. Kernels are OpenCL C files (written by `xpuify fix` beside this header, <source file>.cl) read at run
+ * time from $XPUIFY_CL_PATH (directories separated by ':') or from this header's directory, built once per file
+ * and cached per kernel name. $XPUIFY_OPENCL_PLATFORM picks the first platform whose name contains it (default: the
+ * first platform with a GPU, else the first with any device). */
+#elif defined(XPU_BACKEND_OPENCL)
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#define XPU_BACKEND_NAME "opencl"
+/* strict ISO modes (-std=c11) hide these Linux flags; their values are Linux's */
+#if !defined(MAP_ANONYMOUS) && defined(__linux__)
+#  define MAP_ANONYMOUS 0x20
+#endif
+#if !defined(MAP_NORESERVE) && defined(__linux__)
+#  define MAP_NORESERVE 0x4000
+#endif
+
+#define XPU_API static inline
+#if defined(__cplusplus)
+#  define XPU_SHARED inline
+#else
+#  define XPU_SHARED __attribute__((weak))
+#endif
+
+typedef enum xpuError {
+    xpuSuccess = 0,
+    xpuErrorInvalidValue = 1,
+    xpuErrorMemoryAllocation = 2,
+    xpuErrorInitializationError = 3,
+    xpuErrorLaunchFailure = 4,
+    xpuErrorInvalidDevice = 101,
+    xpuErrorNoDevice = 100,
+    xpuErrorInvalidKernelImage = 200,
+    xpuErrorNotReady = 600,
+    xpuErrorNotSupported = 801,
+    xpuErrorUnknown = 999
+} xpuError_t;
+
+typedef enum xpuMemcpyKind {
+    xpuMemcpyHostToHost = 0,
+    xpuMemcpyHostToDevice = 1,
+    xpuMemcpyDeviceToHost = 2,
+    xpuMemcpyDeviceToDevice = 3,
+    xpuMemcpyDefault = 4
+} xpuMemcpyKind;
+
+typedef enum xpuMemoryType { xpuMemoryTypeUnregistered = 0, xpuMemoryTypeHost = 1, xpuMemoryTypeDevice = 2, xpuMemoryTypeManaged = 3 } xpuMemoryType;
+
+typedef enum xpuDeviceAttr {
+    xpuDevAttrMaxThreadsPerBlock = 1,
+    xpuDevAttrMaxBlockDimX = 2,
+    xpuDevAttrMaxBlockDimY = 3,
+    xpuDevAttrMaxBlockDimZ = 4,
+    xpuDevAttrMaxGridDimX = 5,
+    xpuDevAttrMaxGridDimY = 6,
+    xpuDevAttrMaxGridDimZ = 7,
+    xpuDevAttrMaxSharedMemoryPerBlock = 8,
+    xpuDevAttrWarpSize = 10,
+    xpuDevAttrClockRate = 13,
+    xpuDevAttrMultiProcessorCount = 16,
+    xpuDevAttrMemoryClockRate = 36,
+    xpuDevAttrGlobalMemoryBusWidth = 37,
+    xpuDevAttrL2CacheSize = 38,
+    xpuDevAttrComputeCapabilityMajor = 75,
+    xpuDevAttrComputeCapabilityMinor = 76,
+    xpuDevAttrManagedMemory = 83,
+    xpuDevAttrConcurrentManagedAccess = 89
+} xpuDeviceAttr;
+
+#define xpuHostAllocDefault 0x00u
+#define xpuHostAllocPortable 0x01u
+#define xpuHostAllocMapped 0x02u
+#define xpuHostAllocWriteCombined 0x04u
+#define xpuStreamDefault 0x00u
+#define xpuStreamNonBlocking 0x01u
+#define xpuEventDefault 0x00u
+#define xpuEventBlockingSync 0x01u
+#define xpuEventDisableTiming 0x02u
+#define xpuMemAttachGlobal 0x01u
+#define xpuMemAttachHost 0x02u
+#define xpuMemAttachSingle 0x04u
+
+typedef struct xpuDeviceProp {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int warpSize;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int clockRate;           /* kHz */
+    int multiProcessorCount; /* compute units */
+    int major, minor;        /* 0.0: not an NVIDIA compute capability */
+    int l2CacheSize;
+    int managedMemory;
+    int concurrentManagedAccess;
+    int memoryClockRate;
+    int memoryBusWidth;
+} xpuDeviceProp;
+
+typedef struct xpuPointerAttributes {
+    xpuMemoryType type;
+    int device;
+    void *devicePointer;
+    void *hostPointer;
+} xpuPointerAttributes;
+
+/* CUDA's launch shape; the host code's `dim3 block(16, 16)` keeps compiling */
+#if defined(__cplusplus)
+struct dim3 {
+    unsigned int x, y, z;
+    dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+};
+#else
+typedef struct dim3 { unsigned int x, y, z; } dim3;
+#endif
+
+typedef struct xpu_stream_st { cl_command_queue q; struct xpu_stream_st *next; } *xpuStream_t;
+typedef struct xpu_event_st { cl_event ev; } *xpuEvent_t;
+typedef void (*xpuHostFn_t)(void *);
+
+typedef struct { uintptr_t base; size_t size; cl_mem mem; } xpu_cl_alloc;
+typedef struct { char *file, *name; cl_program prog; cl_kernel kernel; } xpu_cl_kentry;
+
+#define XPU_CL_RESERVE ((size_t)1 << 40) /* address space for device pointers (reserved, never backed) */
+typedef struct {
+    int initialized;
+    xpuError_t init_error;
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    struct xpu_stream_st dflt; /* the default stream */
+    struct xpu_stream_st *streams; /* the others, for xpuDeviceSynchronize */
+    uintptr_t reserve, next;   /* the reserved range and its first unused address */
+    xpu_cl_alloc *allocs;      /* sorted by base */
+    size_t nallocs, capallocs;
+    xpu_cl_kentry *kernels;
+    size_t nkernels, capkernels;
+    pthread_mutex_t lock;
+    xpuError_t last;
+    const char *unsupported;
+    char message[512]; /* the last build log or launch problem */
+} xpu_cl_state;
+
+XPU_SHARED xpu_cl_state xpu_cl_global = {0, xpuSuccess, 0, 0, 0, {0, 0}, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                         PTHREAD_MUTEX_INITIALIZER, xpuSuccess, 0, {0}};
+
+XPU_API xpuError_t xpu_cl_result(cl_int r) {
+    switch (r) {
+    case CL_SUCCESS: return xpuSuccess;
+    case CL_OUT_OF_RESOURCES: case CL_OUT_OF_HOST_MEMORY: case CL_MEM_OBJECT_ALLOCATION_FAILURE: return xpuErrorMemoryAllocation;
+    case CL_DEVICE_NOT_FOUND: case CL_DEVICE_NOT_AVAILABLE: return xpuErrorNoDevice;
+    case CL_BUILD_PROGRAM_FAILURE: case CL_INVALID_PROGRAM: case CL_INVALID_KERNEL_NAME: return xpuErrorInvalidKernelImage;
+    case CL_INVALID_WORK_GROUP_SIZE: case CL_INVALID_WORK_ITEM_SIZE: case CL_INVALID_GLOBAL_WORK_SIZE:
+    case CL_INVALID_KERNEL_ARGS: return xpuErrorLaunchFailure;
+    case CL_INVALID_VALUE: case CL_INVALID_MEM_OBJECT: case CL_INVALID_BUFFER_SIZE: case CL_INVALID_ARG_SIZE:
+    case CL_INVALID_ARG_VALUE: case CL_INVALID_ARG_INDEX: return xpuErrorInvalidValue;
+    default: return xpuErrorUnknown;
+    }
+}
+XPU_API xpuError_t xpu_cl_status(xpuError_t e) {
+    if (e != xpuSuccess) xpu_cl_global.last = e;
+    return e;
+}
+#define XPU_CL_TRY(call)                                                                                           \
+    do {                                                                                                           \
+        cl_int xpu_r_ = (call);                                                                                    \
+        if (xpu_r_ != CL_SUCCESS) return xpu_cl_status(xpu_cl_result(xpu_r_));                                     \
+    } while (0)
+XPU_API xpuError_t xpu_cl_unsupported(const char *what) {
+    xpu_cl_global.unsupported = what;
+    return xpu_cl_status(xpuErrorNotSupported);
+}
+
+XPU_API xpuError_t xpu_cl_init(void) {
+    xpu_cl_state *s = &xpu_cl_global;
+    if (s->initialized) return s->init_error;
+    pthread_mutex_lock(&s->lock);
+    if (s->initialized) { pthread_mutex_unlock(&s->lock); return s->init_error; }
+    s->init_error = xpuErrorNoDevice;
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    const char *want = getenv("XPUIFY_OPENCL_PLATFORM");
+    if (clGetPlatformIDs(16, plats, &np) == CL_SUCCESS) {
+        if (np > 16) np = 16;
+        for (int pass = 0; pass < 2 && !s->device; pass++)
+            for (cl_uint i = 0; i < np && !s->device; i++) {
+                char pname[256] = "";
+                clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+                if (want && *want && !strstr(pname, want)) continue;
+                cl_device_id d;
+                cl_uint nd = 0;
+                if (clGetDeviceIDs(plats[i], pass == 0 ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL, 1, &d, &nd) == CL_SUCCESS && nd)
+                    s->platform = plats[i], s->device = d;
+            }
+    }
+    if (s->device) {
+        cl_int r;
+        s->context = clCreateContext(NULL, 1, &s->device, NULL, NULL, &r);
+        if (r == CL_SUCCESS) s->dflt.q = clCreateCommandQueue(s->context, s->device, CL_QUEUE_PROFILING_ENABLE, &r);
+        void *res = mmap(NULL, XPU_CL_RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (r != CL_SUCCESS || res == MAP_FAILED) s->init_error = xpuErrorInitializationError;
+        else s->reserve = s->next = (uintptr_t)res, s->init_error = xpuSuccess;
+    }
+    s->initialized = 1;
+    pthread_mutex_unlock(&s->lock);
+    return s->init_error;
+}
+#define XPU_CL_INIT()                                                                                              \
+    do {                                                                                                           \
+        xpuError_t xpu_e_ = xpu_cl_init();                                                                         \
+        if (xpu_e_ != xpuSuccess) return xpu_cl_status(xpu_e_);                                                    \
+    } while (0)
+XPU_API cl_command_queue xpu_cl_queue(xpuStream_t s) { return s ? s->q : xpu_cl_global.dflt.q; }
+
+/* The allocation holding address p (one past its end counts: an empty tail copy), or NULL (a host address). */
+XPU_API xpu_cl_alloc *xpu_cl_find(const void *p) {
+    xpu_cl_state *s = &xpu_cl_global;
+    uintptr_t a = (uintptr_t)p;
+    if (!s->reserve || a < s->reserve || a >= s->reserve + XPU_CL_RESERVE) return NULL;
+    size_t lo = 0, hi = s->nallocs;
+    while (lo < hi) { /* the last allocation whose base <= a */
+        size_t mid = (lo + hi) / 2;
+        if (s->allocs[mid].base <= a) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!lo) return NULL;
+    xpu_cl_alloc *al = &s->allocs[lo - 1];
+    return a <= al->base + al->size ? al : NULL;
+}
+/* p's buffer and offset; false for a host address */
+XPU_API int xpu_cl_locate(const void *p, cl_mem *mem, size_t *off) {
+    pthread_mutex_lock(&xpu_cl_global.lock);
+    xpu_cl_alloc *al = xpu_cl_find(p);
+    if (al) *mem = al->mem, *off = (size_t)((uintptr_t)p - al->base);
+    pthread_mutex_unlock(&xpu_cl_global.lock);
+    return al != NULL;
+}
+
+/* ---- errors ---- */
+XPU_API xpuError_t xpuGetLastError(void) { xpuError_t e = xpu_cl_global.last; xpu_cl_global.last = xpuSuccess; return e; }
+XPU_API xpuError_t xpuPeekAtLastError(void) { return xpu_cl_global.last; }
+XPU_API const char *xpuGetErrorName(xpuError_t e) {
+    switch (e) {
+    case xpuSuccess: return "xpuSuccess";
+    case xpuErrorInvalidValue: return "xpuErrorInvalidValue";
+    case xpuErrorMemoryAllocation: return "xpuErrorMemoryAllocation";
+    case xpuErrorInitializationError: return "xpuErrorInitializationError";
+    case xpuErrorLaunchFailure: return "xpuErrorLaunchFailure";
+    case xpuErrorInvalidDevice: return "xpuErrorInvalidDevice";
+    case xpuErrorNoDevice: return "xpuErrorNoDevice";
+    case xpuErrorInvalidKernelImage: return "xpuErrorInvalidKernelImage";
+    case xpuErrorNotReady: return "xpuErrorNotReady";
+    case xpuErrorNotSupported: return "xpuErrorNotSupported";
+    default: return "xpuErrorUnknown";
+    }
+}
+XPU_API const char *xpuGetErrorString(xpuError_t e) {
+    switch (e) {
+    case xpuSuccess: return "no error";
+    case xpuErrorInvalidValue: return xpu_cl_global.message[0] ? xpu_cl_global.message : "invalid argument";
+    case xpuErrorMemoryAllocation: return "out of memory";
+    case xpuErrorInitializationError: return "initialization error (OpenCL)";
+    case xpuErrorLaunchFailure: return xpu_cl_global.message[0] ? xpu_cl_global.message : "kernel launch failed";
+    case xpuErrorInvalidDevice: return "invalid device ordinal";
+    case xpuErrorNoDevice: return "no OpenCL device is available";
+    case xpuErrorInvalidKernelImage: return xpu_cl_global.message[0] ? xpu_cl_global.message : "the OpenCL kernel could not be built";
+    case xpuErrorNotReady: return "device not ready";
+    case xpuErrorNotSupported:
+        return xpu_cl_global.unsupported ? xpu_cl_global.unsupported : "operation not supported on the OpenCL backend";
+    default: return "unknown error";
+    }
+}
+
+/* ---- devices: one, the chosen platform's first ---- */
+XPU_API xpuError_t xpuGetDeviceCount(int *n) { *n = 0; XPU_CL_INIT(); *n = 1; return xpuSuccess; }
+XPU_API xpuError_t xpuSetDevice(int d) { XPU_CL_INIT(); return d == 0 ? xpuSuccess : xpu_cl_status(xpuErrorInvalidDevice); }
+XPU_API xpuError_t xpuGetDevice(int *d) { XPU_CL_INIT(); *d = 0; return xpuSuccess; }
+XPU_API xpuError_t xpuGetDeviceProperties(xpuDeviceProp *p, int d) {
+    XPU_CL_INIT();
+    if (d != 0) return xpu_cl_status(xpuErrorInvalidDevice);
+    cl_device_id dev = xpu_cl_global.device;
+    memset(p, 0, sizeof *p);
+    cl_ulong mem = 0, lmem = 0, l2 = 0;
+    size_t wg = 0, wi[3] = {0, 0, 0};
+    cl_uint cu = 0, clk = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof p->name - 1, p->name, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof l2, &l2, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof wi, wi, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof clk, &clk, NULL);
+    p->totalGlobalMem = (size_t)mem;
+    p->sharedMemPerBlock = (size_t)lmem;
+    p->l2CacheSize = (int)l2;
+    p->maxThreadsPerBlock = (int)wg;
+    for (int i = 0; i < 3; i++) p->maxThreadsDim[i] = (int)wi[i], p->maxGridSize[i] = 0x7fffffff;
+    p->multiProcessorCount = (int)cu;
+    p->clockRate = (int)clk * 1000;
+    p->warpSize = 1; /* OpenCL 1.2 has no sub-groups: a translated kernel never relies on a warp */
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuDeviceGetAttribute(int *v, xpuDeviceAttr a, int d) {
+    xpuDeviceProp p;
+    xpuError_t e = xpuGetDeviceProperties(&p, d);
+    if (e != xpuSuccess) return e;
+    switch (a) {
+    case xpuDevAttrMaxThreadsPerBlock: *v = p.maxThreadsPerBlock; break;
+    case xpuDevAttrMaxBlockDimX: *v = p.maxThreadsDim[0]; break;
+    case xpuDevAttrMaxBlockDimY: *v = p.maxThreadsDim[1]; break;
+    case xpuDevAttrMaxBlockDimZ: *v = p.maxThreadsDim[2]; break;
+    case xpuDevAttrMaxGridDimX: case xpuDevAttrMaxGridDimY: case xpuDevAttrMaxGridDimZ: *v = p.maxGridSize[0]; break;
+    case xpuDevAttrMaxSharedMemoryPerBlock: *v = (int)p.sharedMemPerBlock; break;
+    case xpuDevAttrWarpSize: *v = p.warpSize; break;
+    case xpuDevAttrClockRate: *v = p.clockRate; break;
+    case xpuDevAttrMultiProcessorCount: *v = p.multiProcessorCount; break;
+    case xpuDevAttrL2CacheSize: *v = p.l2CacheSize; break;
+    case xpuDevAttrManagedMemory: case xpuDevAttrConcurrentManagedAccess: *v = 0; break;
+    case xpuDevAttrComputeCapabilityMajor: case xpuDevAttrComputeCapabilityMinor: *v = 0; break;
+    default: return xpu_cl_unsupported("xpuDeviceGetAttribute: this attribute has no OpenCL device query");
+    }
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuDeviceSynchronize(void) {
+    XPU_CL_INIT();
+    XPU_CL_TRY(clFinish(xpu_cl_global.dflt.q));
+    pthread_mutex_lock(&xpu_cl_global.lock);
+    cl_int r = CL_SUCCESS;
+    for (struct xpu_stream_st *s = xpu_cl_global.streams; s && r == CL_SUCCESS; s = s->next) r = clFinish(s->q);
+    pthread_mutex_unlock(&xpu_cl_global.lock);
+    XPU_CL_TRY(r);
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuDeviceReset(void) { return xpuDeviceSynchronize(); }
+XPU_API xpuError_t xpuDeviceCanAccessPeer(int *can, int d, int peer) { (void)d, (void)peer; XPU_CL_INIT(); *can = 0; return xpuSuccess; }
+XPU_API xpuError_t xpuDeviceEnablePeerAccess(int peer, unsigned flags) { (void)peer, (void)flags; return xpu_cl_unsupported("xpuDeviceEnablePeerAccess: the OpenCL backend drives one device"); }
+XPU_API xpuError_t xpuDeviceDisablePeerAccess(int peer) { (void)peer; return xpu_cl_unsupported("xpuDeviceDisablePeerAccess: the OpenCL backend drives one device"); }
+XPU_API xpuError_t xpuDriverGetVersion(int *v) { XPU_CL_INIT(); *v = 1020; return xpuSuccess; }
+XPU_API xpuError_t xpuRuntimeGetVersion(int *v) { XPU_CL_INIT(); *v = 1020; return xpuSuccess; }
+
+/* ---- memory: buffers behind reserved addresses ---- */
+XPU_API xpuError_t xpu_cl_malloc(void **p, size_t n) {
+    *p = NULL;
+    XPU_CL_INIT();
+    xpu_cl_state *s = &xpu_cl_global;
+    cl_int r;
+    cl_mem m = clCreateBuffer(s->context, CL_MEM_READ_WRITE, n ? n : 1, NULL, &r);
+    if (r != CL_SUCCESS) return xpu_cl_status(xpu_cl_result(r));
+    pthread_mutex_lock(&s->lock);
+    size_t span = ((n ? n : 1) + 256 + 255) & ~(size_t)255; /* a gap of at least 256 bytes: one past the end is no other allocation's */
+    if (s->next + span > s->reserve + XPU_CL_RESERVE || (s->nallocs == s->capallocs &&
+        !(s->allocs = (xpu_cl_alloc *)realloc(s->allocs, (s->capallocs = s->capallocs ? 2 * s->capallocs : 64) * sizeof *s->allocs)))) {
+        pthread_mutex_unlock(&s->lock);
+        clReleaseMemObject(m);
+        return xpu_cl_status(xpuErrorMemoryAllocation);
+    }
+    xpu_cl_alloc al = {s->next, n, m};
+    s->allocs[s->nallocs++] = al; /* addresses only grow: the table stays sorted */
+    s->next += span;
+    *p = (void *)al.base;
+    pthread_mutex_unlock(&s->lock);
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuFree(void *p) {
+    if (!p) return xpuSuccess;
+    XPU_CL_INIT();
+    xpu_cl_state *s = &xpu_cl_global;
+    pthread_mutex_lock(&s->lock);
+    xpu_cl_alloc *al = xpu_cl_find(p);
+    if (!al || al->base != (uintptr_t)p) {
+        pthread_mutex_unlock(&s->lock);
+        return xpu_cl_status(xpuErrorInvalidValue);
+    }
+    cl_mem m = al->mem;
+    size_t i = (size_t)(al - s->allocs);
+    memmove(al, al + 1, (s->nallocs - i - 1) * sizeof *al);
+    s->nallocs--;
+    pthread_mutex_unlock(&s->lock);
+    clReleaseMemObject(m); /* OpenCL keeps it alive until the commands using it are done */
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpu_cl_malloc_host(void **p, size_t n, unsigned flags) {
+    (void)flags;
+    XPU_CL_INIT();
+    *p = malloc(n ? n : 1); /* plain host memory: copies from it go through the driver's staging */
+    return *p ? xpuSuccess : xpu_cl_status(xpuErrorMemoryAllocation);
+}
+XPU_API xpuError_t xpuFreeHost(void *p) { free(p); return xpuSuccess; }
+XPU_API xpuError_t xpu_cl_malloc_pitch(void **p, size_t *pitch, size_t width, size_t height) {
+    *pitch = (width + 511) & ~(size_t)511;
+    return xpu_cl_malloc(p, *pitch * height);
+}
+XPU_API xpuError_t xpu_cl_malloc_managed(void **p, size_t n, unsigned flags) {
+    (void)n, (void)flags;
+    *p = NULL;
+    return xpu_cl_unsupported("xpuMallocManaged: OpenCL 1.2 without shared virtual memory has no managed memory; use xpuMalloc and copies");
+}
+#define xpuMalloc(p, n) xpu_cl_malloc((void **)(p), (n))
+#define xpuMallocHost(p, n) xpu_cl_malloc_host((void **)(p), (n), 0)
+#define xpuHostAlloc(p, n, flags) xpu_cl_malloc_host((void **)(p), (n), (flags))
+#define xpuMallocManaged(...) XPU_CL_MANAGED(__VA_ARGS__, xpuMemAttachGlobal, 0)
+#define XPU_CL_MANAGED(p, n, flags, ...) xpu_cl_malloc_managed((void **)(p), (n), (flags))
+#define xpuMallocPitch(p, pitch, w, h) xpu_cl_malloc_pitch((void **)(p), (pitch), (w), (h))
+#define xpuMallocAsync(p, n, s) xpu_cl_malloc((void **)(p), (n))
+XPU_API xpuError_t xpuHostGetDevicePointer(void **dptr, void *hptr, unsigned flags) {
+    (void)hptr, (void)flags;
+    *dptr = NULL;
+    return xpu_cl_unsupported("xpuHostGetDevicePointer: OpenCL 1.2 without shared virtual memory cannot map host memory into kernels");
+}
+#define xpuHostGetDevicePointer(d, h, f) xpuHostGetDevicePointer((void **)(d), (h), (f))
+XPU_API xpuError_t xpuHostRegister(void *p, size_t n, unsigned flags) { (void)p, (void)n, (void)flags; return xpuSuccess; /* nothing to pin: copies stage */ }
+XPU_API xpuError_t xpuHostUnregister(void *p) { (void)p; return xpuSuccess; }
+XPU_API xpuError_t xpuMemGetInfo(size_t *free_bytes, size_t *total) {
+    xpuDeviceProp p;
+    xpuError_t e = xpuGetDeviceProperties(&p, 0);
+    if (e != xpuSuccess) return e;
+    *total = *free_bytes = p.totalGlobalMem;
+    return xpu_cl_unsupported("xpuMemGetInfo: OpenCL reports no free-memory figure; free is set to the total");
+}
+XPU_API xpuError_t xpu_cl_copy(void *dst, const void *src, size_t n, xpuStream_t s, int blocking) {
+    XPU_CL_INIT();
+    if (!n) return xpuSuccess;
+    cl_mem dm = NULL, sm = NULL;
+    size_t doff = 0, soff = 0;
+    int dd = xpu_cl_locate(dst, &dm, &doff), sd = xpu_cl_locate(src, &sm, &soff);
+    cl_command_queue q = xpu_cl_queue(s);
+    if (dd && sd) {
+        XPU_CL_TRY(clEnqueueCopyBuffer(q, sm, dm, soff, doff, n, 0, NULL, NULL));
+        if (blocking) XPU_CL_TRY(clFinish(q));
+    } else if (dd) {
+        XPU_CL_TRY(clEnqueueWriteBuffer(q, dm, blocking ? CL_TRUE : CL_FALSE, doff, n, src, 0, NULL, NULL));
+    } else if (sd) {
+        XPU_CL_TRY(clEnqueueReadBuffer(q, sm, blocking ? CL_TRUE : CL_FALSE, soff, n, dst, 0, NULL, NULL));
+    } else {
+        if (!blocking) XPU_CL_TRY(clFinish(q)); /* host to host, in stream order */
+        memmove(dst, src, n);
+    }
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuMemcpyAsync(void *dst, const void *src, size_t n, xpuMemcpyKind kind, xpuStream_t s) { (void)kind; return xpu_cl_copy(dst, src, n, s, 0); }
+XPU_API xpuError_t xpuMemcpy(void *dst, const void *src, size_t n, xpuMemcpyKind kind) { (void)kind; return xpu_cl_copy(dst, src, n, NULL, 1); }
+XPU_API xpuError_t xpuMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, xpuStream_t s) { (void)dd, (void)sd; return xpu_cl_copy(dst, src, n, s, 0); }
+XPU_API xpuError_t xpuMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n) { (void)dd, (void)sd; return xpu_cl_copy(dst, src, n, NULL, 1); }
+XPU_API xpuError_t xpuMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                                    xpuMemcpyKind kind, xpuStream_t s) {
+    (void)kind;
+    for (size_t r = 0; r < height; r++) {
+        xpuError_t e = xpu_cl_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width, s, 0);
+        if (e != xpuSuccess) return e;
+    }
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, xpuMemcpyKind kind) {
+    xpuError_t e = xpuMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, NULL);
+    if (e == xpuSuccess) XPU_CL_TRY(clFinish(xpu_cl_global.dflt.q));
+    return e;
+}
+#define xpuMemcpyToSymbol(...) xpu_cl_unsupported("xpuMemcpyToSymbol: OpenCL 1.2 has no host-writable program-scope variables; pass the data as a kernel argument")
+#define xpuMemcpyFromSymbol(...) xpu_cl_unsupported("xpuMemcpyFromSymbol: OpenCL 1.2 has no host-readable program-scope variables; pass the data as a kernel argument")
+XPU_API xpuError_t xpu_cl_fill(void *p, int value, size_t n, xpuStream_t s, int blocking) {
+    XPU_CL_INIT();
+    if (!n) return xpuSuccess;
+    cl_mem m;
+    size_t off;
+    if (!xpu_cl_locate(p, &m, &off)) {
+        snprintf(xpu_cl_global.message, sizeof xpu_cl_global.message, "xpuMemset: %p is not device memory from xpuMalloc", p);
+        return xpu_cl_status(xpuErrorInvalidValue);
+    }
+    unsigned char byte = (unsigned char)value;
+    cl_command_queue q = xpu_cl_queue(s);
+    XPU_CL_TRY(clEnqueueFillBuffer(q, m, &byte, 1, off, n, 0, NULL, NULL));
+    if (blocking) XPU_CL_TRY(clFinish(q));
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuMemsetAsync(void *p, int value, size_t n, xpuStream_t s) { return xpu_cl_fill(p, value, n, s, 0); }
+XPU_API xpuError_t xpuMemset(void *p, int value, size_t n) { return xpu_cl_fill(p, value, n, NULL, 1); }
+XPU_API xpuError_t xpuMemPrefetchAsync(const void *p, size_t n, int device, xpuStream_t s) { (void)p, (void)n, (void)device, (void)s; return xpuSuccess; }
+XPU_API xpuError_t xpuMemAdvise(const void *p, size_t n, int advice, int device) {
+    (void)p, (void)n, (void)advice, (void)device;
+    return xpu_cl_unsupported("xpuMemAdvise: OpenCL has no memory advice");
+}
+XPU_API xpuError_t xpuStreamSynchronize(xpuStream_t s);
+XPU_API xpuError_t xpuFreeAsync(void *p, xpuStream_t s) {
+    xpuError_t e = xpuStreamSynchronize(s);
+    return e != xpuSuccess ? e : xpuFree(p);
+}
+XPU_API xpuError_t xpuPointerGetAttributes(xpuPointerAttributes *a, const void *p) {
+    XPU_CL_INIT();
+    cl_mem m;
+    size_t off;
+    memset(a, 0, sizeof *a);
+    if (xpu_cl_locate(p, &m, &off)) a->type = xpuMemoryTypeDevice, a->devicePointer = (void *)p;
+    else a->type = xpuMemoryTypeUnregistered, a->hostPointer = (void *)p, a->device = -1;
+    return xpuSuccess;
+}
+
+/* ---- streams: in-order command queues ---- */
+XPU_API xpuError_t xpuStreamCreateWithPriority(xpuStream_t *s, unsigned flags, int priority) {
+    (void)flags, (void)priority;
+    *s = NULL;
+    XPU_CL_INIT();
+    struct xpu_stream_st *st = (struct xpu_stream_st *)calloc(1, sizeof *st);
+    if (!st) return xpu_cl_status(xpuErrorMemoryAllocation);
+    cl_int r;
+    st->q = clCreateCommandQueue(xpu_cl_global.context, xpu_cl_global.device, CL_QUEUE_PROFILING_ENABLE, &r);
+    if (r != CL_SUCCESS) { free(st); return xpu_cl_status(xpu_cl_result(r)); }
+    pthread_mutex_lock(&xpu_cl_global.lock);
+    st->next = xpu_cl_global.streams, xpu_cl_global.streams = st;
+    pthread_mutex_unlock(&xpu_cl_global.lock);
+    *s = st;
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuStreamCreateWithFlags(xpuStream_t *s, unsigned flags) { return xpuStreamCreateWithPriority(s, flags, 0); }
+XPU_API xpuError_t xpuStreamCreate(xpuStream_t *s) { return xpuStreamCreateWithPriority(s, 0, 0); }
+XPU_API xpuError_t xpuStreamDestroy(xpuStream_t s) {
+    if (!s) return xpu_cl_status(xpuErrorInvalidValue);
+    pthread_mutex_lock(&xpu_cl_global.lock);
+    for (struct xpu_stream_st **pp = &xpu_cl_global.streams; *pp; pp = &(*pp)->next)
+        if (*pp == s) { *pp = s->next; break; }
+    pthread_mutex_unlock(&xpu_cl_global.lock);
+    clFinish(s->q);
+    clReleaseCommandQueue(s->q);
+    free(s);
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuStreamSynchronize(xpuStream_t s) { XPU_CL_INIT(); XPU_CL_TRY(clFinish(xpu_cl_queue(s))); return xpuSuccess; }
+XPU_API xpuError_t xpuStreamQuery(xpuStream_t s) {
+    XPU_CL_INIT();
+    cl_event ev;
+    XPU_CL_TRY(clEnqueueMarkerWithWaitList(xpu_cl_queue(s), 0, NULL, &ev));
+    clFlush(xpu_cl_queue(s));
+    cl_int st = CL_QUEUED;
+    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    clReleaseEvent(ev);
+    return st == CL_COMPLETE ? xpuSuccess : xpuErrorNotReady;
+}
+XPU_API xpuError_t xpuLaunchHostFunc(xpuStream_t s, xpuHostFn_t fn, void *data) {
+    xpuError_t e = xpuStreamSynchronize(s); /* in stream order: everything before it is done */
+    if (e == xpuSuccess) fn(data);
+    return e;
+}
+
+/* ---- events: markers on the queue ---- */
+XPU_API xpuError_t xpuEventCreateWithFlags(xpuEvent_t *ev, unsigned flags) {
+    (void)flags;
+    XPU_CL_INIT();
+    *ev = (struct xpu_event_st *)calloc(1, sizeof **ev);
+    return *ev ? xpuSuccess : xpu_cl_status(xpuErrorMemoryAllocation);
+}
+XPU_API xpuError_t xpuEventCreate(xpuEvent_t *ev) { return xpuEventCreateWithFlags(ev, 0); }
+XPU_API xpuError_t xpuEventDestroy(xpuEvent_t e) {
+    if (!e) return xpu_cl_status(xpuErrorInvalidValue);
+    if (e->ev) clReleaseEvent(e->ev);
+    free(e);
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuEventRecordWithFlags(xpuEvent_t e, xpuStream_t s, unsigned flags) {
+    (void)flags;
+    XPU_CL_INIT();
+    cl_event ev;
+    XPU_CL_TRY(clEnqueueMarkerWithWaitList(xpu_cl_queue(s), 0, NULL, &ev));
+    if (e->ev) clReleaseEvent(e->ev);
+    e->ev = ev;
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuEventRecord(xpuEvent_t e, xpuStream_t s) { return xpuEventRecordWithFlags(e, s, 0); }
+XPU_API xpuError_t xpuEventSynchronize(xpuEvent_t e) {
+    if (!e->ev) return xpuSuccess;
+    XPU_CL_TRY(clWaitForEvents(1, &e->ev));
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuEventQuery(xpuEvent_t e) {
+    if (!e->ev) return xpuSuccess;
+    cl_int st = CL_QUEUED;
+    XPU_CL_TRY(clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    return st == CL_COMPLETE ? xpuSuccess : xpuErrorNotReady;
+}
+XPU_API xpuError_t xpuStreamWaitEvent(xpuStream_t s, xpuEvent_t e, unsigned flags) {
+    (void)flags;
+    XPU_CL_INIT();
+    if (!e->ev) return xpuSuccess;
+    XPU_CL_TRY(clEnqueueBarrierWithWaitList(xpu_cl_queue(s), 1, &e->ev, NULL));
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpuEventElapsedTime(float *ms, xpuEvent_t a, xpuEvent_t b) {
+    if (!a->ev || !b->ev) return xpu_cl_status(xpuErrorInvalidValue);
+    XPU_CL_TRY(clWaitForEvents(1, &a->ev));
+    XPU_CL_TRY(clWaitForEvents(1, &b->ev));
+    cl_ulong ta = 0, tb = 0;
+    XPU_CL_TRY(clGetEventProfilingInfo(a->ev, CL_PROFILING_COMMAND_END, sizeof ta, &ta, NULL));
+    XPU_CL_TRY(clGetEventProfilingInfo(b->ev, CL_PROFILING_COMMAND_END, sizeof tb, &tb, NULL));
+    *ms = (float)((double)((long long)(tb - ta)) / 1e6);
+    return xpuSuccess;
+}
+
+/* ---- kernels: OpenCL C files, built once, cached per kernel name ---- */
+/* The directories a kernel file is looked for in: $XPUIFY_CL_PATH, then this header's own directory. */
+XPU_API char *xpu_cl_read_source(const char *file, size_t *len) {
+    const char *env = getenv("XPUIFY_CL_PATH");
+    char here[4096];
+    snprintf(here, sizeof here, "%s", __FILE__);
+    char *sl = strrchr(here, '/');
+    if (sl) *sl = 0;
+    else snprintf(here, sizeof here, ".");
+    char dirs[8192];
+    snprintf(dirs, sizeof dirs, "%s%s%s", env && *env ? env : "", env && *env ? ":" : "", here);
+    for (char *d = dirs, *end; d; d = end ? end + 1 : NULL) {
+        end = strchr(d, ':');
+        if (end) *end = 0;
+        char path[8192 + 4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", *d ? d : ".", file) >= sizeof path) continue;
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        char *t = n >= 0 ? (char *)malloc((size_t)n + 1) : NULL;
+        if (t && fread(t, 1, (size_t)n, f) == (size_t)n) {
+            t[n] = 0;
+            *len = (size_t)n;
+            fclose(f);
+            return t;
+        }
+        free(t);
+        fclose(f);
+    }
+    return NULL;
+}
+
+XPU_API char *xpu_cl_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = (char *)malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+/* The kernel `name` of kernel file `file` (built on first use); called with the lock held. */
+XPU_API xpuError_t xpu_cl_kernel(const char *file, const char *name, cl_kernel *out) {
+    xpu_cl_state *s = &xpu_cl_global;
+    cl_program prog = NULL;
+    for (size_t i = 0; i < s->nkernels; i++) {
+        if (strcmp(s->kernels[i].file, file)) continue;
+        prog = s->kernels[i].prog;
+        if (s->kernels[i].name && !strcmp(s->kernels[i].name, name)) { *out = s->kernels[i].kernel; return xpuSuccess; }
+    }
+    cl_int r;
+    if (!prog) {
+        size_t len = 0;
+        char *src = xpu_cl_read_source(file, &len);
+        if (!src) {
+            snprintf(s->message, sizeof s->message, "the kernel file %s was not found ($XPUIFY_CL_PATH or %s's directory)", file, __FILE__);
+            return xpu_cl_status(xpuErrorInvalidKernelImage);
+        }
+        const char *srcs[1] = {src};
+        prog = clCreateProgramWithSource(s->context, 1, srcs, &len, &r);
+        free(src);
+        if (r != CL_SUCCESS) return xpu_cl_status(xpu_cl_result(r));
+        r = clBuildProgram(prog, 1, &s->device, "-cl-std=CL1.2", NULL, NULL);
+        if (r != CL_SUCCESS) {
+            int k = snprintf(s->message, sizeof s->message, "%s did not build: ", file);
+            clGetProgramBuildInfo(prog, s->device, CL_PROGRAM_BUILD_LOG, sizeof s->message - (size_t)k - 1, s->message + k, NULL);
+            s->message[sizeof s->message - 1] = 0;
+            clReleaseProgram(prog);
+            return xpu_cl_status(xpuErrorInvalidKernelImage);
+        }
+    }
+    cl_kernel kern = clCreateKernel(prog, name, &r);
+    if (r != CL_SUCCESS) {
+        snprintf(s->message, sizeof s->message, "%s has no kernel %s", file, name);
+        return xpu_cl_status(xpu_cl_result(r));
+    }
+    if (s->nkernels == s->capkernels) {
+        s->capkernels = s->capkernels ? 2 * s->capkernels : 16;
+        s->kernels = (xpu_cl_kentry *)realloc(s->kernels, s->capkernels * sizeof *s->kernels);
+    }
+    xpu_cl_kentry ke = {xpu_cl_strdup(file), xpu_cl_strdup(name), prog, kern};
+    s->kernels[s->nkernels++] = ke;
+    *out = kern;
+    return xpuSuccess;
+}
+
+/* One argument of a launch, in the order of the translated kernel's parameters. */
+enum { XPU_CL_VALUE = 0, XPU_CL_POINTER = 1, XPU_CL_LOCAL = 2 };
+typedef struct { int kind; size_t size; const void *value; } xpu_cl_arg;
+/* a device pointer becomes two OpenCL arguments: its buffer and its byte offset (ulong) */
+#define XPU_CL_PTR(p) {XPU_CL_POINTER, sizeof(void *), (const void *)(p)}
+#define XPU_CL_VAL(v) {XPU_CL_VALUE, sizeof(v), (const void *)&(v)}
+#define XPU_CL_SHARED(n) {XPU_CL_LOCAL, (size_t)(n), NULL}
+
+XPU_API xpuError_t xpu_cl_launch(const char *file, const char *name, dim3 grid, dim3 block, size_t shmem,
+                                 xpuStream_t stream, int nargs, const xpu_cl_arg *args) {
+    (void)shmem;
+    XPU_CL_INIT();
+    xpu_cl_state *s = &xpu_cl_global;
+    pthread_mutex_lock(&s->lock); /* clSetKernelArg on a shared cl_kernel is not thread-safe */
+    cl_kernel k;
+    xpuError_t e = xpu_cl_kernel(file, name, &k);
+    cl_uint ai = 0;
+    cl_int r = CL_SUCCESS;
+    for (int i = 0; e == xpuSuccess && r == CL_SUCCESS && i < nargs; i++) {
+        const xpu_cl_arg *a = &args[i];
+        if (a->kind == XPU_CL_VALUE) {
+            r = clSetKernelArg(k, ai++, a->size, a->value);
+        } else if (a->kind == XPU_CL_LOCAL) {
+            r = clSetKernelArg(k, ai++, a->size ? a->size : 1, NULL);
+        } else {
+            cl_mem m = NULL;
+            cl_ulong off = 0;
+            if (a->value) {
+                xpu_cl_alloc *al = xpu_cl_find(a->value);
+                if (!al) {
+                    snprintf(s->message, sizeof s->message, "launch of %s: argument %d (%p) is not device memory from xpuMalloc", name, i, a->value);
+                    e = xpuErrorInvalidValue;
+                    break;
+                }
+                m = al->mem, off = (cl_ulong)((uintptr_t)a->value - al->base);
+            }
+            r = clSetKernelArg(k, ai++, sizeof m, &m);
+            if (r == CL_SUCCESS) r = clSetKernelArg(k, ai++, sizeof off, &off);
+        }
+    }
+    if (e == xpuSuccess && r == CL_SUCCESS) {
+        size_t local[3] = {block.x, block.y, block.z};
+        size_t global[3] = {(size_t)grid.x * block.x, (size_t)grid.y * block.y, (size_t)grid.z * block.z};
+        if (!global[0] || !global[1] || !global[2]) e = xpuErrorInvalidValue; /* CUDA: an empty grid is an error too */
+        else r = clEnqueueNDRangeKernel(xpu_cl_queue(stream), k, 3, NULL, global, local, 0, NULL, NULL);
+    }
+    if (e == xpuSuccess && r != CL_SUCCESS) {
+        snprintf(s->message, sizeof s->message, "launch of %s failed (OpenCL error %d)", name, (int)r);
+        e = xpu_cl_result(r);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return xpu_cl_status(e);
 }
 
 /* ==== SYCL: C++ USM (icpx -fsycl) ============================================================================ */

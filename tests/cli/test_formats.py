@@ -84,5 +84,40 @@ def test_xpu212_message_keeps_prose_out_of_code_spans(d):
         check(re.fullmatch(r"[\w.()]+", span), f"code span holds code only: `{span}`", msg)
 
 
+def test_a_long_line_is_shown_around_each_finding(d):
+    """A source line longer than 160 code points is shown as a window around the finding ("..." where the line goes
+    on), with the carets under the finding; columns count code points (an `é` precedes the calls). Printing the
+    whole line for each finding made the text report of a 1 MB one-line file 80 GB; the baseline's `source` is cut
+    the same way."""
+    calls = ", ".join(f"a{i}.cuda()" for i in range(2000))
+    line = f"y = ['é', {calls}]"
+    write("a.py", f"import torch\n{line}\n")
+    r = run("check", "--no-cache", "a.py")
+    eq(r.code, 1, r)
+    out = r.out.splitlines()
+    heads = [i for i, x in enumerate(out) if x.startswith("a.py:2:")]
+    eq(len(heads), 2000, r.out[-300:])
+    cols = [int(out[i].split(":")[2]) for i in heads]
+    want = [line.index(f"a{k}.cuda()") + len(f"a{k}.") + 1 for k in range(2000)]
+    eq(cols, want, "columns in code points")
+    for n, i in enumerate(heads):
+        shown, carets = out[i + 1].split(" | ", 1)[1], out[i + 2].split(" | ", 1)[1]
+        check(len(shown) <= 160 + 6, f"finding {n}: a window, not the whole line: {len(shown)} characters")
+        at = len(carets) - len(carets.lstrip(" "))
+        eq(shown[at:at + len(carets.strip())], "cuda", f"finding {n}: carets under the call\n{shown}\n{carets}")
+        check(shown.startswith("...") == (cols[n] - 1 > 40), f"finding {n}: '...' where the line goes on before: {shown[:20]}")
+        ends = cols[n] - 1 + len("cuda") + 40 >= len(line)
+        check(shown.endswith("...") != ends, f"finding {n}: '...' where the line goes on after: {shown[-20:]}")
+    check(len(r.out) < 2000 * 400, f"text report {len(r.out)} bytes for 2,000 findings")
+    write("short.py", "import torch\nx = [a.cuda(), b.cuda()]\n")
+    short = run("check", "--no-cache", "--select", "XPU101", "short.py")
+    check(" 2 | x = [a.cuda(), b.cuda()]\n   | " + " " * 7 + "^^^^\n" in short.out, str(short))  # short lines whole
+    b = run("check", "--no-cache", "--write-baseline", "base.json", "a.py")
+    entries = json.loads(read("base.json"))["findings"]
+    eq(len(entries), 2000)
+    check(all(len(e["source"]) <= 203 and e["source"].endswith("...") for e in entries), entries[0]["source"])
+    eq(run("check", "--no-cache", "--baseline", "base.json", "a.py").code, 0, "the cut source does not matter")
+
+
 if __name__ == "__main__":
     main(globals())

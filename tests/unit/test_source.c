@@ -40,6 +40,39 @@ static void positions(void **s) {
     an_source_free(&src);
 }
 
+/* Columns on long lines of a text that is not all ASCII are counted from the code-point marks (one per 1 KiB block):
+ * every position of a line of 5,000 bytes that mixes 1-, 2-, 3- and 4-byte sequences, across block boundaries and
+ * on a second line that starts inside a block, agrees with a count from the line's start. */
+static void positions_on_long_lines(void **s) {
+    (void)s;
+    static const char *pieces[] = {"a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "b"};
+    char *t = malloc(12000);
+    size_t n = 0;
+    for (int line = 0; line < 2; line++) {
+        for (int k = 0; n < (size_t)(line + 1) * 5000; k++) {
+            const char *p = pieces[(k * 7 + line) % 5];
+            memcpy(t + n, p, strlen(p));
+            n += strlen(p);
+        }
+        t[n++] = '\n';
+    }
+    t[n] = 0;
+    an_source src;
+    an_source_init_mem(&src, "long.py", t, n);
+    assert_false(src.ascii);
+    uint32_t line = 1, col = 1, l, c;
+    for (uint32_t i = 0; i < n; i++) {
+        if (((unsigned char)t[i] & 0xC0) == 0x80) continue;
+        an_source_position(&src, i, &l, &c);
+        assert_int_equal(l, line);
+        assert_int_equal(c, col);
+        if (t[i] == '\n') line++, col = 1;
+        else col++;
+    }
+    an_source_free(&src);
+    free(t);
+}
+
 static void load_rejects_bad_files(void **s) {
     (void)s;
     char dir[] = "/tmp/xpuify-src-XXXXXX";
@@ -72,7 +105,7 @@ static void load_rejects_bad_files(void **s) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(utf8), cmocka_unit_test(positions),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(utf8), cmocka_unit_test(positions), cmocka_unit_test(positions_on_long_lines),
                                        cmocka_unit_test(load_rejects_bad_files)};
     return cmocka_run_group_tests_name("source", tests, NULL, NULL);
 }

@@ -1,0 +1,31 @@
+/* an_ckernel: CUDA kernels translated to OpenCL C 1.2 on libclang's AST (an_ckernel.c), and the host edits that
+ * go with them: each translated kernel (and the __device__ functions it calls) is kept for the CUDA backend inside
+ * `#if defined(XPU_BACKEND_CUDA)`, followed by a launch stub `xpu_launch_<kernel>` that calls the original kernel
+ * with the CUDA backend and enqueues the translated one (xpu_cl_launch) with the OpenCL backend; each launch
+ * `k<<<grid, block, shmem, stream>>>(args)` of such a kernel becomes a call of its stub. A kernel with a construct
+ * the translator does not know stays CUDA-only, and each such construct is an issue (its line and what it is). */
+#ifndef AN_CKERNEL_H
+#define AN_CKERNEL_H
+#include "analyzer/c/an_c.h"
+
+typedef struct {
+    int line;
+    char *what;
+} an_ck_issue;
+
+typedef struct {
+    char *cl;                    /* the OpenCL C file for the translated kernels; NULL when none was translated */
+    UT_VEC(an_edit) edits;       /* the host file's edits (sorted, disjoint); empty when none was translated */
+    UT_VEC(an_ck_issue) issues;  /* constructs that kept a kernel CUDA-only */
+    UT_VEC(char *) kept;         /* the names of the kernels that stay CUDA-only (parallel to nothing: one each) */
+    int kernels, translated;     /* __global__ definitions seen, and translated */
+} an_ck_result;
+
+/* The name of the OpenCL C file for a source path (its base name + ".cl") into buf. */
+void an_ckernel_cl_name(const char *path, char *buf, size_t sz);
+/* Translates the kernels of one file; cl_name is what the stubs load at run time. False when the file could not be
+ * parsed (then out is empty). */
+bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, const char *cl_name,
+                          an_ck_result *out);
+void an_ck_result_free(an_ck_result *r);
+#endif

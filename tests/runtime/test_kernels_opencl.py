@@ -1,0 +1,123 @@
+"""CUDA kernels translated to OpenCL C and run on the CPU through PoCL: each program of fixtures/programs with
+kernels and each of fixtures/kernels is fixed, built with plain g++ against the layer's OpenCL backend
+(-DXPU_BACKEND_OPENCL -lOpenCL, no nvcc), run, and its output checked against a CPU reference (the kernel
+fixtures compute theirs on the host and exit non-zero past their tolerance; the programs' sums are recomputed
+here). Also: the CUDA branch of the fixed file keeps the original kernel and launch, a kernel with a warp shuffle
+stays CUDA-only, fixing twice changes nothing, and the OpenCL C compiles to SPIR-V that spirv-val accepts."""
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from harness import check, eq, fixture, main, need_tool, read, run, skip  # noqa: E402
+
+KERNELS = ["matmul_tiled.cu", "histogram.cu", "softmax.cu", "template_axpy.cu"]
+
+
+def need_opencl():
+    need_tool("g++", "g++")
+    if not os.path.exists("/usr/include/CL/cl.h"):
+        skip("the OpenCL headers are not installed (ocl-icd-opencl-dev, opencl-c-headers)")
+    if not os.path.isdir("/etc/OpenCL/vendors") or not os.listdir("/etc/OpenCL/vendors"):
+        skip("no OpenCL platform is installed (pocl-opencl-icd)")
+
+
+def build_run(src, exe):
+    b = subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-Wno-unused-function", "-x", "c++", "-DXPU_BACKEND_OPENCL",
+                        src, "-lOpenCL", "-o", exe], capture_output=True, text=True)
+    check(b.returncode == 0, src + " builds on the OpenCL backend", b.stdout + b.stderr)
+    env = dict(os.environ, XPUIFY_OPENCL_PLATFORM="Portable Computing Language")
+    p = subprocess.run(["./" + exe], capture_output=True, text=True, timeout=300, env=env)
+    return p
+
+
+def fix_here(files, group):
+    for f in files:
+        shutil.copy(fixture(group, f), f)
+    return run("fix", ".")
+
+
+def test_programs_run_on_pocl(d):
+    need_opencl()
+    fix_here(["saxpy.cu", "reduction.cu", "streams.cu"], "programs")
+    for f in ("saxpy.cu.cl", "reduction.cu.cl", "streams.cu.cl"):
+        check(os.path.exists(f), f + " written beside the layer", str(os.listdir(".")))
+    n = 1 << 20
+    p = build_run("saxpy.cu", "saxpy")
+    eq(p.stdout.strip(), "saxpy checksum %.1f" % sum(2.0 * (i % 97) + (i % 13) for i in range(n)), p.stderr)
+    p = build_run("reduction.cu", "reduction")
+    eq((p.returncode, p.stdout.strip()), (0, "reduction sum 500000500000 (expected 500000500000)"), p.stderr)
+    m = 1 << 18
+    ref = sum((i % 100) * (2.0 if i < m // 2 else 3.0) for i in range(m))
+    p = build_run("streams.cu", "streams")
+    eq(p.stdout.strip(), "streams checksum %.1f timing ok" % ref, p.stderr)
+
+
+def test_kernel_families_run_on_pocl(d):
+    need_opencl()
+    r = fix_here(KERNELS, "kernels")
+    for k in KERNELS:
+        check("wrote 1 translated kernel to ./%s.cl" % k in r.err, k + " translated", r.err)
+        p = build_run(k, k[:-3])
+        eq(p.returncode, 0, k + ": " + p.stdout + p.stderr)
+    # what each family's OpenCL C relies on
+    eq(read("histogram.cu.cl").count("atomic_add(&local_xpu["), 1, "shared int atomics; `local` renamed")
+    check("xpu_atomic_add_f32_g(total, 0.5f)" in read("histogram.cu.cl"), "float atomicAdd through CAS")
+    check("__local float *scratch)" in read("softmax.cu.cl"), "extern __shared__ -> a __local parameter")
+    check("block_reduce(__local float *s" in read("softmax.cu.cl"), "device function takes its caller's space")
+    check("XPU_CL_SHARED(shmem)" in read("softmax.cu"), "the stub sizes the local memory at launch")
+    tpl = read("template_axpy.cu.cl")
+    check("axpy__float(" in tpl and "axpy__double(" in tpl, "one kernel per instantiation", tpl[-800:])
+
+
+def test_cuda_branch_keeps_the_original(d):
+    fix_here(["saxpy.cu"], "programs")
+    t = read("saxpy.cu")
+    orig = read(fixture("programs", "saxpy.cu"))
+    kernel = orig[orig.index("__global__"):orig.index("}\n", orig.index("__global__")) + 2]
+    check("#if defined(XPU_BACKEND_CUDA)\n" + kernel + "#endif\n" in t, "the kernel kept verbatim for CUDA", t)
+    check("saxpy<<<grid, block, shmem, stream>>>(n, a, x, y);" in t, "the CUDA stub launches the original", t)
+    check("xpu_launch_saxpy((n + 255) / 256, 256, 0, 0, n, 2.0f, x, y);" in t, "the launch calls the stub", t)
+
+
+def test_untranslatable_kernel_stays_cuda(d):
+    r = fix_here(["warp_reduce.cu"], "kernels")
+    t = read("warp_reduce.cu")
+    check("kept CUDA-only: `__shfl_down_sync`" in r.err and "warp_reduce.cu:7:" in r.err, "the construct and its line", r.err)
+    check("warp_sum<<<1, 32>>>(x, out);" in t, "its launch is left as it was", t)
+    check("xpu_launch_fill(1, 32, 0, 0, x, 1.0f, 32);" in t, "the other kernel of the file is translated", t)
+    cl = read("warp_reduce.cu.cl")
+    check("fill(" in cl and "warp_sum" not in cl, "only the translatable kernel is in the OpenCL C", cl[-600:])
+
+
+def test_fix_twice_changes_nothing(d):
+    fix_here(KERNELS + ["warp_reduce.cu"], "kernels")
+    before = {f: read(f) for f in os.listdir(".")}
+    run("fix", ".")
+    after = {f: read(f) for f in os.listdir(".")}
+    eq(sorted(after), sorted(before))
+    for f in before:
+        eq(after[f], before[f], f)
+
+
+def test_spirv(d):
+    """The same OpenCL C compiled offline to SPIR-V (what the Level Zero backend would load), then validated. -O0:
+    llvm-spirv 14 writes blocks of clang 14's -O2 loops before their dominators (spirv-val rejects matmul's)."""
+    for tool in ("clang-14", "llvm-spirv-14", "spirv-val"):
+        if not shutil.which(tool):
+            skip(tool + " is not installed (clang-14, llvm-spirv-14, spirv-tools)")
+    fix_here(KERNELS, "kernels")
+    for k in KERNELS:
+        cl = k + ".cl"
+        c = subprocess.run(["clang-14", "-cc1", "-triple", "spir64-unknown-unknown", "-cl-std=CL1.2", "-finclude-default-header",
+                            "-O0", "-emit-llvm-bc", cl, "-o", k + ".bc"], capture_output=True, text=True)
+        eq(c.returncode, 0, cl + ": " + c.stderr)
+        s = subprocess.run(["llvm-spirv-14", k + ".bc", "-o", k + ".spv"], capture_output=True, text=True)
+        eq(s.returncode, 0, cl + ": " + s.stderr)
+        v = subprocess.run(["spirv-val", k + ".spv"], capture_output=True, text=True)
+        eq(v.returncode, 0, cl + ": " + v.stdout + v.stderr)
+
+
+if __name__ == "__main__":
+    main(globals())
