@@ -332,7 +332,11 @@ int cli_check(int argc, char **argv) {
         if (input_error) rc = CLI_EXIT_USAGE;
         goto done;
     }
-    fps = out_fingerprints(&res);
+    /* fingerprints for the formats that carry them (SARIF, GitLab), made once for both */
+    bool want_fps = (!to_stdout || o.output_file) && (o.format == OUT_SARIF || o.format == OUT_GITLAB);
+    for (size_t i = 0; i < outputs.len; i++)
+        want_fps |= outputs.items[i].format == OUT_SARIF || outputs.items[i].format == OUT_GITLAB;
+    if (want_fps) fps = out_fingerprints(&res);
     helpers = cli_target_missing_helpers(&res, &opt.fix, &o.helper);
     if (helpers) helper_text = rw_helper_text(o.priority);
     char cwd[4096];

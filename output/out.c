@@ -46,30 +46,6 @@ void out_json_add_uint(cJSON *o, const char *name, uint32_t v) {
     cJSON_AddRawToObject(o, name, p);
 }
 
-cJSON *out_json_fix(const an_diag *d, const an_source *src) {
-    if (!d->fix) return NULL;
-    cJSON *fix = cJSON_CreateObject();
-    cJSON_AddStringToObject(fix, "message", d->fix->title ? d->fix->title : "");
-    cJSON_AddStringToObject(fix, "applicability", an_applicability_name(d->fix->applicability));
-    cJSON *edits = cJSON_AddArrayToObject(fix, "edits");
-    for (size_t i = 0; i < d->fix->edits.len; i++) {
-        const an_edit *e = &d->fix->edits.items[i];
-        uint32_t l, c, el, ec;
-        an_source_position(src, e->start, &l, &c);
-        an_source_position(src, e->end, &el, &ec);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "content", e->text ? e->text : "");
-        out_json_add_uint(o, "start_byte", e->start);
-        out_json_add_uint(o, "end_byte", e->end);
-        out_json_add_uint(o, "line", l);
-        out_json_add_uint(o, "column", c);
-        out_json_add_uint(o, "end_line", el);
-        out_json_add_uint(o, "end_column", ec);
-        cJSON_AddItemToArray(edits, o);
-    }
-    return fix;
-}
-
 char *out_utf8_lossy(const char *s) {
     size_t n = strlen(s);
     if (an_utf8_invalid_at(s, n) < 0) return ut_strdup(s);

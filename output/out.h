@@ -73,9 +73,7 @@ void out_html(const out_html_input *in, FILE *fp);
 /* Checks a verify document's shape; false with a message (naming what is wrong) in *why (heap). */
 bool out_verify_valid(const struct cJSON *v, char **why);
 
-/* Shared by json and sarif: the JSON object describing a fix (NULL when none). */
 struct cJSON;
-struct cJSON *out_json_fix(const an_diag *d, const an_source *src);
 /* An unsigned integer member, printed as cJSON prints a whole number but without its printf/sscanf round trip
  * (which was most of the time spent writing a large report). The item is raw JSON: for printing only. */
 void out_json_add_uint(struct cJSON *o, const char *name, uint32_t v);

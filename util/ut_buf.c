@@ -23,7 +23,11 @@ void ut_buf_append(ut_buf *b, const char *s, size_t n) {
 }
 
 void ut_buf_puts(ut_buf *b, const char *s) { ut_buf_append(b, s, strlen(s)); }
-void ut_buf_putc(ut_buf *b, char c) { ut_buf_append(b, &c, 1); }
+void ut_buf_putc(ut_buf *b, char c) {
+    if (b->len + 2 > b->cap) grow(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = 0;
+}
 
 void ut_buf_vprintf(ut_buf *b, const char *fmt, va_list ap) {
     va_list ap2;

@@ -54,7 +54,11 @@ static int cmp(const void *a, const void *b) {
 }
 
 void an_diag_list_sort(an_diag_list *l) {
-    if (l->len > 1) qsort(l->items, l->len, sizeof(an_diag), cmp);
+    /* a list in order already (a front end's findings, sorted before its filters) is left as it is: glibc's qsort
+     * is a merge sort, stable, that would not move anything either, but copies the list through a buffer as large */
+    bool sorted = true;
+    for (size_t i = 1; i < l->len && sorted; i++) sorted = cmp(&l->items[i - 1], &l->items[i]) <= 0;
+    if (l->len > 1 && !sorted) qsort(l->items, l->len, sizeof(an_diag), cmp);
     size_t w = 0;
     for (size_t i = 0; i < l->len; i++) {
         if (w && l->items[w - 1].rule == l->items[i].rule && l->items[w - 1].start == l->items[i].start &&

@@ -1,6 +1,7 @@
 /* an_context: the context facts of a Python file (see an_context.h). One walk over the tree records candidates;
  * the CUDA backends are decided after it, once every class, registration and sibling of the file is known. */
 #include "analyzer/python/an_context.h"
+#include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_resolve.h"
 #include "util/ut_buf.h"
 #include <ctype.h>
@@ -88,10 +89,10 @@ static bool device_test(const char *s, size_t n) {
 
 /* the last dotted component of a call's function (`register` of `accelerator_registry.register`) */
 static void callee_last(const walker *w, TSNode call, const char **s, size_t *n) {
-    TSNode f = ts_node_child_by_field_name(call, "function", 8);
+    TSNode f = an_py_field(call, "function", 8);
     *s = NULL, *n = 0;
     if (ts_node_is_null(f)) return;
-    if (is(f, "attribute")) f = ts_node_child_by_field_name(f, "attribute", 9);
+    if (is(f, "attribute")) f = an_py_field(f, "attribute", 9);
     if (ts_node_is_null(f) || !is(f, "identifier")) return;
     *s = text(w, f), *n = len(f);
 }
@@ -105,13 +106,13 @@ static bool registers_cuda(const walker *w, TSNode call) {
     size_t fn;
     callee_last(w, call, &f, &fn);
     if (!f || !(starts(f, fn, "register") || (fn == 4 && !memcmp(f, "impl", 4)) || starts(f, fn, "impl_"))) return false;
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode args = an_py_field(call, "arguments", 9);
     if (ts_node_is_null(args)) return false;
     bool cuda = false;
     uint32_t k = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < k; i++) {
         TSNode a = ts_node_named_child(args, i);
-        if (is(a, "keyword_argument")) a = ts_node_child_by_field_name(a, "value", 5);
+        if (is(a, "keyword_argument")) a = an_py_field(a, "value", 5);
         if (!is(a, "string")) continue;
         if (string_is(text(w, a), len(a), "cuda")) cuda = true;
         for (int d = 0; other_devices[d]; d++)
@@ -121,7 +122,7 @@ static bool registers_cuda(const walker *w, TSNode call) {
 }
 
 static void on_decorated(walker *w, TSNode n) {
-    TSNode def = ts_node_child_by_field_name(n, "definition", 10);
+    TSNode def = an_py_field(n, "definition", 10);
     if (ts_node_is_null(def)) return;
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < k; i++) {
@@ -140,7 +141,7 @@ static void on_decorated(walker *w, TSNode n) {
         callee_last(w, call, &f, &fn);
         /* `op.register_kernel("cuda")`: what XPU110 reports (a bare `register_kernel("cuda")` is some registry) */
         bool kernel = f && fn == 15 && !memcmp(f, "register_kernel", 15) &&
-                      is(ts_node_child_by_field_name(call, "function", 8), "attribute");
+                      is(an_py_field(call, "function", 8), "attribute");
         scope sc = {def, ts_node_start_byte(kernel ? def : n), ts_node_end_byte(n), is(def, "class_definition"),
                     ut_buf_take(&why), kernel};
         ut_vec_push(&w->scopes, sc);
@@ -155,11 +156,11 @@ static void on_registry_call(walker *w, TSNode call) {
     size_t fn;
     callee_last(w, call, &f, &fn);
     if (!f || !starts(f, fn, "register")) return;
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode args = an_py_field(call, "arguments", 9);
     if (ts_node_is_null(args) || ts_node_named_child_count(args) < 2) return;
     TSNode key = ts_node_named_child(args, 0), val = ts_node_named_child(args, 1);
     if (!is(key, "string") || !string_is(text(w, key), len(key), "cuda")) return;
-    if (is(val, "attribute")) val = ts_node_child_by_field_name(val, "attribute", 9);
+    if (is(val, "attribute")) val = an_py_field(val, "attribute", 9);
     if (!is(val, "identifier")) return;
     if (len(val) == 3 && !memcmp(text(w, val), "cls", 3)) ut_vec_push(&w->registered_cls, ts_node_start_byte(call));
     else ut_vec_push(&w->registered, ut_strndup(text(w, val), len(val)));
@@ -174,7 +175,7 @@ static void on_setattr_call(walker *w, TSNode call) {
     if (!f || !((fn == 7 && !memcmp(f, "setattr", 7)) || (fn == 6 && !memcmp(f, "object", 6)) ||
                 (fn == 7 && !memcmp(f, "delattr", 7))))
         return;
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode args = an_py_field(call, "arguments", 9);
     if (ts_node_is_null(args) || !ts_node_named_child_count(args)) return;
     TSNode a = ts_node_named_child(args, 0);
     if (is(a, "attribute") || is(a, "identifier")) add_node(w, AN_CTX_ASSIGN_TARGET, a);
@@ -188,7 +189,7 @@ static void on_dictionary(walker *w, TSNode n) {
     for (uint32_t i = 0; i < k; i++) {
         TSNode p = ts_node_named_child(n, i);
         if (!is(p, "pair")) continue;
-        TSNode key = ts_node_child_by_field_name(p, "key", 3);
+        TSNode key = an_py_field(p, "key", 3);
         if (!is(key, "string")) continue;
         if (string_is(text(w, key), len(key), "cuda")) cuda = true;
         for (int d = 0; other_devices[d]; d++)
@@ -205,8 +206,8 @@ static void on_boolean(walker *w, TSNode n) {
         add_node(w, AN_CTX_MULTI_DEVICE, n);
         return;
     }
-    TSNode left = ts_node_child_by_field_name(n, "left", 4), right = ts_node_child_by_field_name(n, "right", 5);
-    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    TSNode left = an_py_field(n, "left", 4), right = an_py_field(n, "right", 5);
+    TSNode op = an_py_field(n, "operator", 8);
     if (ts_node_is_null(left) || ts_node_is_null(right) || ts_node_is_null(op) || len(op) != 3 ||
         memcmp(text(w, op), "and", 3))
         return;
@@ -217,7 +218,7 @@ static void on_boolean(walker *w, TSNode n) {
 }
 
 static void on_assignment(walker *w, TSNode n) {
-    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    TSNode left = an_py_field(n, "left", 4);
     if (ts_node_is_null(left)) return;
     if (is(left, "attribute") || is(left, "identifier")) {
         add_node(w, AN_CTX_ASSIGN_TARGET, left);
@@ -258,7 +259,7 @@ static bool block_exits(const walker *w, TSNode block) {
 static TSNode negated(TSNode cond) {
     while (is(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
     if (!is(cond, "not_operator")) return (TSNode){0};
-    return ts_node_child_by_field_name(cond, "argument", 8);
+    return an_py_field(cond, "argument", 8);
 }
 
 /* cuDNN beyond its settings: `torch.backends.cudnn.benchmark = True` (also deterministic, enabled, allow_tf32) is
@@ -293,9 +294,9 @@ static bool calls_cuda_kernel(const walker *w, TSNode n, unsigned depth);
 static bool sets_cuda_flags_only(const walker *w, TSNode block);
 
 static void on_if(walker *w, TSNode n) {
-    TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
-    TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
-    TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+    TSNode cond = an_py_field(n, "condition", 9);
+    TSNode body = an_py_field(n, "consequence", 11);
+    TSNode alt = an_py_field(n, "alternative", 11);
     if (!ts_node_is_null(cond) && !ts_node_is_null(body) && an_ctx_uses_cuda_only_results(text(w, body), len(body)))
         add_node(w, AN_CTX_RESULT_GUARD, cond);
     if (ts_node_is_null(cond) || ts_node_is_null(body)) return;
@@ -363,7 +364,7 @@ static bool sets_cuda_flags_only(const walker *w, TSNode block) {
         if (!is(st, "expression_statement")) return false;
         TSNode a = ts_node_named_child(st, 0);
         if (!is(a, "assignment")) return false;
-        TSNode l = ts_node_child_by_field_name(a, "left", 4);
+        TSNode l = an_py_field(a, "left", 4);
         if (!is(l, "attribute")) return false;
         const char *ls = text(w, l);
         size_t ll = len(l);
@@ -415,7 +416,7 @@ static void on_conditional(walker *w, TSNode n) {
 
 /* `cuda = torch.cuda.is_available()`: remembered with its scope, for on_conditional's choices */
 static void note_avail_local(walker *w, TSNode asg) {
-    TSNode l = ts_node_child_by_field_name(asg, "left", 4), r = ts_node_child_by_field_name(asg, "right", 5);
+    TSNode l = an_py_field(asg, "left", 4), r = an_py_field(asg, "right", 5);
     if (!is(l, "identifier") || ts_node_is_null(r) || !has(text(w, r), len(r), "cuda.is_available()") ||
         an_py_mentions_agnostic(text(w, r), len(r)))
         return;
@@ -477,9 +478,9 @@ bool an_ctx_nvidia_only_module(const char *s, size_t n) {
 
 /* `import tensorrt as trt`, `from transformer_engine.pytorch import fp8_autocast` */
 static bool imports_nvidia_only(const walker *w, TSNode n) {
-    TSNode m = is(n, "import_from_statement") ? ts_node_child_by_field_name(n, "module_name", 11)
+    TSNode m = is(n, "import_from_statement") ? an_py_field(n, "module_name", 11)
                                                : ts_node_named_child(n, 0);
-    if (is(m, "aliased_import")) m = ts_node_child_by_field_name(m, "name", 4);
+    if (is(m, "aliased_import")) m = an_py_field(m, "name", 4);
     return is(m, "dotted_name") && an_ctx_nvidia_only_module(text(w, m), len(m));
 }
 
@@ -589,7 +590,7 @@ static void on_block(walker *w, TSNode block) {
             if (self || !block_has(w, ts_node_start_byte(st), ts_node_end_byte(st), counterparts[c].counterpart)) continue;
             /* the setting: the assignment's target, or the statement (`os.environ.setdefault(...)`) */
             TSNode a = ts_node_named_child(st, 0), l = {0};
-            if (is(a, "assignment")) l = ts_node_child_by_field_name(a, "left", 4);
+            if (is(a, "assignment")) l = an_py_field(a, "left", 4);
             add_node(w, AN_CTX_COUNTERPART, ts_node_is_null(l) ? st : l);
         }
     }
@@ -606,7 +607,7 @@ static void on_report_call(walker *w, TSNode call) {
     if (!f) return;
     for (int i = 0; outs[i]; i++)
         if (fn == strlen(outs[i]) && !memcmp(f, outs[i], fn)) {
-            TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+            TSNode args = an_py_field(call, "arguments", 9);
             if (!ts_node_is_null(args)) add_node(w, AN_CTX_REPORT, args);
             return;
         }
@@ -614,9 +615,9 @@ static void on_report_call(walker *w, TSNode call) {
 
 /* `env["cuda"] = torch.version.cuda`: a record's field */
 static void on_record_field(walker *w, TSNode asg) {
-    TSNode l = ts_node_child_by_field_name(asg, "left", 4), r = ts_node_child_by_field_name(asg, "right", 5);
+    TSNode l = an_py_field(asg, "left", 4), r = an_py_field(asg, "right", 5);
     if (is(l, "subscript") && !ts_node_is_null(r)) {
-        TSNode key = ts_node_child_by_field_name(l, "subscript", 9);
+        TSNode key = an_py_field(l, "subscript", 9);
         if (is(key, "string")) add_node(w, AN_CTX_REPORT, r);
     }
 }
@@ -658,13 +659,13 @@ static void visit(walker *w, TSNode n) {
         break;
     case 'e':
         if (!strcmp(t, "elif_clause")) {
-            TSNode c = ts_node_child_by_field_name(n, "condition", 9);
+            TSNode c = an_py_field(n, "condition", 9);
             if (!ts_node_is_null(c)) add_node(w, AN_CTX_READ, c); /* `elif cudnn.enabled:` reads the flag */
         }
         break;
     case 'p':
         if (!strcmp(t, "pair")) { /* `{"cuda_version": torch.version.cuda}` */
-            TSNode v = ts_node_child_by_field_name(n, "value", 5);
+            TSNode v = an_py_field(n, "value", 5);
             if (!ts_node_is_null(v)) add_node(w, AN_CTX_REPORT, v);
         }
         break;
@@ -673,7 +674,7 @@ static void visit(walker *w, TSNode n) {
         break;
     case 'w':
         if (!strcmp(t, "while_statement")) {
-            TSNode c = ts_node_child_by_field_name(n, "condition", 9);
+            TSNode c = an_py_field(n, "condition", 9);
             if (!ts_node_is_null(c)) add_node(w, AN_CTX_READ, c);
         }
         break;
@@ -731,12 +732,12 @@ static bool base_excluded(const char *b, size_t n) {
 /* `class CUDAAccelerator(Accelerator)`: a base class named by the rest of the name (Accelerator, BaseAccelerator,
  * AcceleratorBase, DeepSpeedAccelerator) */
 static bool family_base(const walker *w, TSNode cls, const char *rest, char **base) {
-    TSNode sup = ts_node_child_by_field_name(cls, "superclasses", 12);
+    TSNode sup = an_py_field(cls, "superclasses", 12);
     if (ts_node_is_null(sup) || strlen(rest) < 3) return false;
     uint32_t k = ts_node_named_child_count(sup);
     for (uint32_t i = 0; i < k; i++) {
         TSNode b = ts_node_named_child(sup, i);
-        if (is(b, "attribute")) b = ts_node_child_by_field_name(b, "attribute", 9);
+        if (is(b, "attribute")) b = an_py_field(b, "attribute", 9);
         if (!is(b, "identifier")) continue;
         const char *bs = text(w, b);
         size_t bl = len(b), rl = strlen(rest);
@@ -832,7 +833,7 @@ static void decide_backends(walker *w, const char *path, size_t srclen) {
     if (mname) add_backend(w, 0, (uint32_t)srclen, (TSNode){0}, mname, mwhy, mxpu);
     for (size_t i = 0; i < w->scopes.len; i++) {
         scope *sc = &w->scopes.items[i];
-        TSNode nm = ts_node_child_by_field_name(sc->node, "name", 4);
+        TSNode nm = an_py_field(sc->node, "name", 4);
         if (ts_node_is_null(nm)) continue;
         char *name = ut_strndup(text(w, nm), len(nm));
         char *why = sc->registered ? ut_strdup(sc->registered) : NULL;

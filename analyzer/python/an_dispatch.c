@@ -3,6 +3,7 @@
  * "npu"`, `torch.backends.mps.is_available()`, `torch.version.hip`. A dispatch that mentions XPU or
  * torch.accelerator anywhere has its XPU branch already. */
 #include "analyzer/python/an_dispatch.h"
+#include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_resolve.h"
 #include "util/ut_buf.h"
 #include <ctype.h>
@@ -90,8 +91,8 @@ static bool cuda_use(TSNode body, const char *src, TSNode *call) {
         TSNode n = ts_tree_cursor_current_node(&cur);
         bool descend = true;
         if (is(n, "attribute")) {
-            TSNode obj = ts_node_child_by_field_name(n, "object", 6);
-            TSNode attr = ts_node_child_by_field_name(n, "attribute", 9);
+            TSNode obj = an_py_field(n, "object", 6);
+            TSNode attr = an_py_field(n, "attribute", 9);
             uint32_t os = ts_node_start_byte(obj), oe = ts_node_end_byte(obj);
             if (!ts_node_is_null(obj) && oe - os == 10 && !memcmp(src + os, "torch.cuda", 10)) {
                 *call = n;
@@ -100,7 +101,7 @@ static bool cuda_use(TSNode body, const char *src, TSNode *call) {
             TSNode p = ts_node_parent(n);
             if (!ts_node_is_null(attr) && ts_node_end_byte(attr) - ts_node_start_byte(attr) == 4 &&
                 !memcmp(src + ts_node_start_byte(attr), "cuda", 4) && is(p, "call") &&
-                ts_node_start_byte(ts_node_child_by_field_name(p, "function", 8)) == ts_node_start_byte(n))
+                ts_node_start_byte(an_py_field(p, "function", 8)) == ts_node_start_byte(n))
                 method = true;
         } else if (is(n, "string") || is(n, "comment")) {
             descend = false;
@@ -143,17 +144,17 @@ static void on_if(an_dispatches *out, TSNode n, const char *src) {
     branch br[64];
     size_t nb = 0;
     uint32_t sib = 0;
-    TSNode cond = ts_node_child_by_field_name(n, "condition", 9), body = ts_node_child_by_field_name(n, "consequence", 11);
+    TSNode cond = an_py_field(n, "condition", 9), body = an_py_field(n, "consequence", 11);
     if (ts_node_is_null(cond) || ts_node_is_null(body)) return;
     br[nb++] = (branch){cond, body, ts_node_start_byte(cond)};
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < k; i++) {
         TSNode ch = ts_node_named_child(n, i);
         if (is(ch, "elif_clause")) {
-            TSNode c = ts_node_child_by_field_name(ch, "condition", 9), b = ts_node_child_by_field_name(ch, "consequence", 11);
+            TSNode c = an_py_field(ch, "condition", 9), b = an_py_field(ch, "consequence", 11);
             if (!ts_node_is_null(c) && !ts_node_is_null(b) && nb < sizeof br / sizeof *br) br[nb++] = (branch){c, b, ts_node_start_byte(c)};
         } else if (is(ch, "else_clause")) {
-            TSNode b = ts_node_child_by_field_name(ch, "body", 4);
+            TSNode b = an_py_field(ch, "body", 4);
             if (!ts_node_is_null(b)) sib |= other_modules(src + ts_node_start_byte(b), ts_node_end_byte(b) - ts_node_start_byte(b));
         }
     }
@@ -194,7 +195,7 @@ static void on_dictionary(an_dispatches *out, TSNode n, const char *src) {
     for (uint32_t i = 0; i < k; i++) {
         TSNode p = ts_node_named_child(n, i);
         if (!is(p, "pair")) continue;
-        TSNode key = ts_node_child_by_field_name(p, "key", 3);
+        TSNode key = an_py_field(p, "key", 3);
         if (!is(key, "string")) continue;
         const char *ks = src + ts_node_start_byte(key);
         size_t kn = ts_node_end_byte(key) - ts_node_start_byte(key);
@@ -202,20 +203,20 @@ static void on_dictionary(an_dispatches *out, TSNode n, const char *src) {
         bool dev = false;
         if (string_is(ks, kn, "cuda")) cuda = p, dev = true;
         if (string_is(ks, kn, "cpu") || string_is(ks, kn, "meta") || string_is(ks, kn, "default")) dev = true;
-        TSNode val = ts_node_child_by_field_name(p, "value", 5);
+        TSNode val = an_py_field(p, "value", 5);
         uint32_t calls = ts_node_is_null(val) ? 0 : other_modules(src + ts_node_start_byte(val), ts_node_end_byte(val) - ts_node_start_byte(val));
         for (int d = 0; others[d].word; d++)
             if (string_is(ks, kn, others[d].word)) sib |= calls & (1u << d), dev = true;
         if (!dev) return; /* a record with a "cuda" field ({"cell": ..., "cuda": ...}), not a table per device */
     }
     if (ts_node_is_null(cuda) || !sib) return;
-    TSNode key = ts_node_child_by_field_name(cuda, "key", 3);
+    TSNode key = an_py_field(cuda, "key", 3);
     an_dispatch d = {0};
     d.test_start = ts_node_start_byte(key), d.test_end = ts_node_end_byte(key);
     d.branch_start = ts_node_start_byte(cuda), d.branch_end = ts_node_end_byte(cuda);
     d.dict = true;
     TSNode call;
-    TSNode val = ts_node_child_by_field_name(cuda, "value", 5);
+    TSNode val = an_py_field(cuda, "value", 5);
     /* a table of CUDA calls; not one of classes, build names or options keyed by device */
     if (ts_node_is_null(val) || !cuda_use(val, src, &call)) return;
     if (!ts_node_is_null(call)) d.call_start = ts_node_start_byte(call), d.call_end = ts_node_end_byte(call);

@@ -3,6 +3,7 @@
  * position (`.to(NAME)`, `device=NAME`, ...) ends the search, a plain assignment (`dev = NAME`) continues it with the
  * name assigned. */
 #include "analyzer/python/an_flow.h"
+#include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_query.h"
 #include "util/ut_smap.h"
 #include <ctype.h>
@@ -101,20 +102,24 @@ static void values(fl *f, TSNode e, lit_vec *out, int depth) {
     } else if (!strcmp(t, "conditional_expression")) {
         uint32_t n = ts_node_named_child_count(e);
         if (n == 3) values(f, ts_node_named_child(e, 0), out, depth + 1), values(f, ts_node_named_child(e, 2), out, depth + 1);
-    } else if (!strcmp(t, "list") || !strcmp(t, "tuple") || !strcmp(t, "set")) {
-        for (uint32_t i = 0; i < ts_node_named_child_count(e); i++) values(f, ts_node_named_child(e, i), out, depth + 1);
-    } else if (!strcmp(t, "dictionary")) {
-        for (uint32_t i = 0; i < ts_node_named_child_count(e); i++) {
-            TSNode p = ts_node_named_child(e, i);
-            if (is(p, "pair")) values(f, ts_node_child_by_field_name(p, "value", 5), out, depth + 1);
+    } else if (!strcmp(t, "list") || !strcmp(t, "tuple") || !strcmp(t, "set") || !strcmp(t, "dictionary")) {
+        /* the elements by a cursor: ts_node_named_child(e, i) finds each from the first (a list of 60,000) */
+        bool dict = t[0] == 'd';
+        TSTreeCursor c = ts_tree_cursor_new(e);
+        for (bool m = ts_tree_cursor_goto_first_child(&c); m; m = ts_tree_cursor_goto_next_sibling(&c)) {
+            TSNode p = ts_tree_cursor_current_node(&c);
+            if (!ts_node_is_named(p)) continue;
+            if (!dict) values(f, p, out, depth + 1);
+            else if (is(p, "pair")) values(f, an_py_field(p, "value", 5), out, depth + 1);
         }
+        ts_tree_cursor_delete(&c);
     } else if (!strcmp(t, "binary_operator")) { /* "cuda:%d" % i, "cuda:" + str(i) */
-        values(f, ts_node_child_by_field_name(e, "left", 4), out, depth + 1);
+        values(f, an_py_field(e, "left", 4), out, depth + 1);
     } else if (!strcmp(t, "call")) {
-        TSNode fn = ts_node_child_by_field_name(e, "function", 8);
-        TSNode args = ts_node_child_by_field_name(e, "arguments", 9);
+        TSNode fn = an_py_field(e, "function", 8);
+        TSNode args = an_py_field(e, "arguments", 9);
         if (is(fn, "attribute")) { /* "cuda:{}".format(i) */
-            TSNode obj = ts_node_child_by_field_name(fn, "object", 6), at = ts_node_child_by_field_name(fn, "attribute", 9);
+            TSNode obj = an_py_field(fn, "object", 6), at = an_py_field(fn, "attribute", 9);
             if (is(obj, "string") && ts_node_end_byte(at) - ts_node_start_byte(at) == 6 &&
                 !memcmp(f->text + ts_node_start_byte(at), "format", 6))
                 values(f, obj, out, depth + 1);
@@ -124,10 +129,10 @@ static void values(fl *f, TSNode e, lit_vec *out, int depth) {
                      !memcmp(f->text + ts_node_end_byte(fn) - 5, "field", 5);
         for (uint32_t i = 0; field && is(args, "argument_list") && i < ts_node_named_child_count(args); i++) {
             TSNode a = ts_node_named_child(args, i);
-            TSNode k = ts_node_child_by_field_name(a, "name", 4);
+            TSNode k = an_py_field(a, "name", 4);
             if (is(a, "keyword_argument") && ts_node_end_byte(k) - ts_node_start_byte(k) == 7 &&
                 !memcmp(f->text + ts_node_start_byte(k), "default", 7))
-                values(f, ts_node_child_by_field_name(a, "value", 5), out, depth + 1);
+                values(f, an_py_field(a, "value", 5), out, depth + 1);
         }
     }
 }
@@ -213,7 +218,7 @@ static void bind_target(fl *f, TSNode left, TSNode right, TSNode at) {
 }
 
 static void on_assignment(fl *f, TSNode a) {
-    TSNode left = ts_node_child_by_field_name(a, "left", 4), right = ts_node_child_by_field_name(a, "right", 5);
+    TSNode left = an_py_field(a, "left", 4), right = an_py_field(a, "right", 5);
     if (ts_node_is_null(left) || ts_node_is_null(right)) return;
     if (is(left, "identifier") || is(left, "attribute")) {
         bind_target(f, left, right, a);
@@ -231,10 +236,10 @@ static void on_assignment(fl *f, TSNode a) {
 
 /* parser.add_argument("--device", default="cuda"): `args.device` of any namespace */
 static void on_call(fl *f, TSNode call) {
-    TSNode fn = ts_node_child_by_field_name(call, "function", 8);
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode fn = an_py_field(call, "function", 8);
+    TSNode args = an_py_field(call, "arguments", 9);
     if (!is(fn, "attribute") || !is(args, "argument_list")) return;
-    TSNode at = ts_node_child_by_field_name(fn, "attribute", 9);
+    TSNode at = an_py_field(fn, "attribute", 9);
     if (ts_node_end_byte(at) - ts_node_start_byte(at) != 12 || memcmp(f->text + ts_node_start_byte(at), "add_argument", 12))
         return;
     char dest[128] = "";
@@ -251,7 +256,7 @@ static void on_call(fl *f, TSNode call) {
                 opt = a;
             }
         } else if (is(a, "keyword_argument")) {
-            TSNode k = ts_node_child_by_field_name(a, "name", 4), v = ts_node_child_by_field_name(a, "value", 5);
+            TSNode k = an_py_field(a, "name", 4), v = an_py_field(a, "value", 5);
             uint32_t kn = ts_node_end_byte(k) - ts_node_start_byte(k);
             const char *ks = f->text + ts_node_start_byte(k);
             if (kn == 7 && !memcmp(ks, "default", 7)) def = v;
@@ -460,7 +465,19 @@ static reach find_reach(const fl *f, const binding *bd, char **via) {
     return r;
 }
 
+/* Every fact starts at a string literal that values() accepts: one whose text begins with `cuda` right after its
+ * quote (an_flow_is_device_string), or one that holds `nccl` in any case (an_flow_is_nccl). A file with neither
+ * has none, and its tree is not walked. */
+static bool may_hold_literals(const char *t, uint32_t len) {
+    for (const char *p = t, *end = t + len; (p = memmem(p, (size_t)(end - p), "cuda", 4)); p += 4)
+        if (p > t && (p[-1] == '"' || p[-1] == '\'')) return true;
+    for (uint32_t i = 0; i + 4 <= len; i++)
+        if ((t[i] | 0x20) == 'n' && !strncasecmp(t + i, "nccl", 4)) return true;
+    return false;
+}
+
 void an_flow_collect(TSNode root, const char *text, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
+    if (!may_hold_literals(text, len)) return;
     fl f = {text, len, {0}, {0}};
     collect_bindings(&f, root, lo, hi);
     size_t n = f.binds.len < MAX_KEYS ? f.binds.len : MAX_KEYS;

@@ -1,5 +1,6 @@
 /* an_guard: is the code a CUDA availability test guards device-generic (see an_guard.h). */
 #include "analyzer/python/an_guard.h"
+#include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_context.h"
 #include "analyzer/python/an_resolve.h"
 #include "util/ut_buf.h"
@@ -43,7 +44,7 @@ static uint32_t E(TSNode n) { return ts_node_end_byte(n); }
 static const char *T(const judge *j, TSNode n) { return j->g->text + S(n); }
 static size_t L(TSNode n) { return E(n) - S(n); }
 static bool eq(const judge *j, TSNode n, const char *w) { return L(n) == strlen(w) && !memcmp(T(j, n), w, L(n)); }
-static TSNode field(TSNode n, const char *f) { return ts_node_child_by_field_name(n, f, (uint32_t)strlen(f)); }
+static TSNode field(TSNode n, const char *f) { return an_py_field(n, f, (uint32_t)strlen(f)); }
 
 an_guard *an_guard_new(const char *text, uint32_t len, uint32_t body) {
     an_guard *g = ut_calloc(1, sizeof *g);

@@ -7,6 +7,7 @@
  * device definition or the helper import carries the same insertion edits, so the fixer applies them once. */
 #include "analyzer/core/an_target.h"
 #include "analyzer/python/an_pyfix.h"
+#include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_context.h"
 #include "analyzer/python/an_guard.h"
 #include "analyzer/python/an_types.h"
@@ -40,6 +41,12 @@ typedef struct {
     const an_diag_list *diags;
     an_guard_verdict verdict;
     bool guard_judged; /* the last finding's fix was a guard judged by an_guard */
+    TSNode *tops;      /* the root's children, in order (tops_collect) */
+    uint32_t ntops;
+    TSNode path[32];   /* the last node_for's descent from its top-level statement: path[i] is path[i+1]'s parent */
+    int npath;
+    TSTreeCursor cur;  /* node_for's, reset for each descent (a new cursor grows its stack again) */
+    bool has_cur;
 } fx;
 
 typedef struct {
@@ -113,9 +120,10 @@ static bool writes_env(const char *t) {
  * the fixes add go after it, so CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER or a sys.path entry set there still
  * precede them. */
 static uint32_t env_setup_end(fx *f) {
-    uint32_t end = 0, c = ts_node_named_child_count(f->root);
-    for (uint32_t i = 0; i < c; i++) {
-        TSNode st = ts_node_named_child(f->root, i);
+    uint32_t end = 0;
+    for (uint32_t i = 0; i < f->ntops; i++) {
+        TSNode st = f->tops[i];
+        if (!ts_node_is_named(st)) continue;
         if (is(st, "function_definition") || is(st, "class_definition") || is(st, "decorated_definition")) break;
         if (is_import_stmt(st)) {
             char *t = slice(f, st);
@@ -132,14 +140,68 @@ static uint32_t env_setup_end(fx *f) {
     return end;
 }
 
+/* The root's children, stepped through once by a cursor: ts_node_named_child(root, i) finds the i-th from the root
+ * down for each i. */
+static void tops_collect(fx *f) {
+    uint32_t cap = ts_node_child_count(f->root);
+    f->tops = ut_calloc(cap ? cap : 1, sizeof(TSNode));
+    f->ntops = 0;
+    TSTreeCursor c = ts_tree_cursor_new(f->root);
+    for (bool m = ts_tree_cursor_goto_first_child(&c); m && f->ntops < cap; m = ts_tree_cursor_goto_next_sibling(&c))
+        f->tops[f->ntops++] = ts_tree_cursor_current_node(&c);
+    ts_tree_cursor_delete(&c);
+}
+
+/* The child of the root that tree-sitter's descent from the root to [s, e) goes through (the first whose end reaches
+ * e and passes s, if it starts at or before s), or a null node: the fixer looks nodes up from there, not from the
+ * root, whose descent costs the depth of the tree's hidden repetition nodes over tens of thousands of statements
+ * for every finding. */
+static TSNode top_for(const fx *f, uint32_t s, uint32_t e) {
+    uint32_t lo = 0, hi = f->ntops; /* the ends ascend */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        uint32_t end = E(f->tops[mid]);
+        if (end >= e && end > s) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo < f->ntops && S(f->tops[lo]) <= s ? f->tops[lo] : (TSNode){0};
+}
+
+/* ts_node_parent(n), found by descending from n's top-level statement (ts_node_parent descends from the root):
+ * at each level the first child that ends after n's start holds n, or is n (a child of another extent: ask
+ * tree-sitter). */
+static TSNode up(const fx *f, TSNode n) {
+    if (ts_node_is_null(n) || E(n) <= S(n)) return ts_node_parent(n);
+    for (int i = f->npath - 1; i > 0; i--)
+        if (ts_node_eq(f->path[i], n)) return f->path[i - 1];
+    TSNode top = top_for(f, S(n), E(n));
+    if (ts_node_is_null(top) || ts_node_eq(top, n) || E(top) < E(n)) return ts_node_parent(n);
+    TSTreeCursor c = ts_tree_cursor_new(top);
+    TSNode parent = top, r = {0};
+    while (ts_tree_cursor_goto_first_child_for_byte(&c, S(n)) >= 0) {
+        TSNode ch = ts_tree_cursor_current_node(&c);
+        /* tree-sitter 0.20.7 stops at the first child that ends at the byte too (the `.` before `cuda`) */
+        while (E(ch) <= S(n) && ts_tree_cursor_goto_next_sibling(&c)) ch = ts_tree_cursor_current_node(&c);
+        if (ts_node_eq(ch, n)) {
+            r = parent;
+            break;
+        }
+        if (S(ch) > S(n) || E(ch) < E(n)) break; /* not an ancestor: ask tree-sitter */
+        parent = ch;
+    }
+    ts_tree_cursor_delete(&c);
+    return ts_node_is_null(r) ? ts_node_parent(n) : r;
+}
+
 static void analyze_header(fx *f) {
     const char *dev_line_prefix = NULL;
-    uint32_t c = ts_node_named_child_count(f->root);
+    tops_collect(f);
     f->header = f->src->body;
     bool in_prologue = true, in_block = true, seen_docstring = false;
     f->after_imports = 0;
-    for (uint32_t i = 0; i < c; i++) {
-        TSNode st = ts_node_named_child(f->root, i);
+    for (uint32_t i = 0; i < f->ntops; i++) {
+        TSNode st = f->tops[i];
+        if (!ts_node_is_named(st)) continue;
         if (in_prologue) {
             if (is(st, "comment") || is(st, "future_import_statement") ||
                 (!seen_docstring && is(st, "expression_statement") && is(ts_node_named_child(st, 0), "string"))) {
@@ -193,7 +255,7 @@ static void analyze_header(fx *f) {
         } else if (is(st, "expression_statement")) {
             TSNode a = ts_node_named_child(st, 0);
             if (is(a, "assignment")) {
-                TSNode l = ts_node_child_by_field_name(a, "left", 4);
+                TSNode l = an_py_field(a, "left", 4);
                 char *t = slice(f, a);
                 char *lt = slice(f, l);
                 if (strstr(t, AN_PYFIX_DEV_INIT) && is(l, "identifier")) {
@@ -323,10 +385,10 @@ static void insert_first_arg(fx *f, an_fix *x, TSNode args, const char *first) {
 }
 
 static bool in_isinstance(const fx *f, TSNode n) {
-    TSNode p = ts_node_parent(n);
-    if (is(p, "tuple")) p = ts_node_parent(p);
+    TSNode p = up(f, n);
+    if (is(p, "tuple")) p = up(f, p);
     if (!is(p, "argument_list")) return false;
-    TSNode fn = ts_node_child_by_field_name(ts_node_parent(p), "function", 8);
+    TSNode fn = an_py_field(up(f, p), "function", 8);
     if (!is(fn, "identifier")) return false;
     size_t l = E(fn) - S(fn);
     return (l == 10 && !memcmp(f->text + S(fn), "isinstance", 10)) || (l == 10 && !memcmp(f->text + S(fn), "issubclass", 10));
@@ -365,11 +427,11 @@ static bool inside_cuda_only_call(const fx *f, TSNode n) {
     ut_buf q;
     ut_buf_init(&q);
     bool hit = false;
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !hit; p = ts_node_parent(p)) {
+    for (TSNode p = up(f, n); !ts_node_is_null(p) && !hit; p = up(f, p)) {
         if (is(p, "block") || is(p, "module")) break;
         if (!is(p, "call")) continue;
         ut_buf_clear(&q);
-        TSNode fn = ts_node_child_by_field_name(p, "function", 8);
+        TSNode fn = an_py_field(p, "function", 8);
         if (an_pyscope_qualname(f->scope, fn, f->text, &q) && !strncmp(q.data, "torch.cuda.", 11)) hit = true;
     }
     ut_buf_free(&q);
@@ -397,11 +459,11 @@ static bool string_parts(const fx *f, TSNode str, char *prefix, size_t psz, char
 /* The quote a string literal written at n must use: inside an f-string's {...} (before Python 3.12) not the
  * f-string's own delimiter. */
 static char lit_quote(fx *f, TSNode n) {
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    for (TSNode p = up(f, n); !ts_node_is_null(p); p = up(f, p)) {
         if (!is(p, "interpolation")) continue;
         char prefix[8], quote[8];
         uint32_t cs, ce;
-        return string_parts(f, ts_node_parent(p), prefix, sizeof prefix, quote, sizeof quote, &cs, &ce) &&
+        return string_parts(f, up(f, p), prefix, sizeof prefix, quote, sizeof quote, &cs, &ce) &&
                        quote[0] == '"' ? '\'' : '"';
     }
     return '"';
@@ -427,7 +489,7 @@ static bool guard_off_cpu(fx *f, an_fix *x, TSNode call, const char *value) {
             rel[j] = rel[j - 1], rel[j - 1] = t;
         }
     char *callt = an_edits_apply(f->text + s, e - s, rel, n, &len);
-    TSNode p = ts_node_parent(call);
+    TSNode p = up(f, call);
     ut_buf b;
     ut_buf_init(&b);
     bool ok = true;
@@ -467,7 +529,7 @@ static bool assigns_attr(const fx *f, TSNode n, const char *name, size_t len, bo
     for (uint32_t i = 0; i < c; i++) {
         TSNode ch = ts_node_named_child(n, i);
         bool t = target || ((is(n, "assignment") || is(n, "augmented_assignment")) &&
-                            ts_node_eq(ch, ts_node_child_by_field_name(n, "left", 4)));
+                            ts_node_eq(ch, an_py_field(n, "left", 4)));
         if (assigns_attr(f, ch, name, len, t)) return true;
     }
     return false;
@@ -487,11 +549,11 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     an_fix *x = NULL;
     char title[512];
     snprintf(title, sizeof title, "Replace `%s` with `%s`", e->name, src_t);
-    TSNode p = ts_node_parent(n);
+    TSNode p = up(f, n);
     char *name = subst_dev(f, t.name, nd);
-    bool callee = is(p, "call") && ts_node_eq(ts_node_child_by_field_name(p, "function", 8), n);
+    bool callee = is(p, "call") && ts_node_eq(an_py_field(p, "function", 8), n);
     if (callee) {
-        TSNode args = ts_node_child_by_field_name(p, "arguments", 9);
+        TSNode args = an_py_field(p, "arguments", 9);
         x = fix_new(d, app, title);
         edit_own(x, S(n), E(n), name), name = NULL;
         if (t.args && *t.args) {
@@ -515,7 +577,7 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
             edit_own(x, S(n), E(n), name), name = NULL;
         }
     } else if (!t.args || in_isinstance(f, n) || is(p, "type") || is(p, "except_clause") ||
-               (is(p, "tuple") && is(ts_node_parent(p), "except_clause"))) {
+               (is(p, "tuple") && is(up(f, p), "except_clause"))) {
         /* a reference: `sync = torch.cuda.synchronize`, an annotation, isinstance, except; not one the file also
          * assigns (`saved = torch.cuda.is_available` ... `torch.cuda.is_available = saved`: a monkeypatch restored
          * with the helper's function would make torch.cuda's call the helper, which calls torch.cuda's: a loop) */
@@ -562,9 +624,9 @@ static void count_all_refs(fx *f) {
             for (size_t i = 0; i < n; i++) {
                 const char *l = f->scope->bindings.items[i].local;
                 if (strlen(l) != len || memcmp(l, t, len)) continue;
-                TSNode p = ts_node_parent(node);
-                bool member = is(p, "attribute") && ts_node_eq(ts_node_child_by_field_name(p, "attribute", 9), node);
-                bool kw = is(p, "keyword_argument") && ts_node_eq(ts_node_child_by_field_name(p, "name", 4), node);
+                TSNode p = up(f, node);
+                bool member = is(p, "attribute") && ts_node_eq(an_py_field(p, "attribute", 9), node);
+                bool kw = is(p, "keyword_argument") && ts_node_eq(an_py_field(p, "name", 4), node);
                 if (!member && !kw) f->refs[i]++;
                 break;
             }
@@ -589,19 +651,19 @@ static int count_refs(fx *f, const char *name) {
 static an_fix *fix_unused_import(fx *f, const an_diag *d) {
     TSNode n = ts_node_descendant_for_byte_range(f->root, d->start, d->end);
     while (!ts_node_is_null(n) && !is(n, "import_from_statement") && !(is(n, "dotted_name") && S(n) == d->start && E(n) == d->end))
-        n = ts_node_parent(n);
+        n = up(f, n);
     if (ts_node_is_null(n)) return NULL;
-    TSNode item = n, st = ts_node_parent(n);
-    if (is(st, "aliased_import")) item = st, st = ts_node_parent(st);
+    TSNode item = n, st = up(f, n);
+    if (is(st, "aliased_import")) item = st, st = up(f, st);
     if (!is(st, "import_from_statement")) return NULL;
     /* the local name */
     char *local;
-    if (is(item, "aliased_import")) local = slice(f, ts_node_child_by_field_name(item, "alias", 5));
+    if (is(item, "aliased_import")) local = slice(f, an_py_field(item, "alias", 5));
     else local = slice(f, n);
     int refs = count_refs(f, local);
     ut_free(local);
     if (refs) return NULL;
-    TSNode mod = ts_node_child_by_field_name(st, "module_name", 11);
+    TSNode mod = an_py_field(st, "module_name", 11);
     UT_VEC(TSNode) names = {0};
     uint32_t c = ts_node_named_child_count(st);
     for (uint32_t i = 0; i < c; i++) {
@@ -621,7 +683,7 @@ static an_fix *fix_unused_import(fx *f, const an_diag *d) {
         bool alone_end = true;
         for (uint32_t i = e; i < le; i++)
             if (!isspace((unsigned char)f->text[i])) alone_end = false;
-        TSNode parent = ts_node_parent(st);
+        TSNode parent = up(f, st);
         bool only_stmt_in_block = is(parent, "block") && ts_node_named_child_count(parent) == 1;
         if (only_stmt_in_block) edit(x, s, e, "pass");
         else if (alone_start && alone_end) edit(x, ls, le, "");
@@ -648,10 +710,10 @@ static bool string_is(const fx *f, TSNode n, const char *want) {
 /* compat: `torch.autocast("cuda", dtype=...)` becomes `xpuify_device.autocast(dtype=...)`, which disables
  * autocast where the device cannot do the dtype (as torch.cuda.amp.autocast does off CUDA) instead of raising. */
 static an_fix *fix_compat_autocast(fx *f, const an_diag *d, TSNode str, needs *nd) {
-    TSNode arg = str, p = ts_node_parent(str);
-    if (is(p, "keyword_argument")) arg = p, p = ts_node_parent(p);
+    TSNode arg = str, p = up(f, str);
+    if (is(p, "keyword_argument")) arg = p, p = up(f, p);
     if (!is(p, "argument_list")) return NULL;
-    TSNode call = ts_node_parent(p), fn = ts_node_child_by_field_name(call, "function", 8);
+    TSNode call = up(f, p), fn = an_py_field(call, "function", 8);
     ut_buf q;
     ut_buf_init(&q);
     bool autocast = an_pyscope_qualname(f->scope, fn, f->text, &q) &&
@@ -688,7 +750,7 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
         if (x) return x;
     }
     /* `"cuda" if "cuda" in device else "cpu"` (a device type from a device string): torch.device(device).type */
-    TSNode cx = ts_node_parent(n);
+    TSNode cx = up(f, n);
     if (string_is(f, n, "cuda") && is(cx, "conditional_expression") && ts_node_named_child_count(cx) == 3 &&
         ts_node_eq(ts_node_named_child(cx, 0), n) && string_is(f, ts_node_named_child(cx, 2), "cpu")) {
         TSNode cond = ts_node_named_child(cx, 1);
@@ -733,14 +795,14 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
             ut_buf_printf(&b, "%s.device_str(%s)", f->opt->helper_module, idx);
             nd->helper = true;
         } else {
-            TSNode p = ts_node_parent(n);
+            TSNode p = up(f, n);
             bool map_location = false;
             if (is(p, "keyword_argument")) {
-                TSNode k = ts_node_child_by_field_name(p, "name", 4);
+                TSNode k = an_py_field(p, "name", 4);
                 map_location = E(k) - S(k) == 12 && !memcmp(f->text + S(k), "map_location", 12);
             }
             /* a value bound to a name (an_flow) may reach map_location too: the form every position accepts */
-            while (is(p, "conditional_expression") || is(p, "parenthesized_expression")) p = ts_node_parent(p);
+            while (is(p, "conditional_expression") || is(p, "parenthesized_expression")) p = up(f, p);
             if (is(p, "assignment") || is(p, "expression_list") || is(p, "list") || is(p, "tuple") || is(p, "pair"))
                 map_location = true;
             const char *o = digits ? "" : "{", *cl = digits ? "" : "}";
@@ -779,7 +841,7 @@ static uint32_t indent_of(const fx *f, uint32_t pos) {
  * `X = torch.device(DEV)` when the branches build devices. Only when the statement is those four lines in the
  * file's text (a region parse may hold part of a longer branch). */
 static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+    TSNode body = an_py_field(n, "consequence", 11);
     TSNode asg = ts_node_named_child(ts_node_named_child(body, 0), 0);
     if (!is(asg, "assignment")) return NULL;
     uint32_t lines = 0, ind = indent_of(f, S(n));
@@ -803,12 +865,12 @@ static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd
         if (q - p > ind) return NULL;
         break;
     }
-    TSNode left = ts_node_child_by_field_name(asg, "left", 4), right = ts_node_child_by_field_name(asg, "right", 5);
+    TSNode left = an_py_field(asg, "left", 4), right = an_py_field(asg, "right", 5);
     char *l = slice(f, left);
     ut_buf b;
     ut_buf_init(&b);
     if (is(right, "call")) {
-        char *fn = slice(f, ts_node_child_by_field_name(right, "function", 8));
+        char *fn = slice(f, an_py_field(right, "function", 8));
         ut_buf_printf(&b, "%s = %s(%s)", l, fn, f->dev);
         ut_free(fn);
     } else {
@@ -840,10 +902,10 @@ static bool pcre_free_word(const char *arg) {
 }
 
 static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    TSNode attr = ts_node_parent(n);
-    TSNode call = ts_node_parent(attr);
+    TSNode attr = up(f, n);
+    TSNode call = up(f, attr);
     if (!is(attr, "attribute") || !is(call, "call")) return NULL;
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode args = an_py_field(call, "arguments", 9);
     if (!is(args, "argument_list")) return NULL;
     char *index = NULL;
     ut_buf kws;
@@ -855,10 +917,10 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
         TSNode a = ts_node_named_child(args, i);
         if (is(a, "comment")) continue;
         if (is(a, "keyword_argument")) {
-            TSNode k = ts_node_child_by_field_name(a, "name", 4);
+            TSNode k = an_py_field(a, "name", 4);
             if (E(k) - S(k) == 6 && !memcmp(f->text + S(k), "device", 6)) {
                 ut_free(index);
-                index = slice(f, ts_node_child_by_field_name(a, "value", 5));
+                index = slice(f, an_py_field(a, "value", 5));
             } else {
                 char *t = slice(f, a);
                 ut_buf_printf(&kws, ", %s", t);
@@ -874,7 +936,7 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
     if (ok) {
         /* safe where the receiver is known to be a torch tensor or module (an_types); any other object with a
          * `.cuda()` method might mean something else by `.to()` */
-        TSNode recv = ts_node_child_by_field_name(attr, "object", 6);
+        TSNode recv = an_py_field(attr, "object", 6);
         if (!ts_node_is_null(recv) && !f->types) f->types = an_types_new(f->text, f->src->len, f->scope);
         bool torch_recv = !ts_node_is_null(recv) && an_types_torch(f->types, S(recv), E(recv), S(recv));
         /* a receiver of unknown type: safe where nothing in the project or the file has a `.cuda()` that
@@ -925,10 +987,10 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
 }
 
 static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    TSNode attr = ts_node_parent(n);
+    TSNode attr = up(f, n);
     if (!is(attr, "attribute")) return NULL;
-    TSNode obj = ts_node_child_by_field_name(attr, "object", 6);
-    TSNode p = ts_node_parent(attr);
+    TSNode obj = an_py_field(attr, "object", 6);
+    TSNode p = up(f, attr);
     /* `==` binds tighter than not/and/or, so these contexts need no parentheses */
     bool bare = is(p, "if_statement") || is(p, "elif_clause") || is(p, "while_statement") ||
                 is(p, "boolean_operator") || is(p, "assignment") || is(p, "return_statement") ||
@@ -949,8 +1011,8 @@ static an_fix *fix_is_cuda(fx *f, const an_diag *d, TSNode n, needs *nd) {
 }
 
 static an_fix *fix_add_device_arg(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    TSNode call = ts_node_parent(n);
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode call = up(f, n);
+    TSNode args = an_py_field(call, "arguments", 9);
     if (!is(call, "call") || !is(args, "argument_list")) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass the run-time device");
     insert_first_arg(f, x, args, f->dev);
@@ -980,7 +1042,7 @@ static an_fix *fix_nccl(fx *f, const an_diag *d, TSNode n, needs *nd) {
 
 /* DDP(model, device_ids=V): V on accelerators, None on the CPU (DDP rejects device ids for a CPU model) */
 static an_fix *fix_ddp_device_ids(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    if (!is(ts_node_parent(n), "keyword_argument")) return NULL;
+    if (!is(up(f, n), "keyword_argument")) return NULL;
     char *v = slice(f, n);
     ut_buf b;
     ut_buf_init(&b);
@@ -996,7 +1058,7 @@ static an_fix *fix_ddp_device_ids(fx *f, const an_diag *d, TSNode n, needs *nd) 
 static an_fix *fix_set_device_index(fx *f, const an_diag *d, TSNode n, needs *nd) {
     if (!is(n, "call")) return NULL;
     if (an_version_newer("2.7", f->opt->torch_major, f->opt->torch_minor)) return NULL;
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+    TSNode fn = an_py_field(n, "function", 8);
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Call set_device_index");
     edit(x, S(fn), E(fn), "torch.accelerator.set_device_index");
     nd->torch = true;
@@ -1007,7 +1069,7 @@ static an_fix *fix_check_available(fx *f, const an_diag *d, TSNode n, needs *nd)
     (void)nd;
     if (!is(n, "call")) return NULL;
     if (an_version_newer("2.7", f->opt->torch_major, f->opt->torch_minor)) return NULL;
-    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    TSNode args = an_py_field(n, "arguments", 9);
     if (!is(args, "argument_list")) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Pass check_available=True");
     insert_first_arg(f, x, args, "check_available=True");
@@ -1032,9 +1094,9 @@ static bool has_ext_helper(const fx *f) {
  * SyclExtension or CppExtension elsewhere. Its own CUDAExtension call sits in an if-chain that tests SYCL, which
  * the analyzer treats as device-agnostic code, so fixing the output again changes nothing. */
 static an_fix *fix_extension_build(fx *f, const an_diag *d, TSNode n) {
-    TSNode call = ts_node_parent(n);
-    if (!is(call, "call") || !ts_node_eq(ts_node_child_by_field_name(call, "function", 8), n)) return NULL;
-    if (!is(ts_node_child_by_field_name(call, "arguments", 9), "argument_list")) return NULL;
+    TSNode call = up(f, n);
+    if (!is(call, "call") || !ts_node_eq(an_py_field(call, "function", 8), n)) return NULL;
+    if (!is(an_py_field(call, "arguments", 9), "argument_list")) return NULL;
     bool defined = has_ext_helper(f);
     /* a call in the file's opening (an import block such as `try: from ... import CUDAExtension; EXT = ...`) would
      * run before the function is defined */
@@ -1086,9 +1148,30 @@ static an_fix *fix_int_device(fx *f, const an_diag *d, needs *nd) {
     return x;
 }
 
-static TSNode node_for(const fx *f, uint32_t s, uint32_t e) {
-    TSNode n = ts_node_descendant_for_byte_range(f->root, s, e);
-    while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
+/* ts_node_descendant_for_byte_range(root, s, e) (the smallest node holding [s, e), anonymous ones included), by a
+ * cursor's descent from the top-level statement the root's descent goes through, each level's first child that
+ * ends after s if it holds [s, e); the nodes passed are kept in f->path for up(). */
+static TSNode node_for(fx *f, uint32_t s, uint32_t e) {
+    f->npath = 0;
+    TSNode top = top_for(f, s, e);
+    if (ts_node_is_null(top) || e <= s || E(top) < e) {
+        TSNode n = ts_node_descendant_for_byte_range(ts_node_is_null(top) ? f->root : top, s, e);
+        while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
+        return n;
+    }
+    TSNode n = top;
+    f->path[f->npath++] = top;
+    if (f->has_cur) ts_tree_cursor_reset(&f->cur, top);
+    else f->cur = ts_tree_cursor_new(top), f->has_cur = true;
+    TSTreeCursor *c = &f->cur;
+    while (ts_tree_cursor_goto_first_child_for_byte(c, s) >= 0) {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        while (E(ch) <= s && ts_tree_cursor_goto_next_sibling(c)) ch = ts_tree_cursor_current_node(c);
+        if (E(ch) <= s || S(ch) > s || E(ch) < e) break;
+        n = ch;
+        if (f->npath < (int)(sizeof f->path / sizeof *f->path)) f->path[f->npath++] = ch;
+        else f->npath = 0; /* too deep to keep: up() descends itself */
+    }
     return n;
 }
 
@@ -1296,14 +1379,29 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     ut_free(order);
     an_guard_free(f.guard);
     ut_free(f.verdict.why);
+    /* the insertion edit depends on `all` and the header alone: made for the first fix that needs it, copied after */
+    bool req_made = false, req_any = false;
+    an_edit req = {0};
     for (size_t i = 0; i < diags->len; i++) {
         an_fix *x = diags->items[i].fix;
         if (!x) continue;
-        if (nds[i].torch || nds[i].dev || nds[i].helper) requirement_edits(&f, x, &all);
+        if (nds[i].torch || nds[i].dev || nds[i].helper) {
+            if (!req_made) {
+                size_t before = x->edits.len;
+                requirement_edits(&f, x, &all);
+                req_made = true;
+                req_any = x->edits.len > before;
+                if (req_any) req = x->edits.items[x->edits.len - 1];
+            } else if (req_any) {
+                edit(x, req.start, req.end, req.text);
+            }
+        }
         qsort(x->edits.items, x->edits.len, sizeof(an_edit), edit_cmp);
     }
     ut_free(nds);
     an_types_free(f.types);
+    if (f.has_cur) ts_tree_cursor_delete(&f.cur);
+    ut_free(f.tops);
     ut_free(f.refs);
     ut_free(f.dev);
     /* what the insertion edits hold, as requirement_edits decides it */

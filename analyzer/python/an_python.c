@@ -1,5 +1,6 @@
 /* an_python: the Python front end (tree-sitter + tree-sitter-python). */
 #include "analyzer/python/an_python.h"
+#include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_message.h"
 #include "analyzer/python/an_context.h"
@@ -47,6 +48,9 @@ typedef struct {
     bool compat;       /* fixes target the device helper: messages name the helper's function */
     bool too_deep;     /* the tree is nested deeper than AN_PY_MAX_DEPTH: the file is not analyzed */
     uint32_t deep_at;  /* where the walk passed that depth */
+    /* the last query finding's rule, reported text and message: the next with the same two copies the message */
+    const an_rule *memo_rule;
+    char *memo_text, *memo_msg;
 } ctx;
 
 /* Deeper syntax trees are not analyzed (one XPU001 finding says so). CPython compiles nothing nested much deeper
@@ -146,7 +150,7 @@ static void check_chain(ctx *c, TSNode top) {
         char *dot = strrchr(q, '.');
         if (!dot) break;
         *dot = 0;
-        n = ts_node_child_by_field_name(n, "object", 6);
+        n = an_py_field(n, "object", 6);
         if (!strchr(q, '.')) break; /* a bare root name is never an API */
     }
     q[len] = 0;
@@ -258,14 +262,14 @@ static void check_agnostic(ctx *c, TSNode n, bool is_if) {
     bool hit = false;
     if (is_if) {
         uint32_t cnt = ts_node_named_child_count(n);
-        TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+        TSNode cond = an_py_field(n, "condition", 9);
         if (!ts_node_is_null(cond)) {
             const char *cs = src + ts_node_start_byte(cond);
             size_t cn = ts_node_end_byte(cond) - ts_node_start_byte(cond);
             hit = mentions_agnostic(cs, cn) || mentions_name(cs, cn, c->scope.agnostic_names.items, c->scope.agnostic_names.len);
             /* `if x.device.type == "cuda": ... else: ...`: the CUDA branch of code that handles other devices */
-            TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
-            TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+            TSNode alt = an_py_field(n, "alternative", 11);
+            TSNode body = an_py_field(n, "consequence", 11);
             if (!hit && !ts_node_is_null(alt) && !ts_node_is_null(body) && mentions_cuda_device_test(cs, cn)) {
                 range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
                 ut_vec_push(&c->cuda_branches, r);
@@ -274,7 +278,7 @@ static void check_agnostic(ctx *c, TSNode n, bool is_if) {
         for (uint32_t i = 0; i < cnt && !hit; i++) {
             TSNode ch = ts_node_named_child(n, i);
             if (strcmp(ts_node_type(ch), "elif_clause")) continue;
-            TSNode ec = ts_node_child_by_field_name(ch, "condition", 9);
+            TSNode ec = an_py_field(ch, "condition", 9);
             if (!ts_node_is_null(ec))
                 hit = mentions_agnostic(src + ts_node_start_byte(ec), ts_node_end_byte(ec) - ts_node_start_byte(ec));
         }
@@ -285,10 +289,10 @@ static void check_agnostic(ctx *c, TSNode n, bool is_if) {
     TSNode sib = ts_node_next_named_sibling(n);
     while (!ts_node_is_null(sib) && !strcmp(ts_node_type(sib), "comment")) sib = ts_node_next_named_sibling(sib);
     if (is_if && !hit && !ts_node_is_null(sib) && !strcmp(ts_node_type(sib), "if_statement")) {
-        TSNode sc = ts_node_child_by_field_name(sib, "condition", 9);
+        TSNode sc = an_py_field(sib, "condition", 9);
         if (!ts_node_is_null(sc) &&
             mentions_agnostic(src + ts_node_start_byte(sc), ts_node_end_byte(sc) - ts_node_start_byte(sc))) {
-            TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+            TSNode cond = an_py_field(n, "condition", 9);
             hit = !ts_node_is_null(cond) && mentions_cuda_guard(src + ts_node_start_byte(cond),
                                                                 ts_node_end_byte(cond) - ts_node_start_byte(cond));
         }
@@ -299,8 +303,8 @@ static void check_agnostic(ctx *c, TSNode n, bool is_if) {
     }
     /* `if DEV == "cuda": torch.cuda.ipc_collect()`: the body is CUDA-only by design */
     if (is_if && !hit) {
-        TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
-        TSNode body = ts_node_child_by_field_name(n, "consequence", 11);
+        TSNode cond = an_py_field(n, "condition", 9);
+        TSNode body = an_py_field(n, "consequence", 11);
         if (!ts_node_is_null(cond) && !ts_node_is_null(body) &&
             mentions_cuda_guard(src + ts_node_start_byte(cond), ts_node_end_byte(cond) - ts_node_start_byte(cond))) {
             range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
@@ -352,7 +356,7 @@ static void walk(ctx *c, TSNode root) {
         } else if (s == py->s_if) {
             check_agnostic(c, n, true);
         } else if (s == py->s_try) {
-            TSNode body = ts_node_child_by_field_name(n, "body", 4);
+            TSNode body = an_py_field(n, "body", 4);
             if (!ts_node_is_null(body)) {
                 range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
                 ut_vec_push(&c->try_bodies, r);
@@ -473,10 +477,16 @@ static void on_query_match(void *vc, const an_rule *r, TSNode report) {
     const char *nl = memchr(t, '\n', n);
     if (nl) n = (uint32_t)(nl - t);
     n = utf8_clip(t, n, 60);
+    if (c->memo_rule == r && strlen(c->memo_text) == n && !memcmp(c->memo_text, t, n)) {
+        emit(c, r, a, b, ut_strdup(c->memo_msg));
+        return;
+    }
     char *text = ut_strndup(t, n);
     an_message_vars v = {NULL, NULL, r->min_torch, text, NULL};
-    emit(c, r, a, b, an_message_format(r->message, &v));
-    ut_free(text);
+    char *msg = an_message_format(r->message, &v);
+    emit(c, r, a, b, msg);
+    ut_free(c->memo_text), ut_free(c->memo_msg);
+    c->memo_rule = r, c->memo_text = text, c->memo_msg = ut_strdup(msg);
 }
 
 static bool resolve_cb(void *vc, TSNode n, ut_buf *out) {
@@ -768,7 +778,7 @@ static bool is_statement(TSNode n) {
 static uint32_t logical_end_row(TSNode n) {
     TSNode def = n;
     if (!strcmp(ts_node_type(n), "decorated_definition")) {
-        TSNode d = ts_node_child_by_field_name(n, "definition", 10);
+        TSNode d = an_py_field(n, "definition", 10);
         if (!ts_node_is_null(d)) def = d;
     }
     uint32_t cnt = ts_node_child_count(def);
@@ -941,7 +951,7 @@ static TSNode child_at(TSNode n, uint32_t pos) {
 
 /* the definition inside a statement (itself, or what a decorated_definition decorates), or a NULL node */
 static TSNode def_of(TSNode st) {
-    TSNode d = is_type(st, "decorated_definition") ? ts_node_child_by_field_name(st, "definition", 10) : st;
+    TSNode d = is_type(st, "decorated_definition") ? an_py_field(st, "definition", 10) : st;
     return is_type(d, "function_definition") || is_type(d, "class_definition") ? d : (TSNode){0};
 }
 
@@ -964,7 +974,7 @@ static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_ve
         if (ts_node_start_byte(st) > h) continue;
         an_span r = {0, 0};
         for (int level = 0; level < 2 && !ts_node_is_null(st); level++) {
-            TSNode def = def_of(st), body = ts_node_is_null(def) ? def : ts_node_child_by_field_name(def, "body", 4);
+            TSNode def = def_of(st), body = ts_node_is_null(def) ? def : an_py_field(def, "body", 4);
             r.start = ts_node_start_byte(st), r.end = ts_node_end_byte(st);
             if (ts_node_is_null(body)) break;          /* not a unit: the statement whole */
             if (h < ts_node_start_byte(body)) {        /* the unit's header */
@@ -1215,13 +1225,19 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     an_suppress_free(&sup);
 finish:
     ut_vec_free(&qr);
-    for (size_t i = 0; i < mine.len; i++) {
-        an_diag_locate(&mine.items[i], src);
-        ut_vec_push(out, mine.items[i]);
+    for (size_t i = 0; i < mine.len; i++) an_diag_locate(&mine.items[i], src);
+    if (!out->len) { /* the usual case: the list becomes the output */
+        ut_vec_free(out);
+        out->items = mine.items, out->len = mine.len, out->cap = mine.cap;
+    } else {
+        ut_vec_reserve(out, mine.len);
+        if (mine.len) memcpy(out->items + out->len, mine.items, mine.len * sizeof *mine.items);
+        out->len += mine.len;
+        ut_vec_free(&mine);
     }
-    ut_vec_free(&mine);
     an_diag_list_sort(out);
     ut_buf_free(&c.tmp);
+    ut_free(c.memo_text), ut_free(c.memo_msg);
     ut_vec_free(&c.errors);
     ut_vec_free(&c.agnostic);
     ut_vec_free(&c.cuda_guarded);

@@ -1,5 +1,6 @@
 /* an_query: compiles every query rule of a language into one TSQuery, parses its predicates once, and runs it. */
 #include "analyzer/python/an_query.h"
+#include "analyzer/python/an_pyfield.h"
 #include <ctype.h>
 #include <pthread.h>
 #include "analyzer/core/an_catalog_int.h"
@@ -397,14 +398,14 @@ static bool user_attribute(TSNode name, const char *src) {
             !strcmp(t, "parenthesized_expression"))
             continue;
         if (!strcmp(t, "assignment") || !strcmp(t, "augmented_assignment")) {
-            TSNode left = ts_node_child_by_field_name(p, "left", 4);
+            TSNode left = an_py_field(p, "left", 4);
             if (!ts_node_is_null(left) && ts_node_start_byte(left) == ts_node_start_byte(child) &&
                 ts_node_end_byte(left) == ts_node_end_byte(child))
                 return true;
         }
         break;
     }
-    TSNode obj = ts_node_child_by_field_name(attr, "object", 6);
+    TSNode obj = an_py_field(attr, "object", 6);
     if (ts_node_is_null(obj)) return false;
     uint32_t oa = ts_node_start_byte(obj), ob = ts_node_end_byte(obj), na = ts_node_start_byte(name),
              nb = ts_node_end_byte(name);
@@ -456,7 +457,18 @@ static void code_text(TSNode n, const char *src, ut_buf *out) {
     ts_tree_cursor_delete(&cur);
 }
 
-static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resolve_fn resolve, void *rctx, ut_buf *tmp) {
+/* The last node a #resolves-to? predicate resolved, and the answer: the patterns rooted at a call that test its
+ * callee's name (a dozen of the catalog's) ask for the same node one after another. A node is told by its subtree
+ * and its extent (a leaf's subtree can be stored inline, the same value at two places). */
+typedef struct {
+    const void *id;
+    uint32_t start, end;
+    bool ok;
+    ut_buf name;
+} resolved;
+
+static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resolve_fn resolve, void *rctx, ut_buf *tmp,
+                 resolved *last) {
     /* a capture absent from the match (optional part) makes positive predicates false */
     TSNode n = {0}, n2 = {0};
     bool have = false, have2 = false;
@@ -499,14 +511,19 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
         for (size_t i = 0; i < p->args.len && !r; i++) r = text_eq(src, n, p->args.items[i]);
         break;
     case P_RESOLVES_TO:
-        ut_buf_clear(tmp);
-        if (resolve && resolve(rctx, n, tmp)) {
+        if (!last->id || last->id != n.id || last->start != a || last->end != b) {
+            ut_buf_clear(&last->name);
+            last->ok = resolve && resolve(rctx, n, &last->name);
+            last->id = n.id, last->start = a, last->end = b;
+        }
+        if (last->ok) {
+            const ut_buf *q = &last->name;
             for (size_t i = 0; i < p->args.len && !r; i++) {
                 const char *want = p->args.items[i];
                 size_t wl = strlen(want);
                 if (wl > 2 && !strcmp(want + wl - 2, ".*"))
-                    r = tmp->len > wl - 2 && !strncmp(tmp->data, want, wl - 1);
-                else r = !strcmp(tmp->data, want);
+                    r = q->len > wl - 2 && !strncmp(q->data, want, wl - 1);
+                else r = !strcmp(q->data ? q->data : "", want);
             }
         }
         break;
@@ -520,7 +537,7 @@ static bool eval(const pred *p, const TSQueryMatch *m, const char *src, an_resol
             if (p->kind == P_HAS_KEYWORD) {
                 if (!strcmp(t, "dictionary_splat")) r = true; /* **kwargs may hold it */
                 else if (!strcmp(t, "keyword_argument")) {
-                    TSNode nm = ts_node_child_by_field_name(ch, "name", 4);
+                    TSNode nm = an_py_field(ch, "name", 4);
                     for (size_t k = 0; k < p->args.len && !r; k++) r = text_eq(src, nm, p->args.items[k]);
                 }
             } else {
@@ -572,10 +589,12 @@ void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32
     TSQueryMatch m;
     ut_buf tmp;
     ut_buf_init(&tmp);
+    resolved last = {0};
+    ut_buf_init(&last.name);
     while (ts_query_cursor_next_match(qc, &m)) {
         const pattern_info *pi = &qs->patterns.items[m.pattern_index];
         bool ok = true;
-        for (size_t i = 0; i < pi->preds.len && ok; i++) ok = eval(&pi->preds.items[i], &m, src, resolve, rctx, &tmp);
+        for (size_t i = 0; i < pi->preds.len && ok; i++) ok = eval(&pi->preds.items[i], &m, src, resolve, rctx, &tmp, &last);
         if (!ok) continue;
         for (uint16_t i = 0; i < m.capture_count; i++)
             if (m.captures[i].index == pi->report_cap) {
@@ -584,6 +603,7 @@ void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32
             }
     }
     ut_buf_free(&tmp);
+    ut_buf_free(&last.name);
     if (own) ts_query_cursor_delete(qc);
     else cursor_busy = false;
 }

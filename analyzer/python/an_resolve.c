@@ -1,5 +1,6 @@
 /* an_resolve: collects import bindings and resolves names and attribute chains to qualified names. */
 #include "analyzer/python/an_resolve.h"
+#include "analyzer/python/an_pyfield.h"
 #include <ctype.h>
 #include <pthread.h>
 #include <string.h>
@@ -44,13 +45,13 @@ static void collect_import(an_pyscope *sc, TSNode st, const char *src, bool fall
                 text(&l, first, src);
                 bind(sc, l.data, l.len, l.data, n, fallback);
             } else if (is(n, "aliased_import")) {
-                dotted(&q, ts_node_child_by_field_name(n, "name", 4), src);
-                text(&l, ts_node_child_by_field_name(n, "alias", 5), src);
+                dotted(&q, an_py_field(n, "name", 4), src);
+                text(&l, an_py_field(n, "alias", 5), src);
                 if (q.len && l.len) bind(sc, l.data, l.len, q.data, n, fallback);
             }
         }
     } else if (is(st, "import_from_statement")) {
-        TSNode mod = ts_node_child_by_field_name(st, "module_name", 11);
+        TSNode mod = an_py_field(st, "module_name", 11);
         if (ts_node_is_null(mod) || !is(mod, "dotted_name")) goto out; /* relative imports are the project's own */
         ut_buf m;
         ut_buf_init(&m);
@@ -66,8 +67,8 @@ static void collect_import(an_pyscope *sc, TSNode st, const char *src, bool fall
             }
             TSNode name = n, alias = {0};
             if (is(n, "aliased_import")) {
-                name = ts_node_child_by_field_name(n, "name", 4);
-                alias = ts_node_child_by_field_name(n, "alias", 5);
+                name = an_py_field(n, "name", 4);
+                alias = an_py_field(n, "alias", 5);
             } else if (!is(n, "dotted_name")) continue;
             ut_buf_printf(&q, "%s.", m.data);
             dotted(&q, name, src);
@@ -117,7 +118,7 @@ static bool param_name(TSNode p, const char *src, uint32_t *a, uint32_t *b);
 
 /* the parameters of a function_definition or lambda, as shadows over its whole range */
 static void collect_params(an_pyscope *sc, TSNode def, const char *src) {
-    TSNode params = ts_node_child_by_field_name(def, "parameters", 10);
+    TSNode params = an_py_field(def, "parameters", 10);
     if (ts_node_is_null(params)) return;
     uint32_t c = ts_node_named_child_count(params);
     for (uint32_t i = 0; i < c; i++) {
@@ -382,7 +383,7 @@ const char *an_pyscope_lookup(const an_pyscope *sc, const char *name, size_t n, 
 static bool param_name(TSNode p, const char *src, uint32_t *a, uint32_t *b) {
     (void)src;
     TSNode id = p;
-    if (is(p, "default_parameter") || is(p, "typed_default_parameter")) id = ts_node_child_by_field_name(p, "name", 4);
+    if (is(p, "default_parameter") || is(p, "typed_default_parameter")) id = an_py_field(p, "name", 4);
     else if (is(p, "typed_parameter") || is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern"))
         id = ts_node_named_child(p, 0);
     if (ts_node_is_null(id) || !is(id, "identifier")) return false;
@@ -423,10 +424,10 @@ bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_
     TSNode n = node;
     while (is(n, "attribute")) {
         if (np == 64) return false;
-        TSNode attr = ts_node_child_by_field_name(n, "attribute", 9);
+        TSNode attr = an_py_field(n, "attribute", 9);
         if (ts_node_is_null(attr)) return false;
         parts[np++] = attr;
-        n = ts_node_child_by_field_name(n, "object", 6);
+        n = an_py_field(n, "object", 6);
         if (ts_node_is_null(n)) return false;
     }
     if (!is(n, "identifier")) return false;

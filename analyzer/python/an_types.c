@@ -199,6 +199,8 @@ static bool text_import_scan(const ty *y, const char *name, size_t n, char *out,
 
 /* text_import_scan once per name (its answer depends on the name alone) */
 static bool text_import(const ty *y, const char *name, size_t n, char *out, size_t cap) {
+    if (!y->memo->imports_done) make_import_lines(y);
+    if (y->memo->imports.len <= 8) return text_import_scan(y, name, n, out, cap); /* cheaper than the memo */
     uint64_t h = fact_hash(K_IMPORT, name, n, 0, 0, 0, 0, false);
     fact *f = fact_find(y->memo, K_IMPORT, name, n, 0, 0, 0, 0, false, h);
     if (!f) {
