@@ -26,7 +26,13 @@ static const char *HELP =
     "                          byte; prefixes text:, npy:, f32:, f64:, bytes: force a kind\n"
     "      --rtol R            relative tolerance (default 1e-05)\n"
     "      --atol A            absolute tolerance (default 1e-08)\n"
-    "      --devices LIST      auto (default: every tier present) or a list of cuda, xpu, mps, cpu\n"
+    "      --devices LIST      auto (default: every tier present) or a list of cuda, xpu, mps, cpu, opencl\n"
+    "                          (opencl, the C tier, only by name: a CUDA C/C++ program's patched copy built with\n"
+    "                          the layer's OpenCL backend; the build command then runs before each tier's runs\n"
+    "                          with XPUIFY_GPU_BACKEND=cuda|opencl, XPUIFY_CC and XPUIFY_LIBS set, e.g.\n"
+    "                          --build '$XPUIFY_CC -O2 -o p p.cu $XPUIFY_LIBS'; the original, CUDA, runs on cuda\n"
+    "                          only, and the OpenCL run is compared with it, else with --reference, else must\n"
+    "                          exit 0)\n"
     "      --reference CMD     where the original fails (CUDA-only code on the CPU), compare the patched run with\n"
     "                          the output of CMD run in the original's copy (a hand-written CPU version, say)\n"
     "      --timeout S         seconds allowed to each build and run (default 600); the process group is killed\n"
@@ -37,7 +43,9 @@ static const char *HELP =
     "  and the fix options: --target, --torch-version, --helper-module, --helper-path (relative to PATH),\n"
     "  --device-priority, --select, --ignore, --exclude, --rules, --no-ignore, -o/--output-file\n\n"
     "Tiers: cuda (nvidia-smi or the CUDA driver), xpu (xpu-smi, Level Zero or torch.xpu), mps (macOS),\n"
-    "cpu (always; CUDA_VISIBLE_DEVICES=\"\", ZE_AFFINITY_MASK=\"\", XPUIFY_DEVICE=cpu). Each run also sees\n"
+    "cpu (always; CUDA_VISIBLE_DEVICES=\"\", ZE_AFFINITY_MASK=\"\", XPUIFY_DEVICE=cpu), opencl (an OpenCL platform\n"
+    "with a device, through libOpenCL.so.1; with it, a cuda tier that is absent, or has no nvcc, is skipped and\n"
+    "reported, not an error). Each run also sees\n"
     "XPUIFY_VERIFY_TIER and XPUIFY_VERIFY_VARIANT (original, patched, ref-cmd).\n"
     "Exit status: 0 the patched program matches the original wherever the original ran and runs on every tier,\n"
     "1 otherwise, 2 usage or set-up error (or an interruption).\n";
@@ -57,7 +65,7 @@ static bool parse_number(const char *flag, const char *v, double *out, bool posi
 static bool parse_devices(const char *v, hv_verify *hv, bool *explicit_) {
     memset(hv->wanted, 0, sizeof hv->wanted);
     if (!strcmp(v, "auto")) {
-        for (int t = 0; t < HV_TIER__COUNT; t++) hv->wanted[t] = true;
+        for (int t = 0; t < HV_TIER__COUNT; t++) hv->wanted[t] = t != HV_TIER_OPENCL;
         *explicit_ = false;
         return true;
     }
@@ -68,7 +76,7 @@ static bool parse_devices(const char *v, hv_verify *hv, bool *explicit_) {
         while (*tok == ' ') tok++;
         hv_tier t;
         if (!hv_tier_parse(tok, &t)) {
-            fprintf(stderr, "xpuify: error: --devices: `%s` is not one of auto, cuda, xpu, mps, cpu\n", tok);
+            fprintf(stderr, "xpuify: error: --devices: `%s` is not one of auto, cuda, xpu, mps, cpu, opencl\n", tok);
             ok = false;
             continue;
         }
@@ -87,7 +95,7 @@ int cli_verify(int argc, char **argv) {
     cli_opts_init(&o);
     hv_verify hv;
     hv_verify_init(&hv);
-    for (int t = 0; t < HV_TIER__COUNT; t++) hv.wanted[t] = true;
+    for (int t = 0; t < HV_TIER__COUNT; t++) hv.wanted[t] = t != HV_TIER_OPENCL;
     bool bad = false, json = false, devices_explicit = false, saw_compare = false;
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
@@ -176,7 +184,7 @@ int cli_verify(int argc, char **argv) {
     }
     if (devices_explicit)
         for (int t = 0; t < HV_TIER__COUNT; t++)
-            if (hv.wanted[t] && !hv.tiers[t].present) {
+            if (hv.wanted[t] && !hv.tiers[t].present && !(t == HV_TIER_CUDA && hv.wanted[HV_TIER_OPENCL])) {
                 fprintf(stderr, "xpuify: error: --devices %s: not present on this machine: %s\n", hv_tier_name((hv_tier)t),
                         hv.tiers[t].how);
                 bad = true;

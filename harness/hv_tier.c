@@ -11,8 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-static const char *const NAMES[HV_TIER__COUNT] = {"cuda", "xpu", "mps", "cpu"};
+static const char *const NAMES[HV_TIER__COUNT] = {"cuda", "xpu", "mps", "cpu", "opencl"};
 
 const char *hv_tier_name(hv_tier t) { return t < HV_TIER__COUNT ? NAMES[t] : "?"; }
 
@@ -22,7 +23,7 @@ bool hv_tier_parse(const char *name, hv_tier *t) {
     return false;
 }
 
-bool hv_tier_is_accelerator(hv_tier t) { return t != HV_TIER_CPU; }
+bool hv_tier_is_accelerator(hv_tier t) { return t != HV_TIER_CPU && t != HV_TIER_OPENCL; }
 
 void hv_tier_info_free(hv_tier_info *t) {
     ut_free(t->how);
@@ -183,21 +184,82 @@ static void detect_mps(const char *scratch, const char *python, hv_tier_info *t)
 #endif
 }
 
+/* An OpenCL platform with a device, through the ICD loader (libOpenCL.so.1) opened at run time. */
+static void detect_opencl(hv_tier_info *t) {
+    void *h = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        set_how(t, false, "no OpenCL ICD loader (libOpenCL.so.1)");
+        return;
+    }
+    typedef int (*plat_fn)(uint32_t, void **, uint32_t *);
+    typedef int (*pinfo_fn)(void *, uint32_t, size_t, void *, size_t *);
+    typedef int (*dev_fn)(void *, uint64_t, uint32_t, void **, uint32_t *);
+    plat_fn get_platforms = (plat_fn)dlsym(h, "clGetPlatformIDs");
+    pinfo_fn platform_info = (pinfo_fn)dlsym(h, "clGetPlatformInfo");
+    dev_fn get_devices = (dev_fn)dlsym(h, "clGetDeviceIDs");
+    void *plats[16];
+    uint32_t np = 0;
+    int devices = 0;
+    char first[128] = "";
+    if (get_platforms && platform_info && get_devices && get_platforms(16, plats, &np) == 0) {
+        for (uint32_t i = 0; i < np && i < 16; i++) {
+            uint32_t nd = 0;
+            if (get_devices(plats[i], 0xFFFFFFFFu /* CL_DEVICE_TYPE_ALL */, 0, NULL, &nd) != 0 || !nd) continue;
+            if (!devices) platform_info(plats[i], 0x0902 /* CL_PLATFORM_NAME */, sizeof first - 1, first, NULL);
+            devices += (int)nd;
+        }
+    }
+    if (devices)
+        set_how(t, true, "OpenCL: %u platform%s, %d device%s; first: %s", np, np == 1 ? "" : "s", devices,
+                devices == 1 ? "" : "s", first);
+    else
+        set_how(t, false, "no OpenCL platform with a device (the ICD loader lists none)");
+    dlclose(h);
+}
+
+/* nvcc on PATH (the C tier builds the original and the CUDA backend with it) */
+static bool have_nvcc(void) {
+    const char *path = getenv("PATH");
+    if (!path) return false;
+    char *p = ut_strdup(path), *save = NULL;
+    bool found = false;
+    for (char *d = strtok_r(p, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+        char f[4096];
+        snprintf(f, sizeof f, "%s/nvcc", *d ? d : ".");
+        found = access(f, X_OK) == 0;
+    }
+    ut_free(p);
+    return found;
+}
+
 void hv_tier_detect(const bool wanted[HV_TIER__COUNT], const char *scratch, const char *python,
                     hv_tier_info out[HV_TIER__COUNT]) {
     memset(out, 0, sizeof(hv_tier_info) * HV_TIER__COUNT);
     for (int i = 0; i < HV_TIER__COUNT; i++) {
         if (!wanted[i]) {
-            set_how(&out[i], false, "not asked for (--devices)");
+            set_how(&out[i], false, i == HV_TIER_OPENCL ? "not asked for (--devices ...,opencl: the C tier)" : "not asked for (--devices)");
             continue;
         }
         switch ((hv_tier)i) {
         case HV_TIER_CUDA: detect_cuda(scratch, &out[i]); break;
         case HV_TIER_XPU: detect_xpu(scratch, python, &out[i]); break;
         case HV_TIER_MPS: detect_mps(scratch, python, &out[i]); break;
+        case HV_TIER_OPENCL: detect_opencl(&out[i]); break;
         default: set_how(&out[i], true, "always; accelerators hidden"); break;
         }
     }
+    /* the C tier: the original and the CUDA backend need nvcc */
+    if (wanted[HV_TIER_OPENCL] && wanted[HV_TIER_CUDA] && !have_nvcc()) {
+        char *h = out[HV_TIER_CUDA].how;
+        set_how(&out[HV_TIER_CUDA], false, "%s; nvcc is not on PATH (the original and the CUDA backend build with it)", h ? h : "");
+    }
+}
+
+void hv_tier_c_build_env(hv_tier t, hv_proc_spec *s) {
+    bool cl = t == HV_TIER_OPENCL;
+    hv_proc_spec_env(s, "XPUIFY_GPU_BACKEND", cl ? "opencl" : "cuda");
+    hv_proc_spec_env(s, "XPUIFY_CC", cl ? "c++ -x c++ -DXPU_BACKEND_OPENCL" : "nvcc");
+    hv_proc_spec_env(s, "XPUIFY_LIBS", cl ? "-lOpenCL" : "");
 }
 
 void hv_tier_env(hv_tier t, hv_proc_spec *s) {
@@ -210,4 +272,5 @@ void hv_tier_env(hv_tier t, hv_proc_spec *s) {
     /* the compat helper takes the tier's device */
     hv_proc_spec_env(s, "XPUIFY_DEVICE", NAMES[t]);
     hv_proc_spec_env(s, "XPUIFY_VERIFY_TIER", NAMES[t]);
+    if (t == HV_TIER_OPENCL) hv_proc_spec_env(s, "XPUIFY_GPU_BACKEND", "opencl");
 }

@@ -6,7 +6,10 @@
 #include "harness/hv_proc.h"
 #include <stdbool.h>
 
-typedef enum { HV_TIER_CUDA, HV_TIER_XPU, HV_TIER_MPS, HV_TIER_CPU, HV_TIER__COUNT } hv_tier;
+/* HV_TIER_OPENCL is the C tier of a CUDA program fixed onto the portable layer: its patched copy built with the
+ * layer's OpenCL backend (kernels translated to OpenCL C, docs/c-kernels.md) and run on the first OpenCL platform
+ * (or XPUIFY_OPENCL_PLATFORM's); only when asked for by name (`--devices cuda,opencl`), never by `auto`. */
+typedef enum { HV_TIER_CUDA, HV_TIER_XPU, HV_TIER_MPS, HV_TIER_CPU, HV_TIER_OPENCL, HV_TIER__COUNT } hv_tier;
 
 typedef struct {
     bool present;
@@ -23,4 +26,8 @@ void hv_tier_detect(const bool wanted[HV_TIER__COUNT], const char *scratch, cons
 void hv_tier_info_free(hv_tier_info *t);
 /* Adds the variables that pin a run to tier t. */
 void hv_tier_env(hv_tier t, hv_proc_spec *s);
+/* The C tier's build environment for tier t: XPUIFY_GPU_BACKEND (cuda, or opencl on the OpenCL tier), XPUIFY_CC
+ * (`nvcc`, or `c++ -x c++ -DXPU_BACKEND_OPENCL`) and XPUIFY_LIBS (`-lOpenCL` on the OpenCL tier), so that one
+ * build command `$XPUIFY_CC -O2 -o p p.cu $XPUIFY_LIBS` builds the program for each backend. */
+void hv_tier_c_build_env(hv_tier t, hv_proc_spec *s);
 #endif

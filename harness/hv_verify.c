@@ -166,7 +166,8 @@ static void run_one(hv_verify *v, hv_tier t, hv_variant var) {
     r.dir = path_join(v->tmp, name);
     mkdir(r.dir, 0700);
     int copy = var == HV_PATCHED ? HV_PATCHED : HV_ORIGINAL;
-    bool built = !v->build_cmd || hv_proc_ok(&v->build[copy]);
+    /* the C tier's reference command needs no build: the original's copy is built for CUDA only */
+    bool built = !v->build_cmd || hv_proc_ok(&v->build[copy]) || (var == HV_REFCMD && v->wanted[HV_TIER_OPENCL]);
     if (built && !hv_interrupted) {
         /* stale outputs of an earlier run must not count for this one */
         for (size_t i = 0; i < v->outputs.len; i++) {
@@ -289,6 +290,8 @@ static void judge(hv_verify *v) {
             }
             int o = find_run(v, r->tier, HV_ORIGINAL), rc = find_run(v, r->tier, HV_REFCMD);
             int base = o >= 0 && run_ok(&v->runs.items[o]) ? o : rc >= 0 && run_ok(&v->runs.items[rc]) ? rc : -1;
+            /* the C tier: the OpenCL backend's output must equal the original's on the CUDA tier */
+            if (base < 0 && r->tier == HV_TIER_OPENCL && v->reference >= 0) base = v->reference;
             if (base >= 0) {
                 compare_runs(v, r, base);
                 r->verdict = r->cmp.equal ? HV_V_MATCH : HV_V_DIFFERS;
@@ -323,10 +326,13 @@ static void summarize(hv_verify *v) {
         switch (r->verdict) {
         case HV_V_MATCH:
             if (orig_ok) ut_buf_puts(&b, "patched matches the original");
+            else if (t == HV_TIER_OPENCL && r->compared_with == v->reference && v->reference >= 0)
+                ut_buf_printf(&b, "patched (OpenCL backend) matches the original on %s", hv_tier_name(v->runs.items[v->reference].tier));
             else ut_buf_puts(&b, "original fails, patched runs and matches the reference command");
             break;
         case HV_V_RUNS:
-            ut_buf_puts(&b, "original fails, patched runs");
+            if (t == HV_TIER_OPENCL) ut_buf_puts(&b, "patched (OpenCL backend) runs and exits 0; the original (CUDA) ran nowhere, nothing to compare with");
+            else ut_buf_puts(&b, "original fails, patched runs");
             if (rc >= 0) ut_buf_puts(&b, " (the reference command failed: nothing to compare with)");
             break;
         case HV_V_DIFFERS:
@@ -346,8 +352,57 @@ static void summarize(hv_verify *v) {
     v->summary = ut_buf_take(&b);
 }
 
+/* The C tier (the OpenCL tier asked for): the build command runs in a copy before each tier's runs, with that tier's
+ * backend (hv_tier_c_build_env); the original, a CUDA program, is built and run on the CUDA tier only. */
+static void build_for_tier(hv_verify *v, int i, hv_tier t) {
+    hv_proc_result_free(&v->build[i]);
+    ut_free(v->build_err[i]);
+    v->build_err[i] = NULL;
+    hv_proc_spec s = {0};
+    s.cmd = v->build_cmd;
+    s.cwd = v->copy[i];
+    char *so = fmt("%s/results/build-%s-%s.stdout", v->tmp, hv_tier_name(t), VARIANTS[i]);
+    char *se = fmt("%s/results/build-%s-%s.stderr", v->tmp, hv_tier_name(t), VARIANTS[i]);
+    s.stdout_path = so, s.stderr_path = se;
+    s.timeout = v->timeout;
+    hv_proc_spec_env(&s, "XPUIFY_VERIFY_VARIANT", VARIANTS[i]);
+    hv_tier_c_build_env(t, &s);
+    if (!v->quiet) fprintf(stderr, "xpuify: verify: building the %s for %s ...\n", VARIANTS[i], hv_tier_name(t));
+    hv_proc_run(&s, &v->build[i]);
+    v->build_ran[i] = true;
+    if (!hv_proc_ok(&v->build[i])) {
+        char *tl = tail_of(se, 12);
+        if (!v->quiet)
+            fprintf(stderr, "xpuify: verify: the build of the %s for %s failed%s%s\n", VARIANTS[i], hv_tier_name(t), tl ? ":\n" : "", tl ? tl : "");
+        v->build_err[i] = tl;
+    }
+    ut_free(so), ut_free(se);
+}
+
+static void run_c_tiers(hv_verify *v) {
+    for (int t = 0; t < HV_TIER__COUNT && !hv_interrupted; t++) {
+        if (!v->tiers[t].present) continue;
+        if (t != HV_TIER_OPENCL) {
+            if (v->build_cmd) build_for_tier(v, HV_ORIGINAL, (hv_tier)t);
+            run_one(v, (hv_tier)t, HV_ORIGINAL);
+        }
+        bool orig_ok = t != HV_TIER_OPENCL && run_ok(&v->runs.items[v->runs.len - 1]);
+        if (v->ref_cmd && !orig_ok && !hv_interrupted) run_one(v, (hv_tier)t, HV_REFCMD);
+        if (hv_interrupted) break;
+        if (v->build_cmd) build_for_tier(v, HV_PATCHED, (hv_tier)t);
+        run_one(v, (hv_tier)t, HV_PATCHED);
+    }
+}
+
 void hv_verify_run(hv_verify *v) {
     hv_proc_catch_signals();
+    if (v->wanted[HV_TIER_OPENCL]) {
+        run_c_tiers(v);
+        judge(v);
+        summarize(v);
+        hv_proc_restore_signals();
+        return;
+    }
     if (v->build_cmd) {
         for (int i = 0; i < 2 && !hv_interrupted; i++) {
             hv_proc_spec s = {0};

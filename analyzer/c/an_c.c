@@ -4,6 +4,7 @@
  * suppression comments. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "analyzer/c/an_c.h"
+#include "analyzer/c/an_ckernel.h"
 #include <pthread.h>
 #include "analyzer/c/an_cargs.h"
 #include "analyzer/c/an_cdecls.h"
@@ -676,6 +677,25 @@ static void scan_patterns(ctx *c) {
     if (md) pcre2_match_data_free(md);
 }
 
+/* Each construct that keeps a kernel CUDA-only when `xpuify fix` translates the file's kernels to OpenCL C: the
+ * translator's own issues (an_ckernel.c) on this parse, one finding per kernel, construct and line. */
+static void scan_untranslatable(ctx *c) {
+    const an_rule *r = builtin(c, "cuda-kernel-untranslatable");
+    if (!r || !c->tu || !an_ckernel_applies(c->src)) return;
+    an_ck_result res;
+    if (!an_ckernel_translate_tu(c->tu, c->file, c->src, "check.cl", &res)) return;
+    for (size_t i = 0; i < res.issues.len; i++) {
+        const an_ck_issue *is = &res.issues.items[i];
+        uint32_t s = is->off, e = s;
+        while (e < c->src->len && (isalnum((unsigned char)c->src->text[e]) || c->src->text[e] == '_')) e++;
+        if (e == s && s < c->src->len) e = s + 1;
+        if (excluded(c, s, e)) continue;
+        an_message_vars v = {is->kernel, NULL, NULL, is->what, NULL};
+        emit(c, r, AN_ORIGIN_BUILTIN, s, e, an_message_format(r->message, &v));
+    }
+    an_ck_result_free(&res);
+}
+
 /* Precise mode: the first error in this file, so that a clean report is never mistaken for a parse that failed. */
 static void report_parse_error(ctx *c) {
     const an_rule *r = builtin(c, "c-parse-error");
@@ -930,6 +950,7 @@ bool an_c_analyze(an_c *cc, const an_catalog *cat, const an_source *src, const b
     scan_launches(&c);
     scan_error_macros(&c);
     scan_patterns(&c);
+    scan_untranslatable(&c);
     report_parse_error(&c);
     /* suppression comments (`// xpuify: ignore[...]`) */
     an_suppressions sup = {0};

@@ -114,6 +114,7 @@ typedef struct {
     int (*dev_space)[16]; /* per function: the address space its calls pass to each pointer parameter (0: none) */
     bool is_kernel;
     bool failed;
+    const char *kernel;   /* the kernel being translated (issues name it) */
 } tr;
 
 static bool in_main(tr *t, CXCursor c, uint32_t *s, uint32_t *e) {
@@ -142,9 +143,12 @@ static void issue(tr *t, uint32_t off, const char *fmt, const char *a) {
     snprintf(buf, sizeof buf, fmt, a);
     int line = line_of(t, off);
     t->failed = true;
-    for (size_t i = 0; i < t->out->issues.len; i++) /* once per construct and line */
-        if (t->out->issues.items[i].line == line && !strcmp(t->out->issues.items[i].what, buf)) return;
-    an_ck_issue is = {line, ut_strdup(buf)};
+    const char *k = t->kernel ? t->kernel : "";
+    for (size_t i = 0; i < t->out->issues.len; i++) /* once per kernel, construct and line */
+        if (t->out->issues.items[i].line == line && !strcmp(t->out->issues.items[i].what, buf) &&
+            !strcmp(t->out->issues.items[i].kernel, k))
+            return;
+    an_ck_issue is = {line, off, ut_strdup(buf), ut_strdup(k)};
     ut_vec_push(&t->out->issues, is);
 }
 
@@ -1080,6 +1084,11 @@ static void stubs(tr *t, size_t f, const insts_v *insts, const char *cl_name, co
     ut_vec_free(&ps);
 }
 
+bool an_ckernel_applies(const an_source *src) {
+    if (!src->len || !memmem(src->text, src->len, "__global__", 10)) return false;
+    return !memmem(src->text, src->len, "<torch/", 7) && !memmem(src->text, src->len, "<ATen/", 6);
+}
+
 bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, const char *cl_name,
                           an_ck_result *out) {
     memset(out, 0, sizeof *out);
@@ -1087,6 +1096,15 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
     void *file = NULL;
     CXTranslationUnit tu = an_c_parse_tu(c, cat, src, &file);
     if (!tu) return false;
+    bool ok = an_ckernel_translate_tu(tu, file, src, cl_name, out);
+    an_c_tu_free(tu);
+    return ok;
+}
+
+bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const char *cl_name, an_ck_result *out) {
+    memset(out, 0, sizeof *out);
+    CXTranslationUnit tu = tu_;
+    if (!tu || !src->len || !memmem(src->text, src->len, "__global__", 10)) return true;
     tr t;
     memset(&t, 0, sizeof t);
     t.src = src, t.tu = tu, t.file = file, t.out = out;
@@ -1112,6 +1130,7 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
         }
         for (size_t l = 0; l < ls.len; l++) {
             if (ls.items[l].fn != f) continue;
+            t.kernel = t.fns.items[f].name;
             inst x;
             if (!instantiation(&t, &t.fns.items[f], ls.items[l].spec, ls.items[l].targs, &x)) {
                 issue(&t, ls.items[l].s, "a launch of the template kernel `%s` with deduced template arguments (write them out: `kernel<T><<<...>>>`)", t.fns.items[f].name);
@@ -1139,6 +1158,7 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
         inst *x = &insts.items[i];
         const fn *f = &t.fns.items[x->fn];
         size_t issues0 = out->issues.len;
+        t.kernel = f->name;
         t.calls.len = 0;
         t.globals.len = 0;
         t.typedefs.len = 0;
@@ -1150,7 +1170,11 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
         /* t.calls grows as device functions are translated: a worklist */
         for (size_t k = 0; ok && k < t.calls.len; k++) {
             size_t d = t.calls.items[k];
-            if (dev_bad[d]) { ok = false; break; }
+            if (dev_bad[d]) {
+                issue(&t, f->start, "a call of `%s`, a __device__ function that is not translated (its own finding says why)", t.fns.items[d].name);
+                ok = false;
+                break;
+            }
             if (dev_text[d]) continue;
             ut_buf dt;
             ut_buf_init(&dt);
@@ -1296,7 +1320,6 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
     ut_vec_free(&t.calls);
     ut_vec_free(&t.globals);
     ut_vec_free(&t.typedefs);
-    an_c_tu_free(tu);
     return true;
 }
 
@@ -1304,7 +1327,7 @@ void an_ck_result_free(an_ck_result *r) {
     ut_free(r->cl);
     for (size_t i = 0; i < r->edits.len; i++) ut_free(r->edits.items[i].text);
     ut_vec_free(&r->edits);
-    for (size_t i = 0; i < r->issues.len; i++) ut_free(r->issues.items[i].what);
+    for (size_t i = 0; i < r->issues.len; i++) ut_free(r->issues.items[i].what), ut_free(r->issues.items[i].kernel);
     ut_vec_free(&r->issues);
     for (size_t i = 0; i < r->kept.len; i++) ut_free(r->kept.items[i]);
     ut_vec_free(&r->kept);

@@ -10,7 +10,9 @@
 
 typedef struct {
     int line;
-    char *what;
+    uint32_t off;    /* where the construct starts in the file */
+    char *what;      /* the construct, in words */
+    char *kernel;    /* the kernel it keeps CUDA-only */
 } an_ck_issue;
 
 typedef struct {
@@ -27,5 +29,10 @@ void an_ckernel_cl_name(const char *path, char *buf, size_t sz);
  * parsed (then out is empty). */
 bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, const char *cl_name,
                           an_ck_result *out);
+/* The same on a translation unit the caller parsed (an_c_parse_tu's arguments: the C front end's own parse). */
+bool an_ckernel_translate_tu(void *tu, void *file, const an_source *src, const char *cl_name, an_ck_result *out);
+/* Whether the kernels of a file are the translator's: it defines a __global__ function and is not a PyTorch
+ * extension (those launch on torch's streams and keep their kernels: docs/c-kernels.md). */
+bool an_ckernel_applies(const an_source *src);
 void an_ck_result_free(an_ck_result *r);
 #endif

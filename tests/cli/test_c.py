@@ -251,6 +251,36 @@ def test_precise_mode_options_and_fallbacks(d):
     eq(r.err.count("warning"), 1)
     eq(codes(r), codes(run("check", "--format", "json", "k.cu")))
 
+UNTRANSLATABLE = ("#include <cuda_runtime.h>\n"
+                  "__global__ void warp(float *x) {\n"
+                  "  x[threadIdx.x] += __shfl_down_sync(0xffffffffu, x[threadIdx.x], 1);\n"
+                  "}\n"
+                  "__global__ void plain(float *x) { x[threadIdx.x] *= 2.0f; }\n")
+
+
+def test_untranslatable_kernel_in_check_and_sarif(d):
+    """XPC517: the kernel the OpenCL translator keeps CUDA-only, the construct and its line, in every format; the
+    kernel it translates has none."""
+    write("k.cu", UNTRANSLATABLE)
+    r = run("check", "--format", "json", "k.cu")
+    got = [x for x in r.json() if x["code"] == "XPC517"]
+    eq([(x["line"], x["column"], x["end_column"]) for x in got], [(3, 21, 37)])
+    check("kernel `warp` stays CUDA-only" in got[0]["message"] and "`__shfl_down_sync`" in got[0]["message"], "message", got)
+    sarif = json.loads(run("check", "--format", "sarif", "k.cu").out)
+    res = [x for x in sarif["runs"][0]["results"] if x["ruleId"] == "XPC517"]
+    eq([x["locations"][0]["physicalLocation"]["region"]["startLine"] for x in res], [3])
+    eq(run("rule", "XPC517").code, 0)
+    # after fix: `plain` is translated, `warp` keeps its finding
+    write("p.cu", UNTRANSLATABLE + "int main() { float *d; cudaMalloc(&d, 4); warp<<<1, 32>>>(d); plain<<<1, 32>>>(d); return 0; }\n")
+    f = run("fix", "--layer-dir", ".", "p.cu")
+    check("p.cu:3: kept CUDA-only: `__shfl_down_sync`" in f.err, "fix says it", f.err)
+    after = [(x["line"], x["code"]) for x in run("check", "--format", "json", "p.cu").json() if x["code"] in ("XPC517", "XPC502")]
+    lines = read("p.cu").splitlines()
+    eq(sorted((lines[n - 1].strip()[:16], c) for n, c in after),
+       [("int main() { flo", "XPC502"), ("x[threadIdx.x] +", "XPC517")])
+    check(any("warp<<<1, 32>>>(d); xpu_launch_plain(1, 32, 0, 0, d);" in x for x in lines), "plain launched by its stub", lines)
+
+
 
 if __name__ == "__main__":
     main(globals())

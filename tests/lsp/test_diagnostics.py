@@ -48,6 +48,24 @@ def test_publishes_what_check_reports(d):
     eq(s.stop(), 0)
 
 
+
+def test_untranslatable_kernel_published_like_check(d):
+    """XPC517 (a kernel the OpenCL translator keeps CUDA-only) comes from the C analyzer both share: the LSP
+    publishes it where `check` reports it."""
+    text = ("#include <cuda_runtime.h>\n__global__ void warp(float *x) {\n"
+            "  x[0] += __shfl_down_sync(0xffffffffu, x[0], 1);\n}\n")
+    write("k.cu", text)
+    s = Server()
+    s.initialize({"general": {"positionEncodings": ["utf-32"]}})
+    uri = uri_of("k.cu")
+    s.open(uri, text, language="cuda")
+    got = [x for x in summary(s.diagnostics(uri, version=1)) if x[0] == "XPC517"]
+    want = [("XPC517", f["line"] - 1, f["column"] - 1, f["end_line"] - 1, f["end_column"] - 1)
+            for f in run("check", "--format", "json", "k.cu").json() if f["code"] == "XPC517"]
+    eq(got, want)
+    eq(got, [("XPC517", 2, 10, 2, 26)])
+    eq(s.stop(), 0)
+
 NON_ASCII = "import torch\ns = '𝔁é'; torch.cuda.synchronize()\n"
 
 

@@ -77,6 +77,36 @@ def test_kernel_families_run_on_pocl(d):
     check("axpy__float(" in tpl and "axpy__double(" in tpl, "one kernel per instantiation", tpl[-800:])
 
 
+# Kernels from public projects (fixtures/kernels/public: the kernel lines verbatim, their licence and source URL at a
+# pinned commit in each header, a CPU reference and a main that exits non-zero past its tolerance): kernel names
+# each program must print, all translated and checked against the CPU on PoCL.
+PUBLIC = {
+    "llmc_elementwise.cu": ["gelu_forward_kernel1", "residual_forward_kernel1", "encoder_forward_kernel1",
+                            "encoder_forward_kernel2", "crossentropy_forward_kernel1"],
+    "llmc_softmax.cu": ["softmax_forward_kernel1", "softmax_forward_kernel2", "softmax_forward_online_kernel1"],
+    "llmc_layernorm.cu": ["layernorm_forward_kernel1", "mean_kernel", "rstd_kernel", "normalization_kernel"],
+    "sgemm.cu": ["sgemm_naive", "sgemm_global_mem_coalesce<32>", "sgemm_shared_mem_block<32>"],
+}
+
+
+def test_public_kernels_run_on_pocl(d):
+    need_opencl()
+    for f in PUBLIC:
+        shutil.copy(fixture("kernels", "public", f), f)
+        check("Licence of those lines:" in read(f) and "/blob/" in read(f), f + " names its source and licence")
+    r = run("fix", ".")
+    total = 0
+    for f, names in PUBLIC.items():
+        check("wrote %d translated kernels to ./%s.cl" % (len(set(n.split("<")[0] for n in names)), f) in r.err, f + " all translated", r.err)
+        check("kept CUDA-only" not in r.err, "none kept", r.err)
+        p = build_run(f, f[:-3])
+        eq(p.returncode, 0, f + ": " + p.stdout + p.stderr)
+        for n in names:
+            check(n + " " in p.stdout and " max abs error " in p.stdout, f + ": " + n + " ran and was checked", p.stdout)
+        total += len(names)
+    check(total >= 15, "at least 15 public kernels", total)
+
+
 def test_cuda_branch_keeps_the_original(d):
     fix_here(["saxpy.cu"], "programs")
     t = read("saxpy.cu")

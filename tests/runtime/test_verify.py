@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import ROOT, XPUIFY, check, eq, main, read, run, write  # noqa: E402
+from harness import ROOT, XPUIFY, check, eq, main, read, run, skip, write  # noqa: E402
 
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
@@ -429,6 +429,53 @@ def test_c_program_gets_the_portable_layer(d):
     r = runs(rep)[("cpu", "patched")]
     eq((r["ran"], r["exit"]), (True, 0), p.stdout)
     eq(tree_hash(proj), before, "the project itself is not written")
+
+
+def need_pocl():
+    if not os.path.exists("/usr/include/CL/cl.h") or not shutil.which("g++"):
+        skip("no OpenCL headers or g++ (ocl-icd-opencl-dev, opencl-c-headers)")
+    if not os.path.isdir("/etc/OpenCL/vendors") or not os.listdir("/etc/OpenCL/vendors"):
+        skip("no OpenCL platform is installed (pocl-opencl-icd)")
+
+
+C_BUILD = "$XPUIFY_CC -O2 -o p matmul_tiled.cu $XPUIFY_LIBS"
+
+
+def test_c_tier_opencl_on_pocl(d):
+    """The C tier: a CUDA program (fixtures/kernels/matmul_tiled.cu: a tiled matmul with __shared__ tiles that
+    checks itself against a CPU product) fixed, its patched copy built by the one build command with the OpenCL
+    backend (XPUIFY_CC, XPUIFY_LIBS) and run on PoCL; the cuda tier (no NVIDIA GPU here; nvcc hidden from PATH)
+    is reported as skipped with the reason, not an error. With a reference (the original's output as recorded),
+    the OpenCL run is compared with it and a different output fails."""
+    need_pocl()
+    proj = os.path.join(d, "cproj")
+    os.makedirs(proj)
+    shutil.copy(os.path.join(ROOT, "fixtures", "kernels", "matmul_tiled.cu"), proj)
+    before = tree_hash(proj)
+    env = env_for(d, PATH="/usr/bin:/bin", XPUIFY_OPENCL_PLATFORM="Portable Computing Language")
+    p = verify(d, proj, "--build", C_BUILD, "--run", "./p", "--devices", "cuda,opencl", "--format", "json", env=env)
+    eq(p.returncode, 0, p.stdout + p.stderr)
+    rep = json.loads(p.stdout)
+    tiers = {t["tier"]: t for t in rep["devices"]}
+    check(not tiers["cuda"]["present"] and "nvcc is not on PATH" in tiers["cuda"]["how"], "cuda skipped, and why", tiers["cuda"])
+    check(tiers["opencl"]["present"] and "Portable Computing Language" in tiers["opencl"]["how"], "PoCL found", tiers["opencl"])
+    r = runs(rep)
+    eq(sorted(r), [("opencl", "patched")])
+    eq((r[("opencl", "patched")]["exit"], r[("opencl", "patched")]["verdict"]), (0, "runs"), p.stdout)
+    check("patched (OpenCL backend) runs and exits 0" in rep["summary"], "summary", rep["summary"])
+    eq(tree_hash(proj), before, "the project itself is not written")
+    # the original's output as recorded (the program prints its own max abs error vs its CPU product: 0)
+    ok = "echo 'matmul no error max abs error 0.00e+00'"
+    p = verify(d, proj, "--build", C_BUILD, "--run", "./p", "--devices", "cuda,opencl", "--reference", ok, env=env)
+    eq(p.returncode, 0, p.stdout + p.stderr)
+    check("opencl patched" in p.stdout and "match" in p.stdout, "compared with the reference", p.stdout)
+    p = verify(d, proj, "--build", C_BUILD, "--run", "./p", "--devices", "opencl", "--reference",
+               "echo 'matmul no error max abs error 1.00e+00'", env=env)
+    eq(p.returncode, 1, p.stdout + p.stderr)
+    check("differs" in p.stdout, "a different output fails", p.stdout)
+    # the OpenCL tier is never part of `auto`
+    p = verify(d, proj, "--run", "true", "--devices", "auto", "--format", "json", env=env)
+    eq([x for x in runs(json.loads(p.stdout)) if x[0] == "opencl"], [])
 
 
 FAKE_SMI = "#!/bin/sh\n[ \"$1\" = -L ] && echo 'GPU 0: Fake Tesla X (UUID: GPU-0000)' && exit 0\nexit 1\n"
