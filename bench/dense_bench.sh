@@ -11,8 +11,9 @@
 # wall time (on an idle machine the two agree: the run is single-threaded).
 # Then the scaling check: each shape again with N and 2N findings (N = SCALE_N, default 10000; for the class shape
 # a class of N and 2N methods). Cost linear in the findings doubles, quadratic cost quadruples: a CPU ratio of 3 or
-# more fails. Two shapes run in the scaling check only: `def`, one function of N lines each with a finding, and
-# `classes`, N module classes each built and moved once. The script exits 1 when a case misses either, so a
+# more fails. Three shapes run in the scaling check only: `def`, one function of N lines each with a finding,
+# `classes`, N module classes each built and moved once, and `one-line-utf8`, the one-line shape in a file with a
+# non-ASCII character; and three more rows time the text report of one-line and `fix --diff` of one-line and lines. The script exits 1 when a case misses either, so a
 # regression shows; it is a benchmark, not a test (timings depend on the machine and its load).
 #
 # usage: bench/dense_bench.sh
@@ -45,6 +46,9 @@ shapes = {
 scale_only = {
     "def": ("import torch\n\n\ndef f(x):\n", "    x%d = x.cuda()", "\n", "\n"),
     "classes": ("import torch\n", "class C%d(torch.nn.Module):\n    pass\nm%d = C%d().cuda()", "\n", ""),
+    # one non-ASCII character in the file: columns are counted in code points (18 s for 40,000 findings on a
+    # line, when each column was counted from the line's start)
+    "one-line-utf8": ("import torch\ns = 'é'\ny = [", "x%d.cuda()", ", ", "]\n"),
 }
 def write(name, head, item, sep, tail, count=None):
     d = os.path.join(out, name)
@@ -69,13 +73,20 @@ for name, shape in scale_only.items():
         write("%s-%d" % (name, 2 * scale_n), *shape, count=2 * scale_n)
 EOF
 
-# time_case DIR: sets wall and cpu (medians of RUNS runs), rss (the largest, KB) and findings
+# time_case DIR [MODE]: sets wall and cpu (medians of RUNS runs), rss (the largest, KB) and findings. MODE: json
+# (default: check --format json), text (check's default report: a source window per finding) or fix (fix --diff)
 time_case() {
     local walls='' cpus='' w u s m
+    local -a cmd=(check --no-cache --threads 1 --format json)
+    case ${2:-json} in
+        text) cmd=(check --no-cache --threads 1) ;;
+        fix) cmd=(fix --diff --no-cache --threads 1) ;;
+    esac
     rss=0
     for _ in $(seq "$RUNS"); do
-        /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$XPUIFY" check --no-cache --threads 1 --format json "$1" \
-            >"$tmp/out.json" || [[ $? == 1 ]] || { echo "dense_bench: check failed on $1" >&2; exit 2; }
+        /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$XPUIFY" "${cmd[@]}" "$1" \
+            >"$tmp/out.json" 2>"$tmp/err" || [[ $? == 1 ]] ||
+            { echo "dense_bench: ${cmd[0]} failed on $1" >&2; cat "$tmp/err" >&2; exit 2; }
         read -r w u s m < <(tail -1 "$tmp/time") # GNU time puts "Command exited with non-zero status 1" first
         walls+=" $w"
         cpus+=" $(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')"
@@ -84,6 +95,7 @@ time_case() {
     wall=$(echo "$walls" | median)
     cpu=$(echo "$cpus" | median)
     findings=$(grep -c '"code":' "$tmp/out.json" || true)
+    [[ ${2:-json} == json ]] || findings=-
 }
 
 fail=0
@@ -100,10 +112,14 @@ echo "(medians of $RUNS runs; load average $(cut -d' ' -f1 /proc/loadavg) on $(n
 if (( SCALE_N > 0 )); then
     echo
     printf '| shape | findings | CPU s | findings | CPU s | ratio | linear (ratio < 3) |\n|---|---|---|---|---|---|---|\n'
-    for c in lines one-line class def classes; do
-        time_case "$tmp/$c-$SCALE_N"
+    # the last rows: the default text report and `fix --diff` on the one-line shape (the text report printed the
+    # whole line under each finding; fix compared each edit with every accepted one)
+    for c in lines one-line class def classes one-line-utf8 one-line:text one-line:fix lines:fix; do
+        mode=${c#*:}; [[ $mode == "$c" ]] && mode=json
+        d=${c%%:*}
+        time_case "$tmp/$d-$SCALE_N" "$mode"
         c1=$cpu f1=$findings
-        time_case "$tmp/$c-$((2 * SCALE_N))"
+        time_case "$tmp/$d-$((2 * SCALE_N))" "$mode"
         c2=$cpu f2=$findings
         read -r ratio ok < <(awk -v a="$c1" -v b="$c2" \
             'BEGIN { if (a < 0.01) a = 0.01; r = b / a; printf "%.2f %s\n", r, (r < 3) ? "yes" : "NO" }')
