@@ -11,6 +11,7 @@
 #include "analyzer/python/an_resolve.h"
 #include "analyzer/core/an_suppress.h"
 #include <ctype.h>
+#include <strings.h>
 #include <stdio.h>
 #include <tree_sitter/api.h>
 
@@ -634,6 +635,20 @@ static void note_cuda_branch(ctx *c, TSNode root, range r) {
     note_design(c, r.start, r.end, a, b, "is the CUDA branch of a device test whose else branch serves the other devices");
 }
 
+/* "cuda" in any case (torch.cuda, CUDA_HOME, "cuda") */
+static bool names_cuda(const char *s, size_t n) {
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (!strncasecmp(s + i, "cuda", 4)) return true;
+    return false;
+}
+
+/* the device helper that fix writes (xpuify_device.py): its own device table is no design finding */
+static bool helper_file(const char *path) {
+    const char *b = path ? strrchr(path, '/') : NULL;
+    b = b ? b + 1 : path;
+    return b && !strcmp(b, "xpuify_device.py");
+}
+
 /* the XPU812 findings of the candidates, into out (the design findings); frees the candidates. Not where XPU811
  * (a dispatch without an XPU branch) or XPU810 (a CUDA backend without an XPU sibling) speaks for the code. */
 static void report_design(ctx *c, const an_dispatches *disp, const an_pycontext *cx, an_diag_list *out) {
@@ -644,7 +659,10 @@ static void report_design(ctx *c, const an_dispatches *disp, const an_pycontext 
         for (size_t j = 0; j < disp->len && !other; j++)
             other = disp->items[j].branch_start < x->end && x->start < disp->items[j].branch_end;
         const an_ctx_fact *b = an_pycontext_find(cx, AN_CTX_CUDA_BACKEND, x->start, x->end);
-        other |= b && !b->xpu_sibling && (b->name_end || !strstr(x->why, "backend module"));
+        other |= b && !b->xpu_sibling;
+        /* code with no CUDA in it (what fix writes: `torch.accelerator... if torch.accelerator.is_available() else
+         * "cpu"`), and the device helper xpuify writes itself, are no CUDA code left as it is */
+        other |= !names_cuda(c->src->text + x->start, x->end - x->start) || helper_file(c->src->path);
         if (r && enabled(c, r) && !other && x->at_start >= c->lo && x->at_start < c->hi) {
             const char *src = c->src->text;
             uint32_t tl = utf8_clip(src + x->at_start, x->at_end - x->at_start, 80);
@@ -808,18 +826,11 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
             size_t k = (size_t)(t - cx.kinds[AN_CTX_CUDA_BACKEND].items);
             if (!count[k]++) first[k] = *d;
             drop = true;
-            bool inner = false; /* a module backend with a class or function backend inside: XPU810 names that one */
-            for (size_t j = 0; j < nb && !t->name_end && !inner; j++)
-                inner = j != k && cx.kinds[AN_CTX_CUDA_BACKEND].items[j].start >= t->start &&
-                        cx.kinds[AN_CTX_CUDA_BACKEND].items[j].end <= t->end;
-            if (t->xpu_sibling || inner) { /* no XPU810 for this scope, but it is CUDA by design all the same */
+            if (t->xpu_sibling) { /* no XPU810 for this scope, but it is CUDA by design all the same */
                 ut_buf b;
                 ut_buf_init(&b);
-                if (t->xpu_sibling)
-                    ut_buf_printf(&b, "is the CUDA backend of a multi-backend design (%s) whose family has an XPU member (`%s`)",
-                                  t->why, t->xpu_sibling);
-                else
-                    ut_buf_printf(&b, "is in `%s`, the CUDA backend module of a multi-backend design (%s)", t->name, t->why);
+                ut_buf_printf(&b, "is the CUDA backend of a multi-backend design (%s) whose family has an XPU member (`%s`)",
+                              t->why, t->xpu_sibling);
                 note_design(c, t->start, t->end, t->name_end ? t->name_start : 0, t->name_end, b.data);
                 ut_buf_free(&b);
             }
