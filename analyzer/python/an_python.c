@@ -653,6 +653,7 @@ static bool helper_file(const char *path) {
  * (a dispatch without an XPU branch) or XPU810 (a CUDA backend without an XPU sibling) speaks for the code. */
 static void report_design(ctx *c, const an_dispatches *disp, const an_pycontext *cx, an_diag_list *out) {
     const an_rule *r = an_catalog_builtin(c->cat, "cuda-by-design");
+    bool *skip = ut_calloc(c->design.len ? c->design.len : 1, sizeof(bool));
     for (size_t i = 0; i < c->design.len; i++) {
         struct design_scope *x = &c->design.items[i];
         bool other = false;
@@ -663,7 +664,18 @@ static void report_design(ctx *c, const an_dispatches *disp, const an_pycontext 
         /* code with no CUDA in it (what fix writes: `torch.accelerator... if torch.accelerator.is_available() else
          * "cpu"`), and the device helper xpuify writes itself, are no CUDA code left as it is */
         other |= !names_cuda(c->src->text + x->start, x->end - x->start) || helper_file(c->src->path);
-        if (r && enabled(c, r) && !other && x->at_start >= c->lo && x->at_start < c->hi) {
+        skip[i] = other;
+    }
+    /* a scope inside another one reported is said by that one */
+    for (size_t i = 0; i < c->design.len; i++)
+        for (size_t j = 0; j < c->design.len && !skip[i]; j++) {
+            const struct design_scope *x = &c->design.items[i], *y = &c->design.items[j];
+            skip[i] = j != i && !skip[j] && y->start <= x->start && x->end <= y->end &&
+                      (y->start < x->start || x->end < y->end || j < i);
+        }
+    for (size_t i = 0; i < c->design.len; i++) {
+        struct design_scope *x = &c->design.items[i];
+        if (r && enabled(c, r) && !skip[i] && x->at_start >= c->lo && x->at_start < c->hi) {
             const char *src = c->src->text;
             uint32_t tl = utf8_clip(src + x->at_start, x->at_end - x->at_start, 80);
             ut_buf b;
@@ -682,6 +694,7 @@ static void report_design(ctx *c, const an_dispatches *disp, const an_pycontext 
         }
         ut_free(x->why);
     }
+    ut_free(skip);
     c->design.len = 0;
 }
 
