@@ -591,7 +591,11 @@ static bool called(const an_source *src, uint32_t end) {
 
 /* the first non-blank byte at or after s, and the end of its line (not past e) */
 static void first_line(const an_source *src, uint32_t s, uint32_t e, uint32_t *a, uint32_t *b) {
-    while (s < e && isspace((unsigned char)src->text[s])) s++;
+    for (;;) { /* blank lines and comment lines are no code */
+        while (s < e && isspace((unsigned char)src->text[s])) s++;
+        if (s >= e || src->text[s] != '#') break;
+        while (s < e && src->text[s] != '\n') s++;
+    }
     uint32_t t = s;
     char q = 0; /* a comment ends the line's code (not a # inside a string) */
     for (; t < e && src->text[t] != '\n' && (q || src->text[t] != '#'); t++)
