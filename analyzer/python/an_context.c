@@ -194,7 +194,7 @@ static void on_setattr_call(walker *w, TSNode call) {
 /* a dictionary keyed by device type with CUDA and another accelerator: `{"cuda": torch.cuda.empty_cache, "xpu":
  * torch.xpu.empty_cache, "cpu": None}` */
 static void on_dictionary(walker *w, TSNode n) {
-    bool cuda = false, other = false;
+    bool cuda = false, other = false, xpu = false;
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < k; i++) {
         TSNode p = ts_node_named_child(n, i);
@@ -202,10 +202,13 @@ static void on_dictionary(walker *w, TSNode n) {
         TSNode key = ts_node_child_by_field_name(p, "key", 3);
         if (!is(key, "string")) continue;
         if (string_is(text(w, key), len(key), "cuda")) cuda = true;
+        if (string_is(text(w, key), len(key), "xpu")) xpu = true;
         for (int d = 0; other_devices[d]; d++)
             if (string_is(text(w, key), len(key), other_devices[d])) other = true;
     }
-    if (cuda && other) add_node_why(w, AN_CTX_MULTI_DEVICE, n, "is a table keyed by device type with entries for other devices");
+    /* CUDA by design (XPU812) only with its XPU entry: a table without one still lacks XPU */
+    if (cuda && other && xpu) add_node_why(w, AN_CTX_MULTI_DEVICE, n, "is a table keyed by device type with an XPU entry");
+    else if (cuda && other) add_node(w, AN_CTX_MULTI_DEVICE, n);
 }
 
 static void on_boolean(walker *w, TSNode n) {
