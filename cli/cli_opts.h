@@ -72,6 +72,8 @@ bool cli_opts_make_store(cli_opts *o);
 void cli_opts_filter_files(cli_opts *o, const bool *keep);
 /* Sets each finding's severity from its file's configuration (rule-options). */
 void cli_opts_apply_severity(const cli_opts *o, an_results *res);
+/* a finding that only records code left as it is by design (XPU812): it fails no run */
+bool cli_record_only(const an_diag *d);
 /* true when a finding makes the exit status 1 under its file's `fail-on`. */
 bool cli_opts_fails(const cli_opts *o, const an_results *res);
 /* Opens the results cache (NULL with --no-cache) into o->cache. */

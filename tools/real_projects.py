@@ -9,8 +9,8 @@ scripts' directories -- in the original and in the fixed copy, with /usr/bin/pyt
 third-party modules the machine lacks stubbed by a meta-path finder (never a name the project itself defines). An
 import regression is a module that imports in the original and fails in the fixed copy. Also counted: helper
 copies, and the `.cuda(` calls and `torch.cuda.` uses in code (tokens: not comments or strings) before and after the
-fix; of those left, the ones inside a CUDA-by-design scope (what XPU810 and XPU811 findings leave as it is: their
-`scope` in the JSON report) are counted apart, and "left" is the share of the others.
+fix; of those left, the ones inside a CUDA-by-design scope (what XPU810, XPU811 and XPU812 findings leave as it is:
+their `scope` in the JSON report) are counted apart, and "left" is the share of the others.
 
 Usage: tools/real_projects.py CORPUS [--xpuify build/xpuify] [--python /usr/bin/python3] [--only a,b]
        [--markdown docs/real-projects.md]"""
@@ -263,9 +263,12 @@ def use_positions(text):
 
 
 def design_scopes(xpuify, top):
-    """{path relative to top: [(start, end)]}: what XPU810 (a CUDA backend) and XPU811 (the CUDA branch of a
-    dispatch without an XPU branch) leave as it is by design, from their findings' `scope` in the JSON report."""
-    p = subprocess.run([xpuify, "check", "--no-cache", "--format", "json", "--select", "XPU810,XPU811", "."],
+    """{path relative to top: [(start, end)]}: what XPU810 (a CUDA backend), XPU811 (the CUDA branch of a dispatch
+    without an XPU branch) and XPU812 (other code the analyzer leaves out as CUDA by design: a dispatch that already
+    serves XPU, a guard that routes to a CUDA kernel, code after an early exit where CUDA is unavailable...) leave as
+    it is by design, from their findings' `scope` in the JSON report. All rules run: XPU812 speaks where another
+    rule's finding is left out, so it needs those rules."""
+    p = subprocess.run([xpuify, "check", "--no-cache", "--format", "json", "."],
                        cwd=top, capture_output=True, text=True)
     out = {}
     try:
@@ -274,7 +277,7 @@ def design_scopes(xpuify, top):
         return out
     for f in findings:
         sc = f.get("scope")
-        if f.get("code") in ("XPU810", "XPU811") and sc:
+        if f.get("code") in ("XPU810", "XPU811", "XPU812") and sc:
             out.setdefault(os.path.normpath(f["path"]), []).append(
                 ((sc["line"], sc["column"]), (sc["end_line"], sc["end_column"])))
     return out

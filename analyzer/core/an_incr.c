@@ -561,6 +561,10 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
         const an_diag *d = &inc->diags.items[i];
         bool overlaps = d->start < r.end && d->end > r.start;
         if (overlaps && (d->start < r.start || d->end > r.end)) why = "a finding straddles the edited statements";
+        /* a design finding (XPU810-XPU812) speaks for the findings left out in its scope: an edit there can make it
+         * or unmake it away from the edited statements */
+        else if (d->scope_end > d->scope_start && d->scope_start < r.end && d->scope_end > r.start)
+            why = "the edit reaches a scope a design finding speaks for";
         else if (!overlaps && d->origin == AN_ORIGIN_IMPORT && import_refs_touched(inc, d, src, &r))
             why = "the edit uses or drops a name an import finding's fix depends on";
     }

@@ -51,6 +51,17 @@ static void add(walker *w, an_ctx_kind k, uint32_t s, uint32_t e) {
 
 static void add_node(walker *w, an_ctx_kind k, TSNode n) { add(w, k, ts_node_start_byte(n), ts_node_end_byte(n)); }
 
+/* a fact with the reason it is CUDA by design (XPU812 says it where a finding is left out for it) */
+static void add_why(walker *w, an_ctx_kind k, uint32_t s, uint32_t e, const char *why) {
+    an_ctx_fact f = {0};
+    f.kind = k, f.start = s, f.end = e, f.why = ut_strdup(why);
+    ut_vec_push(&w->cx->kinds[k], f);
+}
+
+static void add_node_why(walker *w, an_ctx_kind k, TSNode n, const char *why) {
+    add_why(w, k, ts_node_start_byte(n), ts_node_end_byte(n), why);
+}
+
 static bool has(const char *s, size_t n, const char *pat) { return memmem(s, n, pat, strlen(pat)) != NULL; }
 
 static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
@@ -184,7 +195,7 @@ static void on_setattr_call(walker *w, TSNode call) {
 /* a dictionary keyed by device type with CUDA and another accelerator: `{"cuda": torch.cuda.empty_cache, "xpu":
  * torch.xpu.empty_cache, "cpu": None}` */
 static void on_dictionary(walker *w, TSNode n) {
-    bool cuda = false, other = false;
+    bool cuda = false, other = false, xpu = false;
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < k; i++) {
         TSNode p = ts_node_named_child(n, i);
@@ -192,10 +203,13 @@ static void on_dictionary(walker *w, TSNode n) {
         TSNode key = an_py_field(p, "key", 3);
         if (!is(key, "string")) continue;
         if (string_is(text(w, key), len(key), "cuda")) cuda = true;
+        if (string_is(text(w, key), len(key), "xpu")) xpu = true;
         for (int d = 0; other_devices[d]; d++)
             if (string_is(text(w, key), len(key), other_devices[d])) other = true;
     }
-    if (cuda && other) add_node(w, AN_CTX_MULTI_DEVICE, n);
+    /* CUDA by design (XPU812) only with its XPU entry: a table without one still lacks XPU */
+    if (cuda && other && xpu) add_node_why(w, AN_CTX_MULTI_DEVICE, n, "is a table keyed by device type with an XPU entry");
+    else if (cuda && other) add_node(w, AN_CTX_MULTI_DEVICE, n);
 }
 
 static void on_boolean(walker *w, TSNode n) {
@@ -203,7 +217,7 @@ static void on_boolean(walker *w, TSNode n) {
     size_t sl = len(n);
     /* `torch.cuda.device_count() > 1 or torch.xpu.device_count() > 1`: probes for several devices at once */
     if (has(s, sl, "cuda") && an_py_mentions_agnostic(s, sl)) {
-        add_node(w, AN_CTX_MULTI_DEVICE, n);
+        add_node_why(w, AN_CTX_MULTI_DEVICE, n, "probes CUDA and XPU (or any accelerator) together");
         return;
     }
     TSNode left = an_py_field(n, "left", 4), right = an_py_field(n, "right", 5);
@@ -214,7 +228,7 @@ static void on_boolean(walker *w, TSNode n) {
     /* `DEVICE_TYPE == "cuda" and torch.cuda.is_bf16_supported()`: the right operand runs on CUDA only; one that is
      * a device test itself (`x.is_cuda and not y.is_cuda`) is ported with the left one, so it stays a finding */
     if (device_test(text(w, left), len(left)) && !device_test(text(w, right), len(right)))
-        add_node(w, AN_CTX_CUDA_ONLY, right);
+        add_node_why(w, AN_CTX_CUDA_ONLY, right, "runs only on a CUDA device (the operand after a CUDA device test and `and`)");
 }
 
 static void on_assignment(walker *w, TSNode n) {
@@ -306,14 +320,14 @@ static void on_if(walker *w, TSNode n) {
      * tensor to the code after it (or the else branch); testing for any accelerator would send XPU tensors into the
      * CUDA kernel */
     if (ts_node_is_null(negated(cond)) && device_test(text(w, cond), len(cond)) && calls_cuda_kernel(w, body, 0)) {
-        add_node(w, AN_CTX_CORRECT_GUARD, cond);
+        add_node_why(w, AN_CTX_CORRECT_GUARD, cond, "routes CUDA devices to a CUDA kernel and the others past it");
         return;
     }
     /* `if args.allow_tf32 and torch.cuda.is_available(): torch.backends.cuda.matmul.allow_tf32 = True`: the branch
      * only sets CUDA flags, which are reported themselves; testing for another accelerator would change nothing */
     if (has(text(w, cond), len(cond), "cuda.is_available()") && !an_py_mentions_agnostic(text(w, cond), len(cond)) &&
         sets_cuda_flags_only(w, body)) {
-        add_node(w, AN_CTX_CORRECT_GUARD, cond);
+        add_node_why(w, AN_CTX_CORRECT_GUARD, cond, "only guards CUDA backend flags, which other devices ignore");
         return;
     }
     TSNode arg = negated(cond);
@@ -322,13 +336,15 @@ static void on_if(walker *w, TSNode n) {
     size_t sl = len(arg);
     /* `if not x.is_cuda: return fallback(x)`: what follows is the CUDA kernel's path, and the test routes to it */
     if (device_test(s, sl)) {
-        add_node(w, AN_CTX_CORRECT_GUARD, cond);
+        add_node_why(w, AN_CTX_CORRECT_GUARD, cond, "sends every other device to the fallback before the CUDA path");
         return;
     }
     /* `if not torch.cuda.is_available(): return`: the rest of the block runs on CUDA only */
     if (!ts_node_is_null(alt) || !has(s, sl, "cuda.is_available()") || an_py_mentions_agnostic(s, sl)) return;
     TSNode parent = ts_node_parent(n);
     if (ts_node_is_null(parent) || (!is(parent, "block") && !is(parent, "module"))) return;
+    /* no reason for XPU812: such code is CUDA-only by the code's own test, not by design (the audit's labels call
+     * `if not torch.cuda.is_available(): pytest.skip(...)` before device-generic test code a finding to port) */
     add_node(w, AN_CTX_CORRECT_GUARD, cond);
     if (ts_node_end_byte(parent) > ts_node_end_byte(n)) add(w, AN_CTX_CUDA_ONLY, ts_node_end_byte(n), ts_node_end_byte(parent));
 }
@@ -411,7 +427,7 @@ static void on_conditional(walker *w, TSNode n) {
     if (!package_variant(w, ts_node_named_child(n, 0), 0) && !package_variant(w, ts_node_named_child(n, 2), 0)) return;
     while (is(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
     if (has(text(w, cond), len(cond), "cuda.is_available()") && !an_py_mentions_agnostic(text(w, cond), len(cond)))
-        add_node(w, AN_CTX_CORRECT_GUARD, cond);
+        add_node_why(w, AN_CTX_CORRECT_GUARD, cond, "chooses the CUDA build of a package");
 }
 
 /* `cuda = torch.cuda.is_available()`: remembered with its scope, for on_conditional's choices */
@@ -460,7 +476,7 @@ static void decide_avail_locals(walker *w) {
             uses++;
             choices += chooses_variant(w->src, n, at, nl);
         }
-        if (uses && uses == choices) add(w, AN_CTX_CORRECT_GUARD, a->value_start, a->value_end);
+        if (uses && uses == choices) add_why(w, AN_CTX_CORRECT_GUARD, a->value_start, a->value_end, "chooses the CUDA build of a package");
     }
 }
 
@@ -488,7 +504,8 @@ static void on_import(walker *w, TSNode n) {
     if (!imports_nvidia_only(w, n)) return;
     TSNode parent = ts_node_parent(n);
     if (ts_node_is_null(parent) || (!is(parent, "block") && !is(parent, "module"))) return;
-    if (ts_node_end_byte(parent) > ts_node_end_byte(n)) add(w, AN_CTX_CUDA_ONLY, ts_node_end_byte(n), ts_node_end_byte(parent));
+    if (ts_node_end_byte(parent) > ts_node_end_byte(n))
+        add_why(w, AN_CTX_CUDA_ONLY, ts_node_end_byte(n), ts_node_end_byte(parent), "follows the import of a library that runs on NVIDIA GPUs only");
 }
 
 /* ---- counterparts in one block ------------------------------------------------------------------------------ */
@@ -591,7 +608,7 @@ static void on_block(walker *w, TSNode block) {
             /* the setting: the assignment's target, or the statement (`os.environ.setdefault(...)`) */
             TSNode a = ts_node_named_child(st, 0), l = {0};
             if (is(a, "assignment")) l = an_py_field(a, "left", 4);
-            add_node(w, AN_CTX_COUNTERPART, ts_node_is_null(l) ? st : l);
+            add_node_why(w, AN_CTX_COUNTERPART, ts_node_is_null(l) ? st : l, "is a CUDA setting whose XPU or device-generic twin is set beside it");
         }
     }
 }
@@ -645,7 +662,7 @@ static void visit(walker *w, TSNode n) {
         } else if (!strcmp(t, "comparison_operator")) {
             add_node(w, AN_CTX_READ, n);
             /* `dist.get_backend() == "nccl"`, `get_backend() == Backend.NCCL`: asks which backend runs */
-            if (has(text(w, n), len(n), "get_backend(")) add_node(w, AN_CTX_CORRECT_GUARD, n);
+            if (has(text(w, n), len(n), "get_backend(")) add_node_why(w, AN_CTX_CORRECT_GUARD, n, "asks which distributed backend runs");
         }
         break;
     case 'd':
@@ -894,7 +911,10 @@ static void keep_outermost(an_ctx_facts *v) {
     if (v->len > 1) qsort(v->items, v->len, sizeof *v->items, fact_cmp);
     size_t k = 0;
     for (size_t i = 0; i < v->len; i++) {
-        if (k && v->items[i].start >= v->items[k - 1].start && v->items[i].end <= v->items[k - 1].end) continue;
+        if (k && v->items[i].start >= v->items[k - 1].start && v->items[i].end <= v->items[k - 1].end) {
+            ut_free(v->items[i].name), ut_free(v->items[i].why), ut_free(v->items[i].xpu_sibling);
+            continue;
+        }
         v->items[k++] = v->items[i];
     }
     v->len = k;

@@ -47,7 +47,9 @@ typedef struct {
     uint32_t start, end;           /* the byte range the fact covers */
     uint32_t name_start, name_end; /* AN_CTX_CUDA_BACKEND: the class or function name (0, 0: a module) */
     char *name;                    /* AN_CTX_CUDA_BACKEND: the scope's name ("CUDAAccelerator", "cuda.py") */
-    char *why;                     /* AN_CTX_CUDA_BACKEND: what makes it one ("a subclass of `Accelerator`") */
+    char *why;                     /* AN_CTX_CUDA_BACKEND: what makes it one ("a subclass of `Accelerator`"); the
+                                    * design kinds (CORRECT_GUARD, CUDA_ONLY, MULTI_DEVICE, COUNTERPART): why the code
+                                    * is CUDA by design, a phrase ("routes CUDA devices to a CUDA kernel ..."), or NULL */
     char *xpu_sibling;             /* AN_CTX_CUDA_BACKEND: the XPU sibling it has, or NULL */
 } an_ctx_fact;
 

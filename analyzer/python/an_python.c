@@ -12,6 +12,7 @@
 #include "analyzer/python/an_resolve.h"
 #include "analyzer/core/an_suppress.h"
 #include <ctype.h>
+#include <strings.h>
 #include <stdio.h>
 #include <tree_sitter/api.h>
 
@@ -29,6 +30,14 @@ struct an_python {
 
 typedef struct { uint32_t start, end; } range;
 
+/* A scope the context facts leave as CUDA by design, where a finding was left out for it: XPU812 says so once per
+ * scope, at `at`, and carries the scope in the report (as XPU810 and XPU811 do). */
+struct design_scope {
+    uint32_t start, end;     /* the scope left as it is */
+    uint32_t at_start, at_end; /* where the finding goes: the test, the backend's name, the scope's first line */
+    char *why;               /* the reason, a phrase */
+};
+
 typedef struct {
     an_python *py;
     const an_catalog *cat;
@@ -42,6 +51,7 @@ typedef struct {
     UT_VEC(range) cuda_guard_conds; /* their conditions */
     UT_VEC(range) try_bodies;       /* bodies of try statements */
     UT_VEC(range) cuda_branches;    /* bodies of `if x.device.type == "cuda":` that have an else branch */
+    UT_VEC(struct design_scope) design; /* what findings were left out of as CUDA by design (XPU812) */
     uint32_t lo, hi;                /* the region walked and queried (everything: 0, UINT32_MAX) */
     const an_span_vec *only;        /* when not NULL: walk and query these statements only (query_ranges) */
     ut_buf tmp;
@@ -587,6 +597,121 @@ static bool called(const an_source *src, uint32_t end) {
     return end < src->len && src->text[end] == '(';
 }
 
+/* ---- XPU812: CUDA by design, said once per scope ------------------------------------------------------------ */
+
+/* the first non-blank byte at or after s, and the end of its line (not past e) */
+static void first_line(const an_source *src, uint32_t s, uint32_t e, uint32_t *a, uint32_t *b) {
+    for (;;) { /* blank lines and comment lines are no code */
+        while (s < e && isspace((unsigned char)src->text[s])) s++;
+        if (s >= e || src->text[s] != '#') break;
+        while (s < e && src->text[s] != '\n') s++;
+    }
+    uint32_t t = s;
+    char q = 0; /* a comment ends the line's code (not a # inside a string) */
+    for (; t < e && src->text[t] != '\n' && (q || src->text[t] != '#'); t++)
+        if (src->text[t] == '"' || src->text[t] == '\'') q = !q ? src->text[t] : q == src->text[t] ? 0 : q;
+    while (t > s && isspace((unsigned char)src->text[t - 1])) t--;
+    *a = s, *b = t;
+}
+
+/* one candidate (its why is copied); the first for a scope wins */
+static void note_design(ctx *c, uint32_t s, uint32_t e, uint32_t at_s, uint32_t at_e, const char *why) {
+    for (size_t i = c->design.len; i-- > 0;)
+        if (c->design.items[i].start == s && c->design.items[i].end == e) return;
+    if (at_e <= at_s) first_line(c->src, s, e, &at_s, &at_e);
+    struct design_scope d = {s, e, at_s, at_e, ut_strdup(why ? why : "is CUDA by design")};
+    ut_vec_push(&c->design, d);
+}
+
+/* the syntax node that spans exactly [s, e), or a null node */
+static TSNode node_spanning(TSNode root, uint32_t s, uint32_t e) {
+    TSNode n = ts_node_descendant_for_byte_range(root, s, e > s ? e - 1 : s);
+    while (!ts_node_is_null(n) && (ts_node_start_byte(n) > s || ts_node_end_byte(n) < e)) n = ts_node_parent(n);
+    return !ts_node_is_null(n) && ts_node_start_byte(n) == s && ts_node_end_byte(n) == e ? n : (TSNode){0};
+}
+
+/* a dispatch that already serves XPU (an if-chain or conditional expression: the `agnostic` ranges): at its test */
+static void note_agnostic(ctx *c, TSNode root, range r) {
+    TSNode n = node_spanning(root, r.start, r.end), cond = {0};
+    if (!ts_node_is_null(n) && !strcmp(ts_node_type(n), "if_statement")) cond = ts_node_child_by_field_name(n, "condition", 9);
+    uint32_t a = 0, b = 0;
+    if (!ts_node_is_null(cond)) first_line(c->src, ts_node_start_byte(cond), ts_node_end_byte(cond), &a, &b);
+    note_design(c, r.start, r.end, a, b, "heads a device dispatch that already has an XPU (or torch.accelerator) branch");
+}
+
+/* the CUDA branch of `if x.device.type == "cuda": ... else: ...` (the body range): at its test */
+static void note_cuda_branch(ctx *c, TSNode root, range r) {
+    TSNode p = node_spanning(root, r.start, r.end);
+    for (int up = 0; up < 4 && !ts_node_is_null(p) && strcmp(ts_node_type(p), "if_statement"); up++) p = ts_node_parent(p);
+    TSNode cond = !ts_node_is_null(p) ? ts_node_child_by_field_name(p, "condition", 9) : (TSNode){0};
+    uint32_t a = 0, b = 0;
+    if (!ts_node_is_null(cond)) first_line(c->src, ts_node_start_byte(cond), ts_node_end_byte(cond), &a, &b);
+    note_design(c, r.start, r.end, a, b, "is the CUDA branch of a device test whose else branch serves the other devices");
+}
+
+/* "cuda" in any case (torch.cuda, CUDA_HOME, "cuda") */
+static bool names_cuda(const char *s, size_t n) {
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (!strncasecmp(s + i, "cuda", 4)) return true;
+    return false;
+}
+
+/* the device helper that fix writes (xpuify_device.py): its own device table is no design finding */
+static bool helper_file(const char *path) {
+    const char *b = path ? strrchr(path, '/') : NULL;
+    b = b ? b + 1 : path;
+    return b && !strcmp(b, "xpuify_device.py");
+}
+
+/* the XPU812 findings of the candidates, into out (the design findings); frees the candidates. Not where XPU811
+ * (a dispatch without an XPU branch) or XPU810 (a CUDA backend without an XPU sibling) speaks for the code. */
+static void report_design(ctx *c, const an_dispatches *disp, const an_pycontext *cx, an_diag_list *out) {
+    const an_rule *r = an_catalog_builtin(c->cat, "cuda-by-design");
+    bool *skip = ut_calloc(c->design.len ? c->design.len : 1, sizeof(bool));
+    for (size_t i = 0; i < c->design.len; i++) {
+        struct design_scope *x = &c->design.items[i];
+        bool other = false;
+        for (size_t j = 0; j < disp->len && !other; j++)
+            other = disp->items[j].branch_start < x->end && x->start < disp->items[j].branch_end;
+        const an_ctx_fact *b = an_pycontext_find(cx, AN_CTX_CUDA_BACKEND, x->start, x->end);
+        other |= b && !b->xpu_sibling;
+        /* code with no CUDA in it (what fix writes: `torch.accelerator... if torch.accelerator.is_available() else
+         * "cpu"`), and the device helper xpuify writes itself, are no CUDA code left as it is */
+        other |= !names_cuda(c->src->text + x->start, x->end - x->start) || helper_file(c->src->path);
+        skip[i] = other;
+    }
+    /* a scope inside another one reported is said by that one */
+    for (size_t i = 0; i < c->design.len; i++)
+        for (size_t j = 0; j < c->design.len && !skip[i]; j++) {
+            const struct design_scope *x = &c->design.items[i], *y = &c->design.items[j];
+            skip[i] = j != i && !skip[j] && y->start <= x->start && x->end <= y->end &&
+                      (y->start < x->start || x->end < y->end || j < i);
+        }
+    for (size_t i = 0; i < c->design.len; i++) {
+        struct design_scope *x = &c->design.items[i];
+        if (r && enabled(c, r) && !skip[i] && x->at_start >= c->lo && x->at_start < c->hi) {
+            const char *src = c->src->text;
+            uint32_t tl = utf8_clip(src + x->at_start, x->at_end - x->at_start, 80);
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "`%.*s%s` %s: CUDA by design, left as it is (nothing to port here)",
+                          (int)tl, src + x->at_start, tl < x->at_end - x->at_start ? "..." : "", x->why);
+            an_message_vars mv = {NULL, NULL, NULL, b.data, NULL};
+            an_diag d = {0};
+            d.rule = r;
+            d.origin = AN_ORIGIN_BUILTIN;
+            d.start = x->at_start, d.end = x->at_end;
+            d.scope_start = x->start, d.scope_end = x->end;
+            d.message = an_message_format(r->message, &mv);
+            ut_buf_free(&b);
+            ut_vec_push(out, d);
+        }
+        ut_free(x->why);
+    }
+    ut_free(skip);
+    c->design.len = 0;
+}
+
 /* The XPU spelling of a CUDA backend's name: CUDAAccelerator -> XPUAccelerator, cuda.py -> xpu.py. */
 static char *xpu_name(const char *name) {
     size_t tok;
@@ -709,13 +834,14 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
         an_diag *d = &mine->items[i];
         if (!d->rule || d->rule->builtin) continue;
         const an_rule *r = d->rule;
-        const an_ctx_fact *t;
-        bool drop = an_pycontext_find(&cx, AN_CTX_CORRECT_GUARD, d->start, d->end) ||
-                    an_pycontext_find(&cx, AN_CTX_COUNTERPART, d->start, d->end);
+        const an_ctx_fact *t, *why = NULL; /* the fact that makes it CUDA by design (XPU812) */
+        bool drop = (why = an_pycontext_find(&cx, AN_CTX_CORRECT_GUARD, d->start, d->end)) ||
+                    (why = an_pycontext_find(&cx, AN_CTX_COUNTERPART, d->start, d->end));
         if (!drop && !r->in_guarded_code)
-            drop = an_pycontext_find(&cx, AN_CTX_MULTI_DEVICE, d->start, d->end) ||
-                   an_pycontext_find(&cx, AN_CTX_CUDA_ONLY, d->start, d->end) ||
+            drop = (why = an_pycontext_find(&cx, AN_CTX_MULTI_DEVICE, d->start, d->end)) ||
+                   (why = an_pycontext_find(&cx, AN_CTX_CUDA_ONLY, d->start, d->end)) ||
                    in_dispatch(&disp, d->start, d->end); /* a CUDA branch beside other devices' (XPU811) */
+        if (why && why->why) note_design(c, why->start, why->end, 0, 0, why->why);
         if (!drop && d->entry && !strncmp(d->entry->name, "torch.xpu", 9) && strchr(".", d->entry->name[9]))
             drop = an_pycontext_find(&cx, AN_CTX_XPU_BACKEND, d->start, d->end);
         if (!drop && !r->reads_ok)
@@ -727,6 +853,14 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
             size_t k = (size_t)(t - cx.kinds[AN_CTX_CUDA_BACKEND].items);
             if (!count[k]++) first[k] = *d;
             drop = true;
+            if (t->xpu_sibling) { /* no XPU810 for this scope, but it is CUDA by design all the same */
+                ut_buf b;
+                ut_buf_init(&b);
+                ut_buf_printf(&b, "is the CUDA backend of a multi-backend design (%s) whose family has an XPU member (`%s`)",
+                              t->why, t->xpu_sibling);
+                note_design(c, t->start, t->end, t->name_end ? t->name_start : 0, t->name_end, b.data);
+                ut_buf_free(&b);
+            }
         }
         if (drop) {
             drop_diag(d);
@@ -752,6 +886,7 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
         if (!f->xpu_sibling && !inner && (f->name_end || count[k])) report_backend(c, r, f, &first[k], design);
     }
     report_dispatches(c, &disp, &cx, design);
+    report_design(c, &disp, &cx, design);
     an_dispatch_free(&disp);
     ut_free(count), ut_free(first);
     an_pycontext_free(&cx);
@@ -1145,12 +1280,18 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     for (size_t i = 0; i < mine.len; i++) {
         an_diag *d = &mine.items[i];
         if (!d->rule || (d->rule->builtin && d->origin == AN_ORIGIN_BUILTIN)) continue;
-        if (overlaps(err, nerr, d->start, d->end) ||
-            (!d->rule->in_guarded_code && inside(agn, nagn, d->start, d->end)) ||
-            (d->rule->cuda_guard_ok && inside(grd, ngrd, d->start, d->end)) ||
-            (d->rule->in_try_ok && inside(try_b, ntry, d->start, d->end)) ||
-            (!d->rule->in_guarded_code && inside(brs, nbr, d->start, d->end)))
+        if (overlaps(err, nerr, d->start, d->end)) {
             drop_diag(d);
+        } else if (!d->rule->in_guarded_code && inside(agn, nagn, d->start, d->end)) {
+            note_agnostic(&c, root, agn[last_at_or_before(agn, nagn, d->start)]);
+            drop_diag(d);
+        } else if ((d->rule->cuda_guard_ok && inside(grd, ngrd, d->start, d->end)) ||
+                   (d->rule->in_try_ok && inside(try_b, ntry, d->start, d->end))) {
+            drop_diag(d);
+        } else if (!d->rule->in_guarded_code && inside(brs, nbr, d->start, d->end)) {
+            note_cuda_branch(&c, root, brs[last_at_or_before(brs, nbr, d->start)]);
+            drop_diag(d);
+        }
     }
     ut_free(err), ut_free(agn), ut_free(grd), ut_free(try_b), ut_free(brs);
     an_diag_list design = {0}; /* the "add an XPU sibling" findings of CUDA backends */
@@ -1243,6 +1384,7 @@ finish:
     ut_vec_free(&c.cuda_guarded);
     ut_vec_free(&c.try_bodies);
     ut_vec_free(&c.cuda_branches);
+    ut_vec_free(&c.design);
     ut_vec_free(&c.cuda_guard_conds);
     if (run->scope) {} /* borrowed */
     else if (run->keep_scope) *run->keep_scope = c.scope;

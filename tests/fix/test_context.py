@@ -97,7 +97,10 @@ def test_xpu_sibling_module_silences():
     write("accelerator/cuda_accelerator.py", FAMILY)
     eq(findings("accelerator/cuda_accelerator.py"), [("accelerator/cuda_accelerator.py", 16, "XPU810")], "no sibling yet")
     write("accelerator/xpu_accelerator.py", "import torch\n")
-    eq(findings("accelerator/cuda_accelerator.py"), [], "with its XPU sibling the backend is no finding at all")
+    # with its XPU sibling nothing is to be done: the backend is only recorded as CUDA by design (XPU812, whose scope
+    # is the module: what fix leaves there is counted apart), and that record fails no run
+    eq(findings("accelerator/cuda_accelerator.py"), [("accelerator/cuda_accelerator.py", 1, "XPU812")],
+       "with its XPU sibling the backend is only a record of code left as it is by design")
     eq(read("accelerator/cuda_accelerator.py"), FAMILY)
 
 
