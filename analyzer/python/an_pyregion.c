@@ -649,3 +649,20 @@ void an_pyregions_free(an_pyregions *r) {
     ut_vec_free(&r->hits);
     ut_vec_free(&r->comments);
 }
+
+bool an_pyregion_units(const an_source *src, an_span_vec *out) {
+    out->len = 0;
+    lline_vec ls = {0};
+    unit_vec units = {0};
+    an_span_vec comments = {0}, inert = {0};
+    bool ok = scan(src, &ls, &comments, &inert) && ls.len && group(src, &ls, 0, (uint32_t)ls.len, 0, src->len, &units);
+    if (ok) {
+        units.items[0].start = src->body;
+        for (size_t j = 0; j < units.len; j++) ut_vec_push(out, ((an_span){units.items[j].start, units.items[j].end}));
+    }
+    ut_vec_free(&ls);
+    ut_vec_free(&units);
+    ut_vec_free(&comments);
+    ut_vec_free(&inert);
+    return ok;
+}

@@ -35,4 +35,8 @@ typedef struct {
 void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, const char *helper,
                         an_pyregions *out);
 void an_pyregions_free(an_pyregions *r);
+/* The top-level statements of src, found by the same line scanner: each from a line start (the first from
+ * src->body) to the start of the next (the last to the end of the file), a decorated definition and an if/try with
+ * its clauses as one. false when the scanner is unsure of the file's statements (out is then empty). */
+bool an_pyregion_units(const an_source *src, an_span_vec *out);
 #endif

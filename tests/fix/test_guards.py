@@ -106,5 +106,21 @@ def test_fixed_guards_run_right_on_cpu_and_on_an_accelerator(d):
        "the generic bodies run there and work; the CUDA-only ones (capability, the \"cuda\" list) do not run")
 
 
+def test_verdicts_in_a_large_file_are_those_of_the_whole_file(d):
+    """A large file's guards are judged over the top-level statements that hold a test or an import (an_guard
+    parses only those), and over the whole file where a verdict reads beyond them (a function of the file, the rest
+    of the module): the labelled fixture followed by 400 unrelated functions gets the verdicts and reasons it gets
+    alone."""
+    shutil.copy(os.path.join(FIX, "XPU105.py"), "g.py")
+    alone = xpu105("g.py")
+    pad = "".join(f"\n\ndef unrelated_{i}(x):\n    y = [x + k for k in range({i})]\n    return sum(y)\n" for i in range(400))
+    with open("g.py", "a") as f:
+        f.write(pad)
+    padded = xpu105("g.py")
+    check(len(alone) >= 15, "the fixture's guards are found", alone)
+    key = lambda ds: {ln: (x["message"], (x.get("fix") or {}).get("applicability")) for ln, x in ds.items()}
+    eq(key(padded), key(alone), "verdicts with the file grown")
+
+
 if __name__ == "__main__":
     main(globals())
