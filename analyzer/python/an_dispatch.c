@@ -226,10 +226,22 @@ static void on_dictionary(an_dispatches *out, TSNode n, const char *src) {
     ut_vec_push(out, d);
 }
 
-void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src) {
+/* whether the text the tree was parsed from names another accelerator: a test, key or body that names one lies
+ * inside it (the ranges start at line starts: a word is never cut) */
+static bool names_other_device(const char *src, const an_span *spans, size_t n) {
+    size_t len = strlen(src);
+    if (!n) return other_devices(src, len) != 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t s = spans[i].start, e = spans[i].end < len ? spans[i].end : len;
+        if (s < e && other_devices(src + s, e - s)) return true;
+    }
+    return false;
+}
+
+void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src, const an_span *spans, size_t nspans) {
     memset(out, 0, sizeof *out);
     /* nothing to find in a file that names no other accelerator (most files): one pass over the text */
-    if (!strstr(src, "cuda") || !other_devices(src, strlen(src))) return;
+    if (!strstr(src, "cuda") || !names_other_device(src, spans, nspans)) return;
     TSTreeCursor cur = ts_tree_cursor_new(root);
     unsigned depth = 0;
     for (;;) {
