@@ -26,6 +26,7 @@ struct an_guard {
     TSNode root;
     an_pyscope scope;
     bool partial; /* tree holds some top-level statements only (parse_partial) */
+    bool cut;     /* and of some class, some members only */
 };
 
 typedef struct {
@@ -84,33 +85,58 @@ static bool maybe_defined(const an_guard *g, const char *name, size_t n) {
     return false;
 }
 
+/* whether [s, e) holds a test or names `import` */
+static bool wanted(const an_guard *g, uint32_t s, uint32_t e, const uint32_t *tests, size_t n) {
+    if (word_at_or_after(g->text + s, e - s, "import", 6)) return true;
+    for (size_t i = 0; i < n; i++)
+        if (tests[i] >= s && tests[i] < e) return true;
+    return false;
+}
+
+static void add_range(const an_source *src, TSRange *rs, uint32_t *nr, uint32_t s, uint32_t e) {
+    if (*nr && rs[*nr - 1].end_byte == s) {
+        rs[*nr - 1].end_byte = e, rs[*nr - 1].end_point = point_at(src, e);
+        return;
+    }
+    rs[(*nr)++] = (TSRange){point_at(src, s), point_at(src, e), s, e};
+}
+
 /* The top-level statements that hold a test, and every one that names `import` (the file's bindings: the scope
- * is then the whole file's), parsed alone: what a verdict reads inside them is what the whole file's tree holds
- * there. A verdict that reads beyond them (a definition of the file, the rest of the module, a module-level name)
- * sets need_whole. false (nothing parsed): the line scanner was unsure, the statements are most of the file, or
- * they do not parse cleanly. */
+ * is then the whole file's), parsed alone; of a class, its header and those of its members (as the front end
+ * parses a definition: g->cut). What a verdict reads inside them is what the whole file's tree holds there. A
+ * verdict that reads beyond them (a definition of the file, the rest of the module, a module-level name, the other
+ * members of a cut class) sets need_whole. false (nothing parsed): the line scanner was unsure, the statements are
+ * most of the file, or they do not parse cleanly. */
 static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
     const an_source *src = g->src;
-    an_span_vec units = {0};
-    if (!n || !an_pyregion_units(src, &units)) {
-        ut_vec_free(&units);
+    an_pyunits pu;
+    if (!n || !an_pyregion_units(src, &pu)) {
+        an_pyunits_free(&pu);
         return false;
     }
-    TSRange *rs = ut_malloc(units.len * sizeof *rs);
+    TSRange *rs = ut_malloc((pu.units.len + pu.members.len + 1) * sizeof *rs);
     uint32_t nr = 0, kept = 0;
-    for (size_t u = 0; u < units.len; u++) {
-        an_span sp = units.items[u];
-        bool keep = word_at_or_after(g->text + sp.start, sp.end - sp.start, "import", 6) != NULL;
-        for (size_t i = 0; i < n && !keep; i++) keep = tests[i] >= sp.start && tests[i] < sp.end;
-        if (!keep) continue;
-        kept += sp.end - sp.start;
-        if (nr && rs[nr - 1].end_byte == sp.start) {
-            rs[nr - 1].end_byte = sp.end, rs[nr - 1].end_point = point_at(src, sp.end);
+    for (size_t u = 0; u < pu.units.len; u++) {
+        const an_pyunit *x = &pu.units.items[u];
+        if (!wanted(g, x->span.start, x->span.end, tests, n)) continue;
+        const an_span *ms = pu.members.items + x->mfirst;
+        size_t picked = 0;
+        for (size_t m = 0; m < x->mcount; m++) picked += wanted(g, ms[m].start, ms[m].end, tests, n);
+        if (!picked || picked == x->mcount) { /* whole (a test in its header, or in every member) */
+            kept += x->span.end - x->span.start;
+            add_range(src, rs, &nr, x->span.start, x->span.end);
             continue;
         }
-        rs[nr++] = (TSRange){point_at(src, sp.start), point_at(src, sp.end), sp.start, sp.end};
+        g->cut = true;
+        kept += ms[0].start - x->span.start;
+        add_range(src, rs, &nr, x->span.start, ms[0].start);
+        for (size_t m = 0; m < x->mcount; m++)
+            if (wanted(g, ms[m].start, ms[m].end, tests, n)) {
+                kept += ms[m].end - ms[m].start;
+                add_range(src, rs, &nr, ms[m].start, ms[m].end);
+            }
     }
-    ut_vec_free(&units);
+    an_pyunits_free(&pu);
     bool ok = nr && (uint64_t)kept * 10 < (uint64_t)(g->len - src->body) * 9;
     if (ok) {
         ts_parser_set_included_ranges(g->parser, rs, nr);
@@ -119,6 +145,7 @@ static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
         if (!ok && g->tree) ts_tree_delete(g->tree), g->tree = NULL;
     }
     ut_free(rs);
+    if (!ok) g->cut = false;
     return ok;
 }
 
@@ -151,7 +178,7 @@ an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t ntest
 static void go_whole(an_guard *g) {
     if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
     memset(&g->scope, 0, sizeof g->scope);
-    g->partial = false;
+    g->partial = g->cut = false;
     parse_whole(g);
     if (g->tree) {
         g->root = ts_tree_root_node(g->tree);
@@ -330,7 +357,9 @@ static void check_call(judge *j, TSNode call) {
         TSNode root = fn;
         int levels = 0;
         while (is(root, "attribute")) root = field(root, "object"), levels++;
-        if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1) {
+        if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1 && j->g->cut) {
+            j->need_whole = true; /* the class's other members */
+        } else if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1) {
             /* a method of the enclosing class: followed when the class defines it */
             TSNode cls = enclosing(call, "class_definition"), meth = field(fn, "attribute");
             TSNode body = ts_node_is_null(cls) ? cls : field(cls, "body");
@@ -450,6 +479,10 @@ static void follow_name(judge *j, TSNode asg, int pol, int flow) {
             verdict(j, AN_GUARD_UNPROVEN, left, "stores the test in `%.*s`, which other modules may read");
             return;
         }
+        if (j->g->cut) { /* its uses are anywhere in the class */
+            j->need_whole = true;
+            return;
+        }
     } else if (ts_node_is_null(scope)) {
         scope = j->g->root;
         if (T(j, name)[0] != '_') {
@@ -493,7 +526,9 @@ walked:
 
 /* The block statements after st, up to the end of its block. */
 static void rest_of_block(judge *j, TSNode st) {
-    if (j->g->partial && is(ts_node_parent(st), "module")) { /* the rest of the module */
+    TSNode blk = ts_node_parent(st);
+    if ((j->g->partial && is(blk, "module")) || (j->g->cut && is(ts_node_parent(blk), "class_definition"))) {
+        /* the rest of the module, of a class that is cut */
         j->need_whole = true;
         return;
     }
