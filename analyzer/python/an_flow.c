@@ -533,18 +533,9 @@ static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
     return verdict;
 }
 
-/* a name's assigned_int verdict */
-typedef struct {
-    const char *s;
-    size_t n;
-    int v;
-} name_verdict;
-
 void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
     if (hi > len) hi = len;
     static const char *const opens[] = {".to(", "device=", "device =", "torch.device(", NULL};
-    name_verdict *seen_names = NULL;
-    size_t nseen = 0, cap = 0;
     for (int o = 0; opens[o]; o++) {
         size_t on = strlen(opens[o]);
         for (const char *m = t + lo; m < t + hi && (m = memmem(m, (size_t)(t + hi - m), opens[o], on)); m++) {
@@ -567,19 +558,7 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             if (in_comment(t, ls, c)) continue;
             /* an argument of a torch.cuda function, which takes CUDA indexes by design (its own findings say so) */
             if (memmem(t + ls, c - ls, "torch.cuda.", 11)) continue;
-            /* what a name is assigned is a fact of the whole file: read once per name */
-            int v = 0;
-            bool known = false;
-            for (size_t j = 0; j < nseen && !known; j++)
-                if (seen_names[j].n == q - p && !memcmp(seen_names[j].s, t + p, q - p)) v = seen_names[j].v, known = true;
-            if (!known) {
-                v = assigned_int(t, len, t + p, q - p);
-                if (nseen == cap) {
-                    cap = cap ? 2 * cap : 8;
-                    seen_names = ut_realloc(seen_names, cap * sizeof *seen_names);
-                }
-                seen_names[nseen++] = (name_verdict){t + p, q - p, v};
-            }
+            int v = assigned_int(t, len, t + p, q - p);
             if (v < 0 || (v == 0 && !int_name(t + p, q - p))) continue;
             bool seen = false;
             for (size_t j = 0; j < out->len && !seen; j++) seen = out->items[j].sink_start == p;
@@ -588,5 +567,4 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             ut_vec_push(out, x);
         }
     }
-    ut_free(seen_names);
 }
