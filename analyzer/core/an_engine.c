@@ -67,15 +67,15 @@ static void analyze(worker_state *ws, const an_catalog *cat, an_lang lang, const
     size_t before = out->len;
     switch (lang) {
     case AN_LANG_PYTHON: {
-        char *deep = an_py_nesting_why(src);
-        if (deep) { /* skipped, with its reason, rather than parsed (an_pynest.h) */
-            if (why) *why = deep;
-            else ut_free(deep);
-            *parsed = false;
-            break;
-        }
         if (!ws->py) ws->py = an_python_new();
         *parsed = an_python_analyze(ws->py, cat, src, en, fix, regions, found, out, bytes);
+        /* a file nested too deep is skipped, with its reason, rather than parsed (an_pynest.h): an_python_analyze
+         * checks that first (one scan of the text per file), and the reason is looked for when it parsed nothing */
+        char *deep = *parsed ? NULL : an_py_nesting_why(src);
+        if (deep) {
+            if (why) *why = deep;
+            else ut_free(deep);
+        }
         break;
     }
     case AN_LANG_C:

@@ -44,22 +44,25 @@ static bool has_word(const char *s, size_t n, const char *w) {
     return false;
 }
 
+static bool alnum(unsigned char c) { return (unsigned)((c | 32) - 'a') < 26 || (unsigned)(c - '0') < 10; }
+
 /* the other devices a text names, as a bit set over others[]: one pass over its words (runs of letters and digits,
- * in any case), which is has_word for every device at once (the whole file is read this way first) */
+ * in any case), which is has_word for every device at once (the whole file is read this way first). Only a word
+ * as long as some device's is lowered and compared (most are not: this runs over every analyzed file). */
 static uint32_t other_devices(const char *s, size_t n) {
-    uint32_t m = 0;
+    uint32_t m = 0, lens = 0;
+    for (int d = 0; others[d].word; d++) lens |= 1u << strlen(others[d].word);
     for (size_t i = 0; i < n;) {
-        if (!isalnum((unsigned char)s[i])) { i++; continue; }
-        size_t j = i;
-        char w[16];
-        while (j < n && isalnum((unsigned char)s[j])) {
-            if (j - i < sizeof w) w[j - i] = (char)tolower((unsigned char)s[j]);
-            j++;
-        }
+        if (!alnum((unsigned char)s[i])) { i++; continue; }
+        size_t j = i + 1;
+        while (j < n && alnum((unsigned char)s[j])) j++;
         size_t wl = j - i;
-        if (wl <= sizeof w)
+        if (wl < 32 && (lens & (1u << wl))) {
+            char w[32];
+            for (size_t k = 0; k < wl; k++) w[k] = (char)(s[i + k] | ((unsigned)(s[i + k] - 'A') < 26 ? 32 : 0));
             for (int d = 0; others[d].word; d++)
-                if (strlen(others[d].word) == wl && !memcmp(others[d].word, w, wl)) m |= 1u << d;
+                if (others[d].word[0] == w[0] && strlen(others[d].word) == wl && !memcmp(others[d].word, w, wl)) m |= 1u << d;
+        }
         i = j;
     }
     return m;
@@ -224,10 +227,22 @@ static void on_dictionary(an_dispatches *out, TSNode n, const char *src) {
     ut_vec_push(out, d);
 }
 
-void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src) {
+/* whether the text the tree was parsed from names another accelerator: a test, key or body that names one lies
+ * inside it (the ranges start at line starts: a word is never cut) */
+static bool names_other_device(const char *src, const an_span *spans, size_t n) {
+    size_t len = strlen(src);
+    if (!n) return other_devices(src, len) != 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t s = spans[i].start, e = spans[i].end < len ? spans[i].end : len;
+        if (s < e && other_devices(src + s, e - s)) return true;
+    }
+    return false;
+}
+
+void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src, const an_span *spans, size_t nspans) {
     memset(out, 0, sizeof *out);
     /* nothing to find in a file that names no other accelerator (most files): one pass over the text */
-    if (!strstr(src, "cuda") || !other_devices(src, strlen(src))) return;
+    if (!strstr(src, "cuda") || !names_other_device(src, spans, nspans)) return;
     TSTreeCursor cur = ts_tree_cursor_new(root);
     unsigned depth = 0;
     for (;;) {

@@ -5,6 +5,7 @@
  * port: the way to support Intel GPUs is an XPU branch beside the CUDA one. Computed from the tree-sitter tree. */
 #ifndef AN_DISPATCH_H
 #define AN_DISPATCH_H
+#include "analyzer/python/an_pyregion.h"
 #include "util/ut_mem.h"
 #include <stdint.h>
 #include <tree_sitter/api.h>
@@ -19,7 +20,8 @@ typedef struct {
 
 typedef UT_VEC(an_dispatch) an_dispatches;
 
-/* Every dispatch of the tree without an XPU branch, in document order. */
-void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src);
+/* Every dispatch of the tree without an XPU branch, in document order. spans: the byte ranges the tree was parsed
+ * from (n of them), or none (n 0): the whole file. */
+void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src, const an_span *spans, size_t n);
 void an_dispatch_free(an_dispatches *v);
 #endif

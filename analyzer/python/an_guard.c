@@ -2,6 +2,7 @@
 #include "analyzer/python/an_guard.h"
 #include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_context.h"
+#include "analyzer/python/an_pyregion.h"
 #include "analyzer/python/an_resolve.h"
 #include "util/ut_buf.h"
 #include "util/ut_mem.h"
@@ -18,12 +19,15 @@ const TSLanguage *tree_sitter_python(void);
 #define GUARD_MAX_WALK_DEPTH 400
 
 struct an_guard {
+    const an_source *src;
     const char *text;
     uint32_t len;
     TSParser *parser;
     TSTree *tree;
     TSNode root;
     an_pyscope scope;
+    bool partial; /* tree holds some top-level statements only (parse_partial) */
+    bool cut;     /* and of some class, some members only */
 };
 
 typedef struct {
@@ -34,6 +38,7 @@ typedef struct {
     char *why;
     UT_VEC(uint32_t) visited; /* definitions already followed (by start byte) */
     int call_depth;
+    bool need_whole; /* a partial tree lacks what the verdict reads: judged again over the whole file */
 } judge;
 
 typedef UT_VEC(TSNode) node_vec;
@@ -46,21 +51,140 @@ static size_t L(TSNode n) { return E(n) - S(n); }
 static bool eq(const judge *j, TSNode n, const char *w) { return L(n) == strlen(w) && !memcmp(T(j, n), w, L(n)); }
 static TSNode field(TSNode n, const char *f) { return an_py_field(n, f, (uint32_t)strlen(f)); }
 
-an_guard *an_guard_new(const char *text, uint32_t len, uint32_t body) {
-    an_guard *g = ut_calloc(1, sizeof *g);
-    g->text = text, g->len = len;
-    g->parser = ts_parser_new();
-    ts_parser_set_language(g->parser, tree_sitter_python());
+static TSPoint point_at(const an_source *src, uint32_t byte) {
+    uint32_t lo = 0, hi = src->nlines;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (src->line_starts[mid] <= byte) lo = mid;
+        else hi = mid;
+    }
+    return (TSPoint){lo, byte - src->line_starts[lo]};
+}
+
+static bool ident_byte(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
+
+/* the word w (an identifier) somewhere in [s, s + n) */
+static const char *word_at_or_after(const char *s, size_t n, const char *w, size_t wl) {
+    const char *e = s + n;
+    for (const char *p = s; p < e && (p = memmem(p, (size_t)(e - p), w, wl)); p++)
+        if ((p == s || !ident_byte(p[-1])) && (p + wl == e || !ident_byte(p[wl]))) return p;
+    return NULL;
+}
+
+/* Whether the file may define a function or class of that name: the name after `def` or `class` and blanks (or
+ * line continuations). false proves that no definition node of the whole file's tree has it. */
+static bool maybe_defined(const an_guard *g, const char *name, size_t n) {
+    const char *t = g->text, *e = t + g->len;
+    for (const char *p = t; p < e && (p = word_at_or_after(p, (size_t)(e - p), name, n)); p++) {
+        const char *b = p;
+        while (b > t && strchr(" \t\f\r\n\\", b[-1]) && b[-1]) b--;
+        if (b == p) continue;
+        const char *w = b;
+        while (w > t && ident_byte(w[-1])) w--;
+        if ((b - w == 3 && !memcmp(w, "def", 3)) || (b - w == 5 && !memcmp(w, "class", 5))) return true;
+    }
+    return false;
+}
+
+/* whether [s, e) holds a test or names `import` */
+static bool wanted(const an_guard *g, uint32_t s, uint32_t e, const uint32_t *tests, size_t n) {
+    if (word_at_or_after(g->text + s, e - s, "import", 6)) return true;
+    for (size_t i = 0; i < n; i++)
+        if (tests[i] >= s && tests[i] < e) return true;
+    return false;
+}
+
+static void add_range(const an_source *src, TSRange *rs, uint32_t *nr, uint32_t s, uint32_t e) {
+    if (*nr && rs[*nr - 1].end_byte == s) {
+        rs[*nr - 1].end_byte = e, rs[*nr - 1].end_point = point_at(src, e);
+        return;
+    }
+    rs[(*nr)++] = (TSRange){point_at(src, s), point_at(src, e), s, e};
+}
+
+/* The top-level statements that hold a test, and every one that names `import` (the file's bindings: the scope
+ * is then the whole file's), parsed alone; of a class, its header and those of its members (as the front end
+ * parses a definition: g->cut). What a verdict reads inside them is what the whole file's tree holds there. A
+ * verdict that reads beyond them (a definition of the file, the rest of the module, a module-level name, the other
+ * members of a cut class) sets need_whole. false (nothing parsed): the line scanner was unsure, the statements are
+ * most of the file, or they do not parse cleanly. */
+static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
+    const an_source *src = g->src;
+    an_pyunits pu;
+    if (!n || !an_pyregion_units(src, &pu)) {
+        an_pyunits_free(&pu);
+        return false;
+    }
+    TSRange *rs = ut_malloc((pu.units.len + pu.members.len + 1) * sizeof *rs);
+    uint32_t nr = 0, kept = 0;
+    for (size_t u = 0; u < pu.units.len; u++) {
+        const an_pyunit *x = &pu.units.items[u];
+        if (!wanted(g, x->span.start, x->span.end, tests, n)) continue;
+        const an_span *ms = pu.members.items + x->mfirst;
+        size_t picked = 0;
+        for (size_t m = 0; m < x->mcount; m++) picked += wanted(g, ms[m].start, ms[m].end, tests, n);
+        if (!picked || picked == x->mcount) { /* whole (a test in its header, or in every member) */
+            kept += x->span.end - x->span.start;
+            add_range(src, rs, &nr, x->span.start, x->span.end);
+            continue;
+        }
+        g->cut = true;
+        kept += ms[0].start - x->span.start;
+        add_range(src, rs, &nr, x->span.start, ms[0].start);
+        for (size_t m = 0; m < x->mcount; m++)
+            if (wanted(g, ms[m].start, ms[m].end, tests, n)) {
+                kept += ms[m].end - ms[m].start;
+                add_range(src, rs, &nr, ms[m].start, ms[m].end);
+            }
+    }
+    an_pyunits_free(&pu);
+    bool ok = nr && (uint64_t)kept * 10 < (uint64_t)(g->len - src->body) * 9;
+    if (ok) {
+        ts_parser_set_included_ranges(g->parser, rs, nr);
+        g->tree = ts_parser_parse_string(g->parser, NULL, g->text, g->len);
+        ok = g->tree && !ts_node_has_error(ts_tree_root_node(g->tree));
+        if (!ok && g->tree) ts_tree_delete(g->tree), g->tree = NULL;
+    }
+    ut_free(rs);
+    if (!ok) g->cut = false;
+    return ok;
+}
+
+static void parse_whole(an_guard *g) {
+    uint32_t body = g->src->body;
     if (body) {
         TSRange r = {{0, body}, {UINT32_MAX, UINT32_MAX}, body, UINT32_MAX};
         ts_parser_set_included_ranges(g->parser, &r, 1);
+    } else {
+        ts_parser_set_included_ranges(g->parser, NULL, 0);
     }
-    g->tree = ts_parser_parse_string(g->parser, NULL, text, len);
+    g->tree = ts_parser_parse_string(g->parser, NULL, g->text, g->len);
+}
+
+an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t ntests) {
+    an_guard *g = ut_calloc(1, sizeof *g);
+    g->src = src, g->text = src->text, g->len = (uint32_t)src->len;
+    g->parser = ts_parser_new();
+    ts_parser_set_language(g->parser, tree_sitter_python());
+    g->partial = parse_partial(g, tests, ntests);
+    if (!g->partial) parse_whole(g);
     if (g->tree) {
         g->root = ts_tree_root_node(g->tree);
-        an_pyscope_collect(&g->scope, g->root, text);
+        an_pyscope_collect(&g->scope, g->root, g->text);
     }
     return g;
+}
+
+/* from a partial tree to the whole file's */
+static void go_whole(an_guard *g) {
+    if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
+    memset(&g->scope, 0, sizeof g->scope);
+    g->partial = g->cut = false;
+    parse_whole(g);
+    if (g->tree) {
+        g->root = ts_tree_root_node(g->tree);
+        an_pyscope_collect(&g->scope, g->root, g->text);
+    }
 }
 
 void an_guard_free(an_guard *g) {
@@ -149,6 +273,10 @@ static bool harmless_setting(judge *j, TSNode attr) {
 
 /* the module-level or nested definitions (function or class) of that name in the file */
 static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
+    if (j->g->partial) {
+        if (maybe_defined(j->g, name, n)) j->need_whole = true;
+        return;
+    }
     TSTreeCursor c = ts_tree_cursor_new(j->g->root);
     int depth = 0;
     for (;;) {
@@ -230,7 +358,9 @@ static void check_call(judge *j, TSNode call) {
         TSNode root = fn;
         int levels = 0;
         while (is(root, "attribute")) root = field(root, "object"), levels++;
-        if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1) {
+        if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1 && j->g->cut) {
+            j->need_whole = true; /* the class's other members */
+        } else if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1) {
             /* a method of the enclosing class: followed when the class defines it */
             TSNode cls = enclosing(call, "class_definition"), meth = field(fn, "attribute");
             TSNode body = ts_node_is_null(cls) ? cls : field(cls, "body");
@@ -350,10 +480,18 @@ static void follow_name(judge *j, TSNode asg, int pol, int flow) {
             verdict(j, AN_GUARD_UNPROVEN, left, "stores the test in `%.*s`, which other modules may read");
             return;
         }
+        if (j->g->cut) { /* its uses are anywhere in the class */
+            j->need_whole = true;
+            return;
+        }
     } else if (ts_node_is_null(scope)) {
         scope = j->g->root;
         if (T(j, name)[0] != '_') {
             verdict(j, AN_GUARD_UNPROVEN, left, "stores the test in the module-level `%.*s`, which other modules may import");
+            return;
+        }
+        if (j->g->partial) { /* its uses are anywhere in the module */
+            j->need_whole = true;
             return;
         }
     }
@@ -389,6 +527,12 @@ walked:
 
 /* The block statements after st, up to the end of its block. */
 static void rest_of_block(judge *j, TSNode st) {
+    TSNode blk = ts_node_parent(st);
+    if ((j->g->partial && is(blk, "module")) || (j->g->cut && is(ts_node_parent(blk), "class_definition"))) {
+        /* the rest of the module, of a class that is cut */
+        j->need_whole = true;
+        return;
+    }
     for (TSNode s = ts_node_next_named_sibling(st); !ts_node_is_null(s); s = ts_node_next_named_sibling(s))
         check_code(j, s);
 }
@@ -458,19 +602,19 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
         verdict(j, AN_GUARD_UNPROVEN, ts_node_is_null(p) ? cur : p, "uses the test in `%.*s`, which xpuify does not follow");
 }
 
-void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
+static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
     judge j = {0};
     j.g = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
     out->kind = AN_GUARD_UNPROVEN, out->why = NULL;
-    if (!g->tree) return;
+    if (!g->tree) return true;
     TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
     while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
     for (TSNode p = n; !ts_node_is_null(p); p = ts_node_parent(p))
         if (is(p, "ERROR")) {
             out->why = ut_strdup("sits in code xpuify could not parse");
-            return;
+            return true;
         }
-    if (ts_node_is_null(n)) return;
+    if (ts_node_is_null(n)) return !g->partial;
     TSNode call = ts_node_parent(n);
     if (is(call, "call") && ts_node_eq(field(call, "function"), n)) n = call;
     /* inside `_require_two_cuda_devices()` or `class CudaTests`: the scope says it is about CUDA */
@@ -486,4 +630,12 @@ void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn port
     out->kind = j.kind;
     out->why = j.why;
     ut_vec_free(&j.visited);
+    return !j.need_whole;
+}
+
+void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
+    if (judge_once(g, s, e, ported, pctx, out) || !g->partial) return;
+    ut_free(out->why);
+    go_whole(g);
+    judge_once(g, s, e, ported, pctx, out);
 }

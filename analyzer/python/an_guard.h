@@ -11,7 +11,9 @@
  * bodies pass the same test. A thing the caller's fixes port in the same pass counts as ported. */
 #ifndef AN_GUARD_H
 #define AN_GUARD_H
+#include "analyzer/core/an_source.h"
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum {
@@ -30,9 +32,11 @@ typedef bool (*an_guard_ported_fn)(void *ctx, uint32_t s, uint32_t e);
 
 typedef struct an_guard an_guard;
 
-/* text[0..len) is the whole file; body: where its code starts (after a BOM). The file is parsed whole here (the
- * front end may have parsed only regions of it). */
-an_guard *an_guard_new(const char *text, uint32_t len, uint32_t body);
+/* src: the whole file; tests: where its CUDA tests to be judged start (n of them). The file is parsed here (the
+ * front end may have parsed only regions of it): first only the top-level statements that hold a test or an import,
+ * then whole when a verdict reads beyond them (a definition of the file, the rest of the module); the verdicts are
+ * those over the whole file's tree. */
+an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t n);
 /* [s, e): the reference to the CUDA test (`torch.cuda.is_available`, the callee of its call). */
 void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out);
 void an_guard_free(an_guard *g);

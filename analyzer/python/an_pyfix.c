@@ -413,7 +413,13 @@ static bool fix_ports(void *ctx, uint32_t s, uint32_t e) {
 static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
     ut_free(f->verdict.why);
     f->verdict = (an_guard_verdict){AN_GUARD_GENERIC, NULL};
-    if (!f->guard) f->guard = an_guard_new(f->text, (uint32_t)f->src->len, f->src->body);
+    if (!f->guard) { /* every test this pass judges: the guard parses the statements that hold them */
+        UT_VEC(uint32_t) tests = {0};
+        for (size_t i = 0; i < f->diags->len; i++)
+            if (f->diags->items[i].rule && f->diags->items[i].rule->guard_condition) ut_vec_push(&tests, f->diags->items[i].start);
+        f->guard = an_guard_new(f->src, tests.items, tests.len);
+        ut_vec_free(&tests);
+    }
     an_guard_judge(f->guard, d->start, d->end, fix_ports, f, &f->verdict);
     f->guard_judged = true;
     if (f->verdict.kind == AN_GUARD_CUDA) return false;

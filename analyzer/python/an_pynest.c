@@ -40,9 +40,14 @@ static bool step(char c, uint32_t *depth, uint32_t limit) {
     return true;
 }
 
+/* the bytes the scan acts on: comments, quotes, brackets */
+static const bool special[256] = {['#'] = 1, ['\''] = 1, ['"'] = 1, ['('] = 1, ['['] = 1, ['{'] = 1, [')'] = 1, [']'] = 1, ['}'] = 1};
+
 bool an_py_nesting_over(const char *text, size_t len, uint32_t limit, size_t *at) {
     uint32_t depth = 0;
     for (size_t i = 0; i < len; i++) {
+        while (i < len && !special[(unsigned char)text[i]]) i++; /* most bytes: nothing to do */
+        if (i >= len) break;
         char c = text[i];
         if (c == '#') {
             const char *nl = memchr(text + i, '\n', len - i);

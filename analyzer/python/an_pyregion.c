@@ -649,3 +649,40 @@ void an_pyregions_free(an_pyregions *r) {
     ut_vec_free(&r->hits);
     ut_vec_free(&r->comments);
 }
+
+bool an_pyregion_units(const an_source *src, an_pyunits *out) {
+    memset(out, 0, sizeof *out);
+    lline_vec ls = {0};
+    unit_vec units = {0};
+    an_span_vec comments = {0}, inert = {0};
+    bool ok = scan(src, &ls, &comments, &inert) && ls.len && group(src, &ls, 0, (uint32_t)ls.len, 0, src->len, &units);
+    if (ok) {
+        units.items[0].start = src->body;
+        size_t ntop = units.len;
+        for (size_t j = 0; j < ntop; j++) {
+            an_pyunit pu = {{units.items[j].start, units.items[j].end}, 0, 0};
+            uint32_t a = 0;
+            const unit *d = &units.items[j];
+            const char *kw = d->header >= 0 && !d->compound ? keyword(src, &ls.items[d->header], &a) : NULL;
+            if (kw && word_is(kw, a, "class") && opened(src, &ls, &units, (uint32_t)j)) {
+                d = &units.items[j]; /* units may have moved */
+                pu.mfirst = out->members.len, pu.mcount = d->mcount;
+                for (uint32_t m = 0; m < d->mcount; m++) {
+                    const unit *x = &units.items[d->mfirst + m];
+                    ut_vec_push(&out->members, ((an_span){x->start, x->end}));
+                }
+            }
+            ut_vec_push(&out->units, pu);
+        }
+    }
+    ut_vec_free(&ls);
+    ut_vec_free(&units);
+    ut_vec_free(&comments);
+    ut_vec_free(&inert);
+    return ok;
+}
+
+void an_pyunits_free(an_pyunits *u) {
+    ut_vec_free(&u->units);
+    ut_vec_free(&u->members);
+}

@@ -35,4 +35,21 @@ typedef struct {
 void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8_t *found, const char *helper,
                         an_pyregions *out);
 void an_pyregions_free(an_pyregions *r);
+/* A top-level statement of a file: from a line start (the first from src->body) to the start of the next (the last
+ * to the end of the file), a decorated definition and an if/try with its clauses as one. A class whose members the
+ * scanner is sure of has them too: its header is [span.start, members[mfirst].start). */
+typedef struct {
+    an_span span;
+    size_t mfirst, mcount; /* a class: its members in an_pyunits.members (mcount 0: none known) */
+} an_pyunit;
+
+typedef struct {
+    UT_VEC(an_pyunit) units;
+    an_span_vec members;
+} an_pyunits;
+
+/* The top-level statements of src, found by the same line scanner; false when it is unsure of them (out is then
+ * empty). */
+bool an_pyregion_units(const an_source *src, an_pyunits *out);
+void an_pyunits_free(an_pyunits *u);
 #endif

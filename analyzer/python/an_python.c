@@ -54,6 +54,8 @@ typedef struct {
     UT_VEC(struct design_scope) design; /* what findings were left out of as CUDA by design (XPU812) */
     uint32_t lo, hi;                /* the region walked and queried (everything: 0, UINT32_MAX) */
     const an_span_vec *only;        /* when not NULL: walk and query these statements only (query_ranges) */
+    const an_span *spans;           /* the ranges the tree was parsed from (an_pyrun.spans) */
+    size_t nspans;
     ut_buf tmp;
     bool compat;       /* fixes target the device helper: messages name the helper's function */
     bool too_deep;     /* the tree is nested deeper than AN_PY_MAX_DEPTH: the file is not analyzed */
@@ -826,7 +828,7 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
     an_pycontext cx;
     an_pycontext_collect(&cx, root, c->src->text, c->src->path);
     an_dispatches disp;
-    an_dispatch_collect(&disp, root, c->src->text);
+    an_dispatch_collect(&disp, root, c->src->text, c->spans, c->nspans);
     size_t nb = cx.kinds[AN_CTX_CUDA_BACKEND].len;
     size_t *count = ut_calloc(nb ? nb : 1, sizeof(size_t));
     an_diag *first = ut_calloc(nb ? nb : 1, sizeof(an_diag));
@@ -1040,8 +1042,9 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
             tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
         }
     }
-    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0};
+    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
     if (reg.hits_known && reg.hits.len) run.hits = reg.hits.items, run.nhits = reg.hits.len;
+    if (tree) run.spans = reg.spans.items, run.nspans = reg.spans.len;
     size_t first = out->len;
     an_python_run(py, cat, src, en, fix, &run, out);
     /* a design finding's scope (a CUDA backend, a dispatch's CUDA branch) reaches over statements the regions left
@@ -1053,7 +1056,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         out->len = first;
         ts_tree_delete(tree);
         tree = NULL;
-        an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0};
+        an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
         *bytes = src->len - src->body;
         an_python_run(py, cat, src, en, fix, &whole, out);
     }
@@ -1226,6 +1229,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     ctx c = {0};
     c.py = py, c.cat = cat, c.src = src, c.enabled = en;
     c.lo = run->lo, c.hi = run->hi;
+    if (run->tree) c.spans = run->spans, c.nspans = run->nspans;
     c.compat = fix && fix->target == AN_TARGET_COMPAT;
     an_diag_list mine = {0};
     c.out = &mine;

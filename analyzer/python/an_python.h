@@ -3,6 +3,7 @@
 #ifndef AN_PYTHON_H
 #define AN_PYTHON_H
 #include "analyzer/core/an_diag.h"
+#include "analyzer/python/an_pyregion.h"
 #include "analyzer/python/an_resolve.h"
 #include "analyzer/core/an_rule.h"
 #include "analyzer/core/an_source.h"
@@ -41,6 +42,10 @@ typedef struct {
      * hold one only (the outermost statement inside a top-level definition, or a definition's header). */
     const uint32_t *hits;
     size_t nhits;
+    /* The byte ranges tree was parsed from (its included ranges: an_pyregions.spans), or none (nspans 0): the whole
+     * file. Whole-file text scans that only decide whether the tree can hold something read these only. */
+    const an_span *spans;
+    size_t nspans;
 } an_pyrun;
 void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
                    const an_fix_options *fix, an_pyrun *run, an_diag_list *out);

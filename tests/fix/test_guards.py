@@ -106,5 +106,54 @@ def test_fixed_guards_run_right_on_cpu_and_on_an_accelerator(d):
        "the generic bodies run there and work; the CUDA-only ones (capability, the \"cuda\" list) do not run")
 
 
+def test_verdicts_in_a_large_file_are_those_of_the_whole_file(d):
+    """A large file's guards are judged over the top-level statements that hold a test or an import (an_guard
+    parses only those), and over the whole file where a verdict reads beyond them (a function of the file, the rest
+    of the module): the labelled fixture followed by 400 unrelated functions gets the verdicts and reasons it gets
+    alone."""
+    shutil.copy(os.path.join(FIX, "XPU105.py"), "g.py")
+    alone = xpu105("g.py")
+    pad = "".join(f"\n\ndef unrelated_{i}(x):\n    y = [x + k for k in range({i})]\n    return sum(y)\n" for i in range(400))
+    with open("g.py", "a") as f:
+        f.write(pad)
+    padded = xpu105("g.py")
+    check(len(alone) >= 15, "the fixture's guards are found", alone)
+    key = lambda ds: {ln: (x["message"], (x.get("fix") or {}).get("applicability")) for ln, x in ds.items()}
+    eq(key(padded), key(alone), "verdicts with the file grown")
+
+
+def test_verdicts_in_a_large_class_are_those_of_the_whole_class(d):
+    """A guard in one method of a large class is judged over the class's header and that method (an_guard), and
+    over the whole class where the verdict reads its other members (a method called on `self`, the uses of a
+    private attribute): each class grown by 400 methods gets the verdicts and reasons it gets alone."""
+    calls = (
+        "import torch\n\n\nclass Runner:\n"
+        "    def _helper(self):\n        return torch.cuda.get_device_capability()\n\n"
+        "    def _plain(self, x):\n        return x * 2\n\n"
+        "    def step(self, x):\n"
+        "        if torch.cuda.is_available():\n            self._helper()\n"
+        "        if torch.cuda.is_available():\n            x = self._plain(x)\n"
+        "        if torch.cuda.is_available():\n            x = x + 1\n"
+        "        return x\n"
+    )
+    flag = (
+        "import torch\nfrom flash_attn import flash_attn_func\n\n\nclass Runner:\n"
+        "    def __init__(self):\n        self._flag = torch.cuda.is_available()\n\n"
+        "    def later(self, x):\n        if self._flag:\n            x = flash_attn_func(x)\n        return x\n"
+    )
+    pad = "".join(f"\n    def unrelated_{i}(self, x):\n        return [x + k for k in range({i})]\n" for i in range(400))
+    key = lambda ds: {ln: (x["message"], (x.get("fix") or {}).get("applicability")) for ln, x in ds.items()}
+    for head, n in ((calls, 3), (flag, 1)):
+        with open("c.py", "w") as f:
+            f.write(head)
+        alone = xpu105("c.py")
+        with open("c.py", "w") as f:
+            f.write(head + pad)
+        grown = xpu105("c.py")
+        check(len(alone) == n, "the tests are found", alone)
+        check(any((x.get("fix") or {}).get("applicability") != "safe" for x in alone.values()), "one is not safe", alone)
+        eq(key(grown), key(alone), "verdicts with the class grown")
+
+
 if __name__ == "__main__":
     main(globals())
