@@ -891,6 +891,29 @@ static bool translate_fn(tr *t, const fn *f, const subst *sub, size_t nsub, cons
     free_names(&t->privates);
     t->is_kernel = f->kernel;
     t->failed = false;
+    /* what clang could not resolve in it (a name from a header that was not found: llm.c's `floatX`, a helper of
+     * another file) leaves no cursor behind: translating the rest would write OpenCL C that does not compile */
+    for (unsigned i = 0, nd = CL(clang_getNumDiagnostics)(t->tu); i < nd; i++) {
+        CXDiagnostic dg = CL(clang_getDiagnostic)(t->tu, i);
+        if (CL(clang_getDiagnosticSeverity)(dg) >= CXDiagnostic_Error) {
+            CXFile df = NULL;
+            unsigned off = 0;
+            CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(dg), &df, NULL, NULL, &off);
+            if (df == t->file && off >= f->start && off < f->end) {
+                char *m = an_clang_take(CL(clang_getDiagnosticSpelling)(dg));
+                /* math names and limits without their header (fast mode): OpenCL C has them */
+                static const char *const known[] = {"INFINITY", "NAN", "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "INT_MAX",
+                                                    "INT_MIN", "UINT_MAX", "M_PI", "HUGE_VALF", NULL};
+                const char *q = strstr(m, "undeclared identifier '");
+                char name[64] = "";
+                if (q) sscanf(q + 23, "%63[A-Za-z0-9_]", name);
+                if (!*name || (!in_list(BUILTINS, name) && !in_list(known, name)))
+                    issue(t, off, "code the C front end could not resolve (%s)", m);
+                ut_free(m);
+            }
+        }
+        CL(clang_disposeDiagnostic)(dg);
+    }
     params(t, f);
     body_q bq = {CL(clang_getNullCursor)(), false};
     CL(clang_visitChildren)(f->cur, find_body, &bq);
