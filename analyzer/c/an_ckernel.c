@@ -40,6 +40,7 @@ static const char PRELUDE[] =
     "#define __saturatef(x) clamp((x), 0.0f, 1.0f)\n#define __float2int_rn(x) convert_int_rte(x)\n"
     "#define __int2float_rn(x) ((float)(x))\n#define __ldg(p) (*(p))\n#define __popc(x) popcount(x)\n"
     "#define __clz(x) clz(x)\n#define __mul24(a, b) mul24(a, b)\n#define __umul24(a, b) mul24(a, b)\n"
+    "#define warpSize 32\n"
     "typedef char int8_t;\ntypedef uchar uint8_t;\ntypedef short int16_t;\ntypedef ushort uint16_t;\n"
     "typedef int int32_t;\ntypedef uint uint32_t;\ntypedef long int64_t;\ntypedef ulong uint64_t;\n"
     "inline float xpu_atomic_add_f32_g(volatile __global float *p, float v) {\n"
@@ -54,7 +55,48 @@ static const char PRELUDE[] =
     "inline double xpu_atomic_add_f64_g(volatile __global double *p, double v) {\n"
     "    union { ulong u; double f; } o, n;\n"
     "    do { o.f = *p; n.f = o.f + v; } while (atom_cmpxchg((volatile __global ulong *)p, o.u, n.u) != o.u);\n"
-    "    return o.f;\n}\n#endif\n\n";
+    "    return o.f;\n}\n#endif\n"
+    /* warps: a __local emulation with barriers (xpu_ws: one 64-bit slot per thread of the block, declared by the
+     * kernel), exact when every thread of the block reaches the call (the translator checks the control flow) */
+    "inline uint xpu_tid(void) {\n"
+    "    return (uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));\n}\n"
+    "inline uint xpu_nthreads(void) { return (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2)); }\n"
+    "#define XPU_WARP_FNS(T, S, TO, FROM) \\\n"
+    "inline T xpu_shfl_get_##S(__local ulong *ws, T v, uint src) { \\\n"
+    "    ws[xpu_tid()] = TO(v); barrier(CLK_LOCAL_MEM_FENCE); \\\n"
+    "    T r = FROM(ws[src]); barrier(CLK_LOCAL_MEM_FENCE); return r; } \\\n"
+    "inline T xpu_shfl_##S(__local ulong *ws, T v, int l, int w) { uint t = xpu_tid(), m = (uint)(w - 1); \\\n"
+    "    return xpu_shfl_get_##S(ws, v, (t & ~31u) + (t & 31u & ~m) + ((uint)l & m)); } \\\n"
+    "inline T xpu_shfl_up_##S(__local ulong *ws, T v, uint d, int w) { uint t = xpu_tid(); \\\n"
+    "    return xpu_shfl_get_##S(ws, v, (t & 31u & (uint)(w - 1)) >= d ? t - d : t); } \\\n"
+    "inline T xpu_shfl_down_##S(__local ulong *ws, T v, uint d, int w) { uint t = xpu_tid(); \\\n"
+    "    return xpu_shfl_get_##S(ws, v, (t & 31u & (uint)(w - 1)) + d < (uint)w ? t + d : t); } \\\n"
+    "inline T xpu_shfl_xor_##S(__local ulong *ws, T v, int x, int w) { uint t = xpu_tid(), l = t & 31u, s = l ^ (uint)x; \\\n"
+    "    return xpu_shfl_get_##S(ws, v, s < (l / (uint)w + 1u) * (uint)w ? (t & ~31u) + s : t); } \\\n"
+    "inline T xpu_reduce_add_##S(__local ulong *ws, T v) { \\\n"
+    "    for (int o = 16; o > 0; o >>= 1) v += xpu_shfl_xor_##S(ws, v, o, 32); return v; } \\\n"
+    "inline T xpu_reduce_max_##S(__local ulong *ws, T v) { \\\n"
+    "    for (int o = 16; o > 0; o >>= 1) v = max(v, xpu_shfl_xor_##S(ws, v, o, 32)); return v; } \\\n"
+    "inline T xpu_reduce_min_##S(__local ulong *ws, T v) { \\\n"
+    "    for (int o = 16; o > 0; o >>= 1) v = min(v, xpu_shfl_xor_##S(ws, v, o, 32)); return v; }\n"
+    "#define XPU_F32_TO(v) ((ulong)as_uint(v))\n#define XPU_F32_FROM(x) as_float((uint)(x))\n"
+    "#define XPU_I32_TO(v) ((ulong)(uint)(v))\n#define XPU_I32_FROM(x) ((int)(uint)(x))\n"
+    "#define XPU_U32_TO(v) ((ulong)(v))\n#define XPU_U32_FROM(x) ((uint)(x))\n"
+    "#define XPU_I64_TO(v) ((ulong)(v))\n#define XPU_I64_FROM(x) ((long)(x))\n"
+    "#define XPU_U64_TO(v) (v)\n#define XPU_U64_FROM(x) (x)\n"
+    "XPU_WARP_FNS(float, f32, XPU_F32_TO, XPU_F32_FROM)\nXPU_WARP_FNS(int, i32, XPU_I32_TO, XPU_I32_FROM)\n"
+    "XPU_WARP_FNS(uint, u32, XPU_U32_TO, XPU_U32_FROM)\nXPU_WARP_FNS(long, i64, XPU_I64_TO, XPU_I64_FROM)\n"
+    "XPU_WARP_FNS(ulong, u64, XPU_U64_TO, XPU_U64_FROM)\n"
+    "#if defined(cl_khr_fp64)\n#define XPU_F64_TO(v) as_ulong(v)\n#define XPU_F64_FROM(x) as_double(x)\n"
+    "XPU_WARP_FNS(double, f64, XPU_F64_TO, XPU_F64_FROM)\n#endif\n"
+    "inline uint xpu_ballot(__local ulong *ws, int p) {\n"
+    "    uint t = xpu_tid(), b = t & ~31u, n = xpu_nthreads(), r = 0;\n"
+    "    ws[t] = p != 0; barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (uint i = 0; i < 32u && b + i < n; i++) r |= (ws[b + i] != 0 ? 1u : 0u) << i;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE); return r;\n}\n"
+    "inline uint xpu_warp_mask(void) { uint b = xpu_tid() & ~31u, n = xpu_nthreads(); return n - b >= 32u ? 0xffffffffu : (1u << (n - b)) - 1u; }\n"
+    "inline int xpu_any(__local ulong *ws, int p) { return xpu_ballot(ws, p) != 0; }\n"
+    "inline int xpu_all(__local ulong *ws, int p) { return xpu_ballot(ws, p) == xpu_warp_mask(); }\n\n";
 
 /* names a kernel may call that OpenCL C 1.2 has (or the prelude defines) */
 static const char *const BUILTINS[] = {
@@ -69,13 +111,16 @@ static const char *const BUILTINS[] = {
 
 /* CUDA constructs with no OpenCL C 1.2 form here: the kernel stays CUDA-only */
 static const char *const UNSUPPORTED[] = {
-    "warpSize", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up",
-    "__shfl_down", "__shfl_xor", "__ballot_sync", "__any_sync", "__all_sync", "__activemask", "__syncwarp",
-    "__match_any_sync", "__reduce_add_sync", "cooperative_groups", "this_thread_block", "tiled_partition",
+    "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot", "__any", "__all", "__activemask",
+    "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "cooperative_groups", "this_thread_block", "tiled_partition",
     "auto", "asm", "__half", "half", "__nv_bfloat16", "__half2", "tex1Dfetch", "tex1D", "tex2D", "clock",
     "clock64", "reinterpret_cast", "const_cast", "dynamic_cast", "new", "delete", "throw", "atomicInc",
     "atomicDec", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__nanosleep", "malloc", "free",
     NULL};
+
+/* warp shuffles and votes with a full mask: the __local emulation of the prelude (xpu_shfl_*, xpu_ballot, ...) */
+static const char *const WARP[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+                                   "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp", NULL};
 
 static bool in_list(const char *const *l, const char *s) {
     for (; *l; l++)
@@ -112,6 +157,7 @@ typedef struct {
     cursors globals;      /* file-scope constants it reads */
     cursors typedefs;     /* file typedefs it uses */
     int (*dev_space)[16]; /* per function: the address space its calls pass to each pointer parameter (0: none) */
+    bool *warp_fn;        /* per function: it uses warp shuffles/votes, itself or through a call (takes xpu_ws) */
     bool is_kernel;
     bool failed;
     const char *kernel;   /* the kernel being translated (issues name it) */
@@ -185,6 +231,12 @@ static enum CXChildVisitResult param_visit(CXCursor c, CXCursor p, CXClientData 
         cursors *v = d;
         ut_vec_push(v, c);
     }
+    return CXChildVisit_Continue;
+}
+static enum CXChildVisitResult param_visit_all(CXCursor c, CXCursor p, CXClientData d) {
+    (void)p;
+    cursors *v = d;
+    ut_vec_push(v, c);
     return CXChildVisit_Continue;
 }
 static enum CXChildVisitResult tparam_visit(CXCursor c, CXCursor p, CXClientData d) {
@@ -294,6 +346,154 @@ static void note_cursor(cursors *v, CXCursor c) {
     ut_vec_push(v, c);
 }
 
+/* the type suffix of the prelude's warp functions for a shuffled value's type (NULL: none) */
+static const char *warp_suffix(CXType ty) {
+    switch (CL(clang_getCanonicalType)(ty).kind) {
+    case CXType_Float: return "f32";
+    case CXType_Int: return "i32";
+    case CXType_UInt: return "u32";
+    case CXType_Double: return "f64";
+    case CXType_Long: case CXType_LongLong: return "i64";
+    case CXType_ULong: case CXType_ULongLong: return "u64";
+    default: return NULL;
+    }
+}
+
+/* `__shfl_down_sync(mask, v, d[, w])` -> `xpu_shfl_down_f32(xpu_ws, v, d, w|32)`, the votes -> xpu_ballot/any/all,
+ * `__syncwarp([mask])` -> a barrier: the mask must be a constant full warp */
+static void warp_call(tr *t, CXCursor c, const char *n, uint32_t s, uint32_t e, bool here) {
+    if (!here || e <= s || t->src->text[e - 1] != ')') { issue(t, s, "`%s` inside a macro", n); return; }
+    int na = CL(clang_Cursor_getNumArguments)(c);
+    bool sync = !strcmp(n, "__syncwarp"), shfl = !strncmp(n, "__shfl", 6);
+    if (na < (sync ? 0 : 2) || na > (sync ? 1 : shfl ? 4 : 2)) { issue(t, s, "`%s` with an unexpected number of arguments", n); return; }
+    if (na > 0) {
+        CXEvalResult ev = CL(clang_Cursor_Evaluate)(CL(clang_Cursor_getArgument)(c, 0));
+        bool full = ev && CL(clang_EvalResult_getKind)(ev) == CXEval_Int &&
+                    (CL(clang_EvalResult_getAsLongLong)(ev) & 0xffffffffLL) == 0xffffffffLL;
+        if (ev) CL(clang_EvalResult_dispose)(ev);
+        if (!full) { issue(t, s, "`%s` with a mask that is not the constant full warp 0xffffffff", n); return; }
+    }
+    if (sync) { edit(t, s, e, "barrier(CLK_LOCAL_MEM_FENCE)"); return; }
+    CXCursor a1 = CL(clang_Cursor_getArgument)(c, 1);
+    uint32_t a1s;
+    if (!in_main(t, a1, &a1s, NULL)) { issue(t, s, "`%s` with an argument spelled by a macro", n); return; }
+    char buf[128];
+    if (shfl) {
+        const char *sfx = warp_suffix(CL(clang_getCursorType)(a1));
+        if (!sfx) { char *ts = type_spell(CL(clang_getCursorType)(a1)); issue(t, s, "a warp shuffle of the type `%s`", ts); ut_free(ts); return; }
+        snprintf(buf, sizeof buf, "xpu_%.*s_%s(xpu_ws, ", (int)(strlen(n) - 7), n + 2, sfx); /* __shfl_down_sync -> shfl_down */
+        edit(t, s, a1s, buf);
+        if (na == 3) edit(t, e - 1, e - 1, ", 32");
+    } else {
+        snprintf(buf, sizeof buf, "xpu_%s(xpu_ws, 0 != (", !strcmp(n, "__ballot_sync") ? "ballot" : !strcmp(n, "__any_sync") ? "any" : "all");
+        edit(t, s, a1s, buf);
+        edit(t, e - 1, e - 1, ")");
+    }
+}
+
+/* Warp calls (shuffles, votes, and calls of functions that use them) need every thread of the block at the same
+ * call, for the emulation's barriers: none may sit under an if, ?:, switch, while or do, nor in a for loop whose
+ * header reads anything but its own variables, kernel scalar parameters and file-scope names other than
+ * threadIdx; and no return, break, continue or goto under such control flow may come before one. */
+typedef struct { tr *t; CXCursor loop; bool uniform; } hdr_q;
+static enum CXChildVisitResult hdr_visit(CXCursor c, CXCursor p, CXClientData d) {
+    (void)p;
+    hdr_q *q = d;
+    enum CXCursorKind k = CL(clang_getCursorKind)(c);
+    if (k == CXCursor_CallExpr) { q->uniform = false; return CXChildVisit_Break; }
+    if (k != CXCursor_DeclRefExpr) return CXChildVisit_Recurse;
+    CXCursor r = CL(clang_getCursorReferenced)(c);
+    enum CXCursorKind rk = CL(clang_getCursorKind)(r);
+    enum CXCursorKind pk = CL(clang_getCursorKind)(CL(clang_getCursorSemanticParent)(r));
+    char *n = spell(r);
+    bool ok = rk == CXCursor_EnumConstantDecl;
+    if (rk == CXCursor_VarDecl && (pk == CXCursor_TranslationUnit || pk == CXCursor_Namespace)) ok = strcmp(n, "threadIdx") != 0;
+    else if (rk == CXCursor_ParmDecl) ok = q->t->is_kernel && CL(clang_getCanonicalType)(CL(clang_getCursorType)(r)).kind != CXType_Pointer;
+    else if (rk == CXCursor_VarDecl) { /* declared in the loop's header */
+        uint32_t ls, le, vs;
+        ok = in_main(q->t, q->loop, &ls, &le) && in_main(q->t, r, &vs, NULL) && vs >= ls && vs < le;
+    }
+    ut_free(n);
+    if (!ok) { q->uniform = false; return CXChildVisit_Break; }
+    return CXChildVisit_Recurse;
+}
+typedef struct { tr *t; bool div; uint32_t first_exit, last_warp; } div_q;
+static enum CXChildVisitResult div_visit(CXCursor c, CXCursor p, CXClientData d) {
+    (void)p;
+    div_q *q = d;
+    tr *t = q->t;
+    enum CXCursorKind k = CL(clang_getCursorKind)(c);
+    uint32_t s = 0;
+    in_main(t, c, &s, NULL);
+    if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue;
+    if (k == CXCursor_ReturnStmt || k == CXCursor_BreakStmt || k == CXCursor_ContinueStmt || k == CXCursor_GotoStmt) {
+        if (q->div && s < q->first_exit) q->first_exit = s;
+    } else if (k == CXCursor_CallExpr) {
+        char *n = spell(c);
+        CXCursor r = CL(clang_getCursorReferenced)(c);
+        size_t fi = CL(clang_Cursor_isNull)(r) ? SIZE_MAX : fn_index(t, r);
+        if (in_list(WARP, n) || (fi != SIZE_MAX && t->warp_fn[fi])) {
+            if (q->div) issue(t, s, "`%s` under control flow that can differ between the threads of a block (the warp emulation's barriers need them all)", n);
+            if (s > q->last_warp || q->last_warp == UINT32_MAX) q->last_warp = s;
+        }
+        ut_free(n);
+    }
+    div_q in = *q;
+    if (k == CXCursor_IfStmt || k == CXCursor_SwitchStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt ||
+        k == CXCursor_ConditionalOperator)
+        in.div = true;
+    if (k == CXCursor_ForStmt && !in.div) {
+        cursors ch = {0};
+        CL(clang_visitChildren)(c, param_visit_all, &ch);
+        hdr_q h = {t, c, true};
+        for (size_t i = 0; i + 1 < ch.len && h.uniform; i++) {
+            if (CL(clang_getCursorKind)(ch.items[i]) == CXCursor_DeclRefExpr) hdr_visit(ch.items[i], c, &h);
+            else CL(clang_visitChildren)(ch.items[i], hdr_visit, &h);
+        }
+        ut_vec_free(&ch);
+        in.div = !h.uniform;
+    }
+    CL(clang_visitChildren)(c, div_visit, &in);
+    if (in.first_exit < q->first_exit) q->first_exit = in.first_exit;
+    if (in.last_warp != UINT32_MAX && (q->last_warp == UINT32_MAX || in.last_warp > q->last_warp)) q->last_warp = in.last_warp;
+    return CXChildVisit_Continue;
+}
+static void warp_flow(tr *t, CXCursor body) {
+    div_q q = {t, false, UINT32_MAX, UINT32_MAX};
+    CL(clang_visitChildren)(body, div_visit, &q);
+    if (q.last_warp != UINT32_MAX && q.first_exit < q.last_warp)
+        issue(t, q.first_exit, "a return, break, continue or goto under control flow that can differ between threads, before a warp shuffle or vote (the warp emulation's barriers need every thread)%s", "");
+}
+
+/* which functions use warp calls, themselves or through the functions they call */
+typedef struct { tr *t; bool found; } wq;
+static enum CXChildVisitResult warp_call_visit(CXCursor c, CXCursor p, CXClientData d) {
+    (void)p;
+    wq *q = d;
+    if (CL(clang_getCursorKind)(c) == CXCursor_CallExpr) {
+        CXCursor r = CL(clang_getCursorReferenced)(c);
+        size_t fi = CL(clang_Cursor_isNull)(r) ? SIZE_MAX : fn_index(q->t, r);
+        if (fi != SIZE_MAX && q->t->warp_fn[fi]) { q->found = true; return CXChildVisit_Break; }
+    }
+    return CXChildVisit_Recurse;
+}
+static void find_warp_fns(tr *t) {
+    for (size_t f = 0; f < t->fns.len; f++) {
+        const char *x = t->src->text + t->fns.items[f].start;
+        size_t n = t->fns.items[f].end - t->fns.items[f].start;
+        for (int w = 0; WARP[w] && !t->warp_fn[f]; w++) t->warp_fn[f] = memmem(x, n, WARP[w], strlen(WARP[w])) != NULL;
+    }
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t f = 0; f < t->fns.len; f++) {
+            if (t->warp_fn[f]) continue;
+            wq q = {t, false};
+            CL(clang_visitChildren)(t->fns.items[f].cur, warp_call_visit, &q);
+            if (q.found) t->warp_fn[f] = grew = true;
+        }
+    }
+}
+
 static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientData d) {
     (void)parent;
     tr *t = d;
@@ -364,6 +564,10 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
             else if (t->fns.items[fi].templ) issue(t, s, "a call of the template __device__ function `%s`", n);
             else {
                 note_call(t, fi);
+                if (t->warp_fn[fi]) {
+                    if (!here || e <= s || t->src->text[e - 1] != ')') issue(t, s, "a call of `%s` (it uses warp shuffles) inside a macro", n);
+                    else edit(t, e - 1, e - 1, CL(clang_Cursor_getNumArguments)(c) > 0 ? ", xpu_ws" : "xpu_ws");
+                }
                 int na = CL(clang_Cursor_getNumArguments)(c);
                 for (int a = 0; a < na && a < 16; a++) {
                     CXCursor arg = CL(clang_Cursor_getArgument)(c, (unsigned)a);
@@ -373,6 +577,8 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
                     *have = sp;
                 }
             }
+        } else if (in_list(WARP, n)) {
+            warp_call(t, c, n, s, e, here);
         } else if (!strncmp(n, "atomic", 6) && in_list(BUILTINS, n)) {
             int nargs = CL(clang_Cursor_getNumArguments)(c);
             CXCursor a0 = nargs > 0 ? CL(clang_Cursor_getArgument)(c, 0) : CL(clang_getNullCursor)();
@@ -394,7 +600,8 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
         enum CXCursorKind pk = CL(clang_getCursorKind)(CL(clang_getCursorSemanticParent)(r));
         if (pk != CXCursor_TranslationUnit && pk != CXCursor_Namespace) break;
         char *n = spell(r);
-        bool builtin = !strcmp(n, "threadIdx") || !strcmp(n, "blockIdx") || !strcmp(n, "blockDim") || !strcmp(n, "gridDim");
+        bool builtin = !strcmp(n, "threadIdx") || !strcmp(n, "blockIdx") || !strcmp(n, "blockDim") || !strcmp(n, "gridDim") ||
+                       !strcmp(n, "warpSize");
         if (!builtin && !in_list(UNSUPPORTED, n) && !listed(&t->shared, n)) { /* block-scope extern __shared__ */
             if (in_main(t, r, NULL, NULL) && CL(clang_isConstQualifiedType)(CL(clang_getCursorType)(r)) &&
                 !has_attr(r, CXCursor_CUDAConstantAttr) && !has_attr(r, CXCursor_CUDADeviceAttr))
@@ -684,12 +891,41 @@ static bool translate_fn(tr *t, const fn *f, const subst *sub, size_t nsub, cons
     free_names(&t->privates);
     t->is_kernel = f->kernel;
     t->failed = false;
+    /* what clang could not resolve in it (a name from a header that was not found: llm.c's `floatX`, a helper of
+     * another file) leaves no cursor behind: translating the rest would write OpenCL C that does not compile */
+    for (unsigned i = 0, nd = CL(clang_getNumDiagnostics)(t->tu); i < nd; i++) {
+        CXDiagnostic dg = CL(clang_getDiagnostic)(t->tu, i);
+        if (CL(clang_getDiagnosticSeverity)(dg) >= CXDiagnostic_Error) {
+            CXFile df = NULL;
+            unsigned off = 0;
+            CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(dg), &df, NULL, NULL, &off);
+            if (df == t->file && off >= f->start && off < f->end) {
+                char *m = an_clang_take(CL(clang_getDiagnosticSpelling)(dg));
+                /* math names and limits without their header (fast mode): OpenCL C has them */
+                static const char *const known[] = {"INFINITY", "NAN", "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "INT_MAX",
+                                                    "INT_MIN", "UINT_MAX", "M_PI", "HUGE_VALF", NULL};
+                const char *q = strstr(m, "undeclared identifier '");
+                char name[64] = "";
+                if (q) sscanf(q + 23, "%63[A-Za-z0-9_]", name);
+                if (!*name || (!in_list(BUILTINS, name) && !in_list(known, name)))
+                    issue(t, off, "code the C front end could not resolve (%s)", m);
+                ut_free(m);
+            }
+        }
+        CL(clang_disposeDiagnostic)(dg);
+    }
     params(t, f);
     body_q bq = {CL(clang_getNullCursor)(), false};
     CL(clang_visitChildren)(f->cur, find_body, &bq);
     uint32_t bs = 0, be = 0;
     if (!bq.found || !in_main(t, bq.body, &bs, &be)) { drop_edits(t); return false; }
     CL(clang_visitChildren)(bq.body, body_visit, t);
+    size_t fi = (size_t)(f - t->fns.items);
+    if (t->warp_fn[fi]) {
+        warp_flow(t, bq.body);
+        if (f->kernel) ut_buf_puts(&t->prologue, "\n    __local ulong xpu_ws[1024]; /* the warp emulation's scratch: a slot per thread */");
+        else ut_buf_puts(&t->extra, "__local ulong *xpu_ws");
+    }
     if (t->failed) { drop_edits(t); return false; }
     if (t->prologue.len) edit(t, bs + 1, bs + 1, t->prologue.data);
     if (t->extra.len) { /* after the last parameter, or inside empty parentheses */
@@ -1112,6 +1348,8 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
     ut_buf_init(&t.extra);
     CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(tu), collect_fns, &t);
     t.dev_space = ut_calloc(t.fns.len + 1, sizeof *t.dev_space);
+    t.warp_fn = ut_calloc(t.fns.len + 1, sizeof *t.warp_fn);
+    find_warp_fns(&t);
     macro_defs macros = {0};
     macro_q mq = {&t, &macros};
     CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(tu), collect_macros, &mq);
@@ -1309,6 +1547,7 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
     ut_buf_free(&kernels);
     ut_vec_free(&t.fns);
     ut_free(t.dev_space);
+    ut_free(t.warp_fn);
     drop_edits(&t);
     ut_vec_free(&t.ed);
     ut_buf_free(&t.prologue);

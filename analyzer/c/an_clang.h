@@ -26,7 +26,8 @@
     X(clang_getCursorType) X(clang_getPointeeType) X(clang_getTypeSpelling) X(clang_getCanonicalType)                 \
     X(clang_Cursor_getNumTemplateArguments) X(clang_Cursor_getTemplateArgumentKind) X(clang_Cursor_getTemplateArgumentType) \
     X(clang_Cursor_getTemplateArgumentValue) X(clang_isCursorDefinition) X(clang_Cursor_getNumArguments)           \
-    X(clang_Cursor_getArgument) X(clang_Cursor_getStorageClass) X(clang_getArrayElementType) X(clang_getTypedefDeclUnderlyingType) X(clang_isConstQualifiedType) X(clang_getSpecializedCursorTemplate)
+    X(clang_Cursor_getArgument) X(clang_Cursor_getStorageClass) X(clang_getArrayElementType) X(clang_getTypedefDeclUnderlyingType) X(clang_isConstQualifiedType) X(clang_getSpecializedCursorTemplate) \
+    X(clang_Cursor_Evaluate) X(clang_EvalResult_getKind) X(clang_EvalResult_getAsLongLong) X(clang_EvalResult_dispose)
 
 typedef struct {
 #define AN_CLANG_FIELD(f) __typeof__(f) *f;

@@ -253,7 +253,7 @@ def test_precise_mode_options_and_fallbacks(d):
 
 UNTRANSLATABLE = ("#include <cuda_runtime.h>\n"
                   "__global__ void warp(float *x) {\n"
-                  "  x[threadIdx.x] += __shfl_down_sync(0xffffffffu, x[threadIdx.x], 1);\n"
+                  "  x[threadIdx.x] += __shfl_down_sync(0xffffu, x[threadIdx.x], 1);\n"
                   "}\n"
                   "__global__ void plain(float *x) { x[threadIdx.x] *= 2.0f; }\n")
 
