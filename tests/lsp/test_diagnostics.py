@@ -53,7 +53,7 @@ def test_untranslatable_kernel_published_like_check(d):
     """XPC517 (a kernel the OpenCL translator keeps CUDA-only) comes from the C analyzer both share: the LSP
     publishes it where `check` reports it."""
     text = ("#include <cuda_runtime.h>\n__global__ void warp(float *x) {\n"
-            "  x[0] += __shfl_down_sync(0xffffffffu, x[0], 1);\n}\n")
+            "  x[0] += __shfl_down_sync(0x0000ffffu, x[0], 1);\n}\n")
     write("k.cu", text)
     s = Server()
     s.initialize({"general": {"positionEncodings": ["utf-32"]}})
