@@ -1008,6 +1008,72 @@ bool an_python_line_info(an_python *py, const an_source *src, an_line_info *li, 
     return true;
 }
 
+static bool has_scoped(const an_diag_list *out, size_t first) {
+    for (size_t i = first; i < out->len; i++)
+        if (out->items[i].scope_end) return true;
+    return false;
+}
+
+static void drop_findings(an_diag_list *out, size_t first) {
+    for (size_t i = first; i < out->len; i++) ut_free(out->items[i].message), an_fix_free(out->items[i].fix);
+    out->len = first;
+}
+
+/* [a, b) lies inside one of the sorted, disjoint spans */
+static bool within(const an_span_vec *v, uint32_t a, uint32_t b) {
+    size_t lo = 0, hi = v->len;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (v->items[m].end <= a) lo = m + 1;
+        else hi = m;
+    }
+    return lo < v->len && v->items[lo].start <= a && b <= v->items[lo].end;
+}
+
+/* spans plus every top-level statement that meets a scoped finding of out (from first) or its scope; false when the
+ * scanner is unsure of the statements */
+static bool widen(const an_source *src, const an_span_vec *spans, const an_diag_list *out, size_t first,
+                  an_span_vec *wide) {
+    /* a scope that runs to the end of the parsed text (the rest of the module) ends where the whole file does */
+    uint32_t last = spans->len ? spans->items[spans->len - 1].end : 0;
+    for (size_t i = first; i < out->len; i++)
+        if (out->items[i].scope_end && out->items[i].scope_end >= last && last < src->len) return false;
+    an_pyunits pu;
+    if (!an_pyregion_units(src, &pu)) return false;
+    for (size_t i = 0; i < spans->len; i++) ut_vec_push(wide, spans->items[i]);
+    for (size_t i = first; i < out->len; i++) {
+        const an_diag *d = &out->items[i];
+        if (!d->scope_end) continue;
+        uint32_t a = d->start < d->scope_start ? d->start : d->scope_start;
+        uint32_t b = d->end > d->scope_end ? d->end : d->scope_end;
+        for (size_t u = 0; u < pu.units.len; u++) {
+            an_span s = pu.units.items[u].span;
+            if (s.start < (b > a ? b : a + 1) && a < s.end) ut_vec_push(wide, s);
+        }
+    }
+    an_pyunits_free(&pu);
+    an_spans_merge(wide);
+    return true;
+}
+
+/* a tree of the spans only (included ranges; byte offsets stay those of the whole file); bytes: their size */
+static TSTree *parse_spans(an_python *py, const an_source *src, const an_span_vec *spans, uint32_t *bytes) {
+    TSRange *rs = ut_malloc((spans->len ? spans->len : 1) * sizeof(TSRange));
+    uint32_t n = 0;
+    for (size_t i = 0; i < spans->len; i++) {
+        uint32_t s = spans->items[i].start < src->body ? src->body : spans->items[i].start;
+        rs[i].start_byte = s;
+        rs[i].end_byte = spans->items[i].end;
+        rs[i].start_point = point_at(src, s);
+        rs[i].end_point = point_at(src, spans->items[i].end);
+        n += spans->items[i].end - s;
+    }
+    ts_parser_set_included_ranges(py->parser, rs, (uint32_t)spans->len);
+    ut_free(rs);
+    *bytes = n;
+    return ts_parser_parse_string(py->parser, NULL, src->text, src->len);
+}
+
 bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                        const an_fix_options *fix, bool regions, const uint8_t *found, an_diag_list *out,
                        uint32_t *bytes) {
@@ -1028,18 +1094,8 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         }
         if (!reg.whole) {
             /* only the statements that can hold a finding: byte offsets stay those of the whole file */
-            TSRange *rs = ut_malloc(reg.spans.len * sizeof(TSRange));
-            for (size_t i = 0; i < reg.spans.len; i++) {
-                uint32_t s = reg.spans.items[i].start < src->body ? src->body : reg.spans.items[i].start;
-                rs[i].start_byte = s;
-                rs[i].end_byte = reg.spans.items[i].end;
-                rs[i].start_point = point_at(src, s);
-                rs[i].end_point = point_at(src, reg.spans.items[i].end);
-            }
-            ts_parser_set_included_ranges(py->parser, rs, (uint32_t)reg.spans.len);
-            ut_free(rs);
+            tree = parse_spans(py, src, &reg.spans, bytes);
             *bytes = reg.selected;
-            tree = ts_parser_parse_string(py->parser, NULL, src->text, src->len);
         }
     }
     an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
@@ -1048,17 +1104,41 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     size_t first = out->len;
     an_python_run(py, cat, src, en, fix, &run, out);
     /* a design finding's scope (a CUDA backend, a dispatch's CUDA branch) reaches over statements the regions left
-     * out: such a file (rare) is analyzed again whole, so its scopes are those of every other run */
-    bool scoped = false;
-    for (size_t i = first; tree && i < out->len && !scoped; i++) scoped = out->items[i].scope_end != 0;
-    if (scoped) {
-        for (size_t i = first; i < out->len; i++) ut_free(out->items[i].message), an_fix_free(out->items[i].fix);
-        out->len = first;
+     * out: such a file is analyzed again with every top-level statement that meets a scoped finding taken whole
+     * (a scope never leaves its top-level statement unless it is the module's), so its scopes are those of a whole
+     * run; where that cannot be shown (the scanner is unsure of the statements, a scope outside them), whole. */
+    if (tree && has_scoped(out, first)) {
+        an_span_vec wide = {0};
+        bool ok = widen(src, &reg.spans, out, first, &wide);
+        drop_findings(out, first);
         ts_tree_delete(tree);
         tree = NULL;
-        an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
-        *bytes = src->len - src->body;
-        an_python_run(py, cat, src, en, fix, &whole, out);
+        if (ok) {
+            tree = parse_spans(py, src, &wide, bytes);
+            an_pyrun again = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
+            if (reg.hits_known && reg.hits.len) again.hits = reg.hits.items, again.nhits = reg.hits.len;
+            again.spans = wide.items, again.nspans = wide.len;
+            an_python_run(py, cat, src, en, fix, &again, out);
+            /* a scope the widened statements do not hold whole (not seen in the first run): whole after all */
+            uint32_t last = wide.len ? wide.items[wide.len - 1].end : 0;
+            for (size_t i = first; ok && i < out->len; i++)
+                if (out->items[i].scope_end)
+                    ok = (out->items[i].scope_end < last || last == src->len) &&
+                         within(&wide, out->items[i].start < out->items[i].scope_start ? out->items[i].start
+                                                                                       : out->items[i].scope_start,
+                                out->items[i].end > out->items[i].scope_end ? out->items[i].end : out->items[i].scope_end);
+            if (!ok) {
+                drop_findings(out, first);
+                ts_tree_delete(tree);
+                tree = NULL;
+            }
+        }
+        ut_vec_free(&wide);
+        if (!ok) {
+            an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
+            *bytes = src->len - src->body;
+            an_python_run(py, cat, src, en, fix, &whole, out);
+        }
     }
     an_pyregions_free(&reg);
     if (tree) ts_tree_delete(tree);

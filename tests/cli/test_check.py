@@ -303,6 +303,40 @@ def test_regions_match_whole_files(d):
             eq(run("check", "--format", "json", p).out, run("check", "--format", "json", "--whole-files", p).out, f)
 
 
+def test_scoped_findings_parse_their_statements_only(d):
+    """A design finding's scope (XPU812: flags a CUDA guard only sets, a dispatch with an XPU branch in a method)
+    reaches over statements the regions leave out: the top-level statements holding such scopes are parsed again
+    whole, not the file, and the results are those of --whole-files. A scope that runs to the end of the module
+    (code after the import of a CUDA-only library) needs the whole file."""
+    filler = "".join(f"def filler_{i}(x):\n    y = x + {i}\n    return y * 2\n\n\n" for i in range(60))
+    text = ("import torch\n\n\n" + filler + "def main(args):\n    model = args.model\n"
+            + "".join(f"    v{i} = args.v{i}\n" for i in range(40))
+            + "    if torch.cuda.is_available():\n        torch.backends.cudnn.benchmark = True\n"
+            + "".join(f"    w{i} = v{i} + 1\n" for i in range(40)) + "    return model\n\n\n" + filler
+            + "class Cache:\n    def a(self):\n        return 1\n\n    def clear(self, device):\n"
+            "        if device.type == 'xpu':\n            torch.xpu.empty_cache()\n"
+            "        elif device.type == 'cuda':\n            torch.cuda.empty_cache()\n\n"
+            "    def c(self):\n        return torch.cuda.device_count()\n\n\n" + filler)
+    write("scoped.py", text)
+    module = ("import torch\nimport transformer_engine.pytorch as te\n\n\n" + filler
+              + "def run(x):\n    torch.cuda.synchronize()\n    return x.cuda()\n\n\n" + filler
+              + "def last():\n    return torch.cuda.device_count()\n")
+    write("module.py", module)
+    for f, size in (("scoped.py", len(text)), ("module.py", len(module))):
+        a = run("check", "--format", "json", "-v", "--no-cache", f)
+        b = run("check", "--format", "json", "--whole-files", "--no-cache", f)
+        eq(a.json(), b.json(), f)
+        got = [(x["line"], x["code"]) for x in a.json()]
+        if f == "scoped.py":
+            eq(got, [(346, "XPU812"), (347, "XPU501"), (696, "XPU812"), (702, "XPU201")], f)
+            eq((a.json()[2]["scope"]["line"], a.json()[2]["scope"]["end_line"]), (696, 699), "the dispatch's scope")
+            check(_bytes_parsed(a) < size // 4, "only main() and Cache are parsed again", a.err)
+        else:
+            eq(got, [(5, "XPU812")], f)
+            eq(a.json()[0]["scope"]["end_line"], module.count("\n") + 1, "the rest of the module")
+            eq(_bytes_parsed(a), size, "the whole file")
+
+
 def test_comments_and_docstrings_are_not_parsed(d):
     """A file whose CUDA words are all in comments and docstrings passes the prefilter but is not parsed; a rule
     that reads a block's text (XPU703) ignores the comments in it, in both modes."""
