@@ -120,7 +120,7 @@ static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
     for (size_t u = 0; u < pu.units.len; u++) {
         const an_pyunit *x = &pu.units.items[u];
         if (!wanted(g, x->span.start, x->span.end, tests, n)) continue;
-        const an_span *ms = pu.members.items + x->mfirst;
+        const an_span *ms = x->mcount ? pu.members.items + x->mfirst : NULL; /* no members: no array at all */
         size_t picked = 0;
         for (size_t m = 0; m < x->mcount; m++) picked += wanted(g, ms[m].start, ms[m].end, tests, n);
         if (!picked || picked == x->mcount) { /* whole (a test in its header, or in every member) */
