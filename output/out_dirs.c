@@ -137,7 +137,7 @@ void out_dirs_rollup(const out_dir_leaf *leaves, size_t n, size_t limit, out_dir
         }
         split(leaves, n, &rows, best, &best_ch);
     }
-    qsort(rows.items, rows.len, sizeof(cand), by_count);
+    if (rows.len > 1) qsort(rows.items, rows.len, sizeof(cand), by_count);
     size_t keep = rows.len <= limit ? rows.len : limit - 1;
     out->items = ut_calloc(keep + 1, sizeof(out_dir_row));
     for (size_t i = 0; i < keep; i++) {

@@ -951,7 +951,7 @@ static bool translate_fn(tr *t, const fn *f, const subst *sub, size_t nsub, cons
         snprintf(buf, sizeof buf, "%s__%s", f->name, suffix);
         edit(t, no, no + (uint32_t)strlen(f->name), buf);
     }
-    qsort(t->ed.items, t->ed.len, sizeof *t->ed.items, cmp_edit);
+    if (t->ed.len > 1) qsort(t->ed.items, t->ed.len, sizeof *t->ed.items, cmp_edit);
     for (size_t i = 0; i < t->ed.len; i++)
         if ((i && t->ed.items[i].start < t->ed.items[i - 1].end) || t->ed.items[i].start < f->start || t->ed.items[i].end > f->end) {
             issue(t, t->ed.items[i].start, "constructs the translator cannot edit apart%s", "");
@@ -1517,7 +1517,7 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
                           L->config[2] ? L->config[2] : "0", L->config[3] ? L->config[3] : "0", L->empty_args ? "" : ", ");
             push_edit(out, L->s, L->open_e, ut_buf_take(&b));
         }
-        qsort(out->edits.items, out->edits.len, sizeof *out->edits.items, cmp_edit);
+        if (out->edits.len > 1) qsort(out->edits.items, out->edits.len, sizeof *out->edits.items, cmp_edit);
         for (size_t i = 1; i < out->edits.len; i++)
             if (out->edits.items[i].start < out->edits.items[i - 1].end) { /* cannot happen in a file clang parsed */
                 for (size_t k = 0; k < out->edits.len; k++) ut_free(out->edits.items[k].text);

@@ -1402,7 +1402,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
                 edit(x, req.start, req.end, req.text);
             }
         }
-        qsort(x->edits.items, x->edits.len, sizeof(an_edit), edit_cmp);
+        if (x->edits.len > 1) qsort(x->edits.items, x->edits.len, sizeof(an_edit), edit_cmp);
     }
     ut_free(nds);
     an_types_free(f.types);
