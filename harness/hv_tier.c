@@ -108,7 +108,7 @@ static void detect_cuda(const char *scratch, hv_tier_info *t) {
         set_how(t, true, "CUDA driver: %d device%s", n, n == 1 ? "" : "s");
     else
         set_how(t, false, "no NVIDIA GPU: the CUDA driver reports no device");
-    dlclose(h);
+    /* stays loaded: driver loaders keep platform state for the process and are not made to be unloaded */
 }
 
 static bool level_zero_gpus(int *count) {
@@ -131,7 +131,7 @@ static bool level_zero_gpus(int *count) {
                 if (ze_devices(drivers[i], &n, NULL) == 0) *count += (int)n;
             }
     }
-    dlclose(h);
+    /* stays loaded: driver loaders keep platform state for the process and are not made to be unloaded */
     return true;
 }
 
@@ -214,7 +214,7 @@ static void detect_opencl(hv_tier_info *t) {
                 devices == 1 ? "" : "s", first);
     else
         set_how(t, false, "no OpenCL platform with a device (the ICD loader lists none)");
-    dlclose(h);
+    /* stays loaded: driver loaders keep platform state for the process and are not made to be unloaded */
 }
 
 /* nvcc on PATH (the C tier builds the original and the CUDA backend with it) */
