@@ -29,7 +29,9 @@ static const char PRELUDE[] =
     "#define __threadfence_block() mem_fence(CLK_LOCAL_MEM_FENCE)\n"
     "#define __global__ __kernel\n#define __device__\n#define __host__\n#define __forceinline__ inline\n"
     "#define __noinline__\n#define __inline__ inline\n#define __restrict__ restrict\n#define __shared__ __local\n"
-    "#define nullptr 0\n"
+    /* CUDA C++'s NULL is an integer null pointer constant; OpenCL C's ((void *)0) is a __private pointer that a
+     * __global one may neither be cast from nor compared with */
+    "#define nullptr 0\n#undef NULL\n#define NULL 0\n"
     "#define __expf exp\n#define expf exp\n#define __logf log\n#define logf log\n#define log2f log2\n#define exp2f exp2\n"
     "#define __powf pow\n#define powf pow\n#define sqrtf sqrt\n#define rsqrtf rsqrt\n#define fmaf fma\n"
     "#define fabsf fabs\n#define fminf fmin\n#define fmaxf fmax\n#define tanhf tanh\n#define sinf sin\n#define cosf cos\n"
@@ -141,6 +143,8 @@ typedef struct {
 
 typedef struct { char *name; uint32_t s, e; } macro_def;
 typedef UT_VEC(macro_def) macro_defs;
+typedef struct { uint32_t s; char *name; } macro_use; /* a macro expanded in the file: where its name starts */
+typedef UT_VEC(macro_use) macro_uses;
 
 typedef struct {
     const an_source *src;
@@ -161,6 +165,7 @@ typedef struct {
     bool is_kernel;
     bool failed;
     const char *kernel;   /* the kernel being translated (issues name it) */
+    macro_uses uses;      /* the file's macro expansions, by offset */
 } tr;
 
 static bool in_main(tr *t, CXCursor c, uint32_t *s, uint32_t *e) {
@@ -176,6 +181,20 @@ static bool in_main(tr *t, CXCursor c, uint32_t *s, uint32_t *e) {
     if (s) *s = o1;
     if (e) *e = o2;
     return true;
+}
+
+/* The macro whose expansion starts at off, or NULL. libclang maps every location inside a macro's body to the
+ * start of the expansion (the macro's name) and in_main cannot tell those from the file's own text: a cursor that
+ * starts where an expansion starts has its first token from the macro's body, so an edit that relies on its own
+ * spelling (the `(` of a cast, a callee's name, the closing `)`) would land inside the macro's name. */
+static const char *macro_at(const tr *t, uint32_t off) {
+    size_t lo = 0, hi = t->uses.len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->uses.items[mid].s < off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->uses.len && t->uses.items[lo].s == off ? t->uses.items[lo].name : NULL;
 }
 
 static int line_of(tr *t, uint32_t off) {
@@ -362,7 +381,7 @@ static const char *warp_suffix(CXType ty) {
 /* `__shfl_down_sync(mask, v, d[, w])` -> `xpu_shfl_down_f32(xpu_ws, v, d, w|32)`, the votes -> xpu_ballot/any/all,
  * `__syncwarp([mask])` -> a barrier: the mask must be a constant full warp */
 static void warp_call(tr *t, CXCursor c, const char *n, uint32_t s, uint32_t e, bool here) {
-    if (!here || e <= s || t->src->text[e - 1] != ')') { issue(t, s, "`%s` inside a macro", n); return; }
+    if (!here || macro_at(t, s) || e <= s || t->src->text[e - 1] != ')') { issue(t, s, "`%s` inside a macro", n); return; }
     int na = CL(clang_Cursor_getNumArguments)(c);
     bool sync = !strcmp(n, "__syncwarp"), shfl = !strncmp(n, "__shfl", 6);
     if (na < (sync ? 0 : 2) || na > (sync ? 1 : shfl ? 4 : 2)) { issue(t, s, "`%s` with an unexpected number of arguments", n); return; }
@@ -543,7 +562,10 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
     case CXCursor_CStyleCastExpr: {
         CXType can = CL(clang_getCanonicalType)(CL(clang_getCursorType)(c));
         if (can.kind == CXType_Pointer) {
-            if (here) edit(t, s + 1, s + 1, space_word(space_of(t, c)));
+            const char *m = macro_at(t, s);
+            if (m && !strcmp(m, "NULL")) break; /* OpenCL C's own NULL: a null pointer constant fits any space */
+            if (here && !m) edit(t, s + 1, s + 1, space_word(space_of(t, c)));
+            else if (m) issue(t, s, "a pointer cast inside the macro `%s`", m);
             else issue(t, s, "a pointer cast inside a macro%s", "");
         }
         break;
@@ -565,7 +587,7 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
             else {
                 note_call(t, fi);
                 if (t->warp_fn[fi]) {
-                    if (!here || e <= s || t->src->text[e - 1] != ')') issue(t, s, "a call of `%s` (it uses warp shuffles) inside a macro", n);
+                    if (!here || macro_at(t, s) || e <= s || t->src->text[e - 1] != ')') issue(t, s, "a call of `%s` (it uses warp shuffles) inside a macro", n);
                     else edit(t, e - 1, e - 1, CL(clang_Cursor_getNumArguments)(c) > 0 ? ", xpu_ws" : "xpu_ws");
                 }
                 int na = CL(clang_Cursor_getNumArguments)(c);
@@ -586,7 +608,7 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
             CXType pe = CL(clang_getCanonicalType)(CL(clang_getPointeeType)(pt));
             const char *to = nargs > 0 ? atomic_name(n, pe.kind, space_of(t, a0)) : NULL;
             if (!to) issue(t, s, "`%s` on this type (OpenCL C 1.2 has no such atomic)", n);
-            else if (!here) issue(t, s, "`%s` inside a macro", n);
+            else if (!here || macro_at(t, s)) issue(t, s, "`%s` inside a macro", n);
             else edit(t, s, s + (uint32_t)strlen(n), to);
         } else if (!in_list(UNSUPPORTED, n) && !in_list(BUILTINS, n)) { /* UNSUPPORTED: the token scan reports */
             issue(t, s, "a call of `%s`, which is neither a __device__ function of this file nor an OpenCL C built-in", n);
@@ -1094,10 +1116,24 @@ void an_ckernel_cl_name(const char *path, char *buf, size_t sz) {
     snprintf(buf, sz, "%s.cl", b ? b + 1 : path);
 }
 
+static int cmp_use(const void *a, const void *b) {
+    const macro_use *x = a, *y = b;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
 typedef struct { tr *t; macro_defs *m; } macro_q;
 static enum CXChildVisitResult collect_macros(CXCursor c, CXCursor p, CXClientData d) {
     (void)p;
     macro_q *q = d;
+    if (CL(clang_getCursorKind)(c) == CXCursor_MacroExpansion) {
+        CXFile f = NULL;
+        unsigned a = 0;
+        CL(clang_getSpellingLocation)(CL(clang_getRangeStart)(CL(clang_getCursorExtent)(c)), &f, NULL, NULL, &a);
+        macro_use u = {a, spell(c)};
+        if (f == q->t->file) ut_vec_push(&q->t->uses, u);
+        else ut_free(u.name);
+        return CXChildVisit_Continue;
+    }
     if (CL(clang_getCursorKind)(c) != CXCursor_MacroDefinition) return CXChildVisit_Continue;
     CXSourceRange r = CL(clang_getCursorExtent)(c);
     CXFile f = NULL;
@@ -1353,6 +1389,7 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
     macro_defs macros = {0};
     macro_q mq = {&t, &macros};
     CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(tu), collect_macros, &mq);
+    if (t.uses.len > 1) qsort(t.uses.items, t.uses.len, sizeof *t.uses.items, cmp_use);
     bool *mused = ut_calloc(macros.len + 1, sizeof *mused);
     launches ls = {0};
     find_launches(&t, &macros, &ls);
@@ -1541,6 +1578,8 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
     ut_vec_free(&ls);
     for (size_t m = 0; m < macros.len; m++) ut_free(macros.items[m].name);
     ut_vec_free(&macros);
+    for (size_t m = 0; m < t.uses.len; m++) ut_free(t.uses.items[m].name);
+    ut_vec_free(&t.uses);
     ut_free(mused);
     ut_vec_free(&globals);
     ut_vec_free(&typedefs);

@@ -281,6 +281,33 @@ def test_untranslatable_kernel_in_check_and_sarif(d):
     check(any("warp<<<1, 32>>>(d); xpu_launch_plain(1, 32, 0, 0, d);" in x for x in lines), "plain launched by its stub", lines)
 
 
+NULL_KERNELS = ("#include <cuda_runtime.h>\n"
+                "#define AS_FLOATS(p) ((float *)(p))\n"
+                "__global__ void bias_add(float *out, const float *bias, int n) {\n"
+                "  const float *b = NULL;\n"
+                "  if (bias != NULL && (const float *)NULL != bias) b = bias;\n"
+                "  out[threadIdx.x] += b != NULL ? b[threadIdx.x] : 0.0f;\n"
+                "}\n"
+                "__global__ void macro_cast(void *raw) { AS_FLOATS(raw)[threadIdx.x] = 0.0f; }\n"
+                "int main() { float *d; cudaMalloc(&d, 64); bias_add<<<1, 16>>>(d, NULL, 16); macro_cast<<<1, 16>>>(d); return 0; }\n")
+
+
+def test_null_and_macro_casts_in_kernels(d):
+    """Edits land on the kernel's own text, never inside a macro's name (round 3 wrote `N__global ULL` for llm.c's
+    `bias != NULL`): NULL translates (OpenCL C gets CUDA C++'s integer NULL), a pointer cast spelled by the file's
+    own macro keeps its kernel CUDA-only, naming the macro."""
+    write("k.cu", NULL_KERNELS)
+    got = [(x["line"], x["message"]) for x in run("check", "--format", "json", "k.cu").json() if x["code"] == "XPC517"]
+    eq([n for n, _ in got], [8], got)
+    check("kernel `macro_cast`" in got[0][1] and "a pointer cast inside the macro `AS_FLOATS`" in got[0][1], "names the macro", got)
+    f = run("fix", "--layer-dir", ".", "k.cu")
+    cl = read("k.cu.cl")
+    check("wrote 1 translated kernel" in f.err and "macro_cast" not in cl, "bias_add alone translated", f.err)
+    body = cl[cl.index("void bias_add("):]
+    check("__global" not in body.replace("__global float", "").replace("__global const float", "").replace("__global const char", ""),
+          "no address space outside the kernel's own declarations and casts", body)
+    check("(__global const float *)NULL != bias" in body and "#define NULL 0" in cl, "the cast of NULL keeps its space", body)
+
 
 if __name__ == "__main__":
     main(globals())
