@@ -10,6 +10,7 @@
  * typedefs, macros and constants a kernel uses. Anything else is an issue and the kernel stays CUDA-only. */
 #include "analyzer/c/an_ckernel.h"
 #include "analyzer/c/an_clang.h"
+#include "analyzer/c/an_clcompile.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1380,16 +1381,21 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
     return ok;
 }
 
-bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const char *cl_name, an_ck_result *out) {
-    memset(out, 0, sizeof *out);
-    CXTranslationUnit tu = tu_;
-    if (!tu || !src->len || !memmem(src->text, src->len, "__global__", 10)) return true;
+/* where each translated function's text is in the OpenCL C (the compile check places its errors by these) */
+typedef struct { uint32_t s, e; size_t fn; bool kernel; } cl_span;
+typedef struct { UT_VEC(cl_span) spans; size_t nfns; } cl_map;
+
+/* One translation of the file's kernels; the functions refused[fn] names (clang's message on their OpenCL C) stay
+ * CUDA-only. */
+static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *src, const char *cl_name,
+                           char *const *refused, cl_map *map, an_ck_result *out) {
     tr t;
     memset(&t, 0, sizeof t);
     t.src = src, t.tu = tu, t.file = file, t.out = out;
     ut_buf_init(&t.prologue);
     ut_buf_init(&t.extra);
     CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(tu), collect_fns, &t);
+    map->nfns = t.fns.len;
     t.dev_space = ut_calloc(t.fns.len + 1, sizeof *t.dev_space);
     t.warp_fn = ut_calloc(t.fns.len + 1, sizeof *t.warp_fn);
     find_warp_fns(&t);
@@ -1444,6 +1450,11 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
         t.calls.len = 0;
         t.globals.len = 0;
         t.typedefs.len = 0;
+        if (refused && refused[x->fn]) { /* its OpenCL C did not compile */
+            issue(&t, f->start, "OpenCL C that does not compile (clang: %s)", refused[x->fn]);
+            kernel_ok[x->fn] = false;
+            continue;
+        }
         ut_buf one;
         ut_buf_init(&one);
         bool ok = translate_fn(&t, f, x->sub, x->nsub, x->suffix, &one);
@@ -1458,6 +1469,15 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
                 break;
             }
             if (dev_text[d]) continue;
+            if (refused && refused[d]) {
+                char m[512];
+                snprintf(m, sizeof m, "a call of `%s`, a __device__ function whose OpenCL C does not compile (clang: %s)",
+                         t.fns.items[d].name, refused[d]);
+                issue(&t, t.fns.items[d].start, "%s", m);
+                dev_bad[d] = true;
+                ok = false;
+                break;
+            }
             ut_buf dt;
             ut_buf_init(&dt);
             size_t before = out->issues.len;
@@ -1473,8 +1493,13 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
         }
         for (size_t g = 0; g < t.globals.len; g++) note_cursor(&globals, t.globals.items[g]);
         for (size_t g = 0; g < t.typedefs.len; g++) note_cursor(&typedefs, t.typedefs.items[g]);
-        if (ok) ut_buf_append(&kernels, one.data ? one.data : "", one.len);
-        else kernel_ok[x->fn] = false;
+        if (ok) {
+            cl_span sp = {(uint32_t)kernels.len, (uint32_t)(kernels.len + one.len), x->fn, true};
+            ut_vec_push(&map->spans, sp);
+            ut_buf_append(&kernels, one.data ? one.data : "", one.len);
+        } else {
+            kernel_ok[x->fn] = false;
+        }
         ut_buf_free(&one);
     }
     for (size_t f = 0; f < t.fns.len; f++) { /* a template kernel no launch here instantiates stays as it is */
@@ -1534,7 +1559,13 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
         }
         ut_buf_putc(&cl, '\n');
         for (size_t f = 0; f < t.fns.len; f++) /* device functions in file order (each defined before its use) */
-            if (dev_text[f]) ut_buf_puts(&cl, dev_text[f]);
+            if (dev_text[f]) {
+                cl_span sp = {(uint32_t)cl.len, (uint32_t)(cl.len + strlen(dev_text[f])), f, false};
+                ut_vec_push(&map->spans, sp);
+                ut_buf_puts(&cl, dev_text[f]);
+            }
+        for (size_t i = 0; i < map->spans.len; i++) /* the kernels' spans were offsets into `kernels` */
+            if (map->spans.items[i].kernel) map->spans.items[i].s += (uint32_t)cl.len, map->spans.items[i].e += (uint32_t)cl.len;
         ut_buf_append(&cl, kernels.data ? kernels.data : "", kernels.len);
         out->cl = ut_buf_take(&cl);
 
@@ -1605,11 +1636,60 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
     ut_vec_free(&t.calls);
     ut_vec_free(&t.globals);
     ut_vec_free(&t.typedefs);
+}
+
+/* The compile check: the OpenCL C is compiled (an_clcompile); the functions its errors fall in are refused and the
+ * file translated again without them, until it compiles. An error outside every function (the prelude, the macros,
+ * constants and typedefs copied from the file) refuses all the file's kernels. */
+bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const char *cl_name, an_ck_result *out) {
+    memset(out, 0, sizeof *out);
+    CXTranslationUnit tu = tu_;
+    if (!tu || !src->len || !memmem(src->text, src->len, "__global__", 10)) return true;
+    char **refused = NULL;
+    size_t nfns = 0;
+    for (;;) {
+        cl_map map = {{0}, 0};
+        translate_file(tu, file, src, cl_name, refused, &map, out);
+        nfns = map.nfns;
+        an_clcompile_errors errs;
+        char *why = NULL;
+        an_clcompile_status st = out->cl ? an_clcompile_check(out->cl, strlen(out->cl), &errs, &why) : AN_CLCOMPILE_OK;
+        if (st != AN_CLCOMPILE_ERRORS) {
+            out->unchecked = why;
+            ut_vec_free(&map.spans);
+            break;
+        }
+        if (!refused) refused = ut_calloc(nfns + 1, sizeof *refused);
+        bool all = false, grew = false;
+        const char *first = errs.items[0].msg;
+        for (size_t i = 0; i < errs.len; i++) {
+            const an_clcompile_error *e = &errs.items[i];
+            const cl_span *in = NULL;
+            for (size_t k = 0; k < map.spans.len && !in; k++)
+                if (e->placed && e->off >= map.spans.items[k].s && e->off < map.spans.items[k].e) in = &map.spans.items[k];
+            if (!in) { all = true, first = e->msg; break; }
+            if (!refused[in->fn]) refused[in->fn] = ut_strdup(e->msg), grew = true;
+        }
+        if (all || !grew) /* every translated kernel, with the first error outside them */
+            for (size_t k = 0; k < map.spans.len; k++)
+                if (map.spans.items[k].kernel && !refused[map.spans.items[k].fn]) {
+                    char m[512];
+                    snprintf(m, sizeof m, "%s; outside the kernels' own code: none of the file's kernels is translated", first);
+                    refused[map.spans.items[k].fn] = ut_strdup(m);
+                }
+        an_clcompile_errors_free(&errs);
+        ut_vec_free(&map.spans);
+        an_ck_result_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    for (size_t f = 0; refused && f < nfns; f++) ut_free(refused[f]);
+    ut_free(refused);
     return true;
 }
 
 void an_ck_result_free(an_ck_result *r) {
     ut_free(r->cl);
+    ut_free(r->unchecked);
     for (size_t i = 0; i < r->edits.len; i++) ut_free(r->edits.items[i].text);
     ut_vec_free(&r->edits);
     for (size_t i = 0; i < r->issues.len; i++) ut_free(r->issues.items[i].what), ut_free(r->issues.items[i].kernel);
