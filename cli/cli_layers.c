@@ -98,6 +98,7 @@ static bool write_kernels(cli_layers *lc, const char *path, ut_buf *patch) {
         }
         for (size_t i = 0; i < r.issues.len; i++)
             if (!lc->quiet) fprintf(stderr, "xpuify: %s:%d: kept CUDA-only: %s\n", path, r.issues.items[i].line, r.issues.items[i].what);
+        if (r.unchecked) fprintf(stderr, "xpuify: warning: %s was not compiled to check it: %s\n", dest, r.unchecked);
     }
     an_ck_result_free(&r);
     an_c_free(c);

@@ -173,12 +173,13 @@ static void emit(gen *g, const an_entry *e) {
     }
 }
 
+/* NULL as the system headers define it: `__null` in C++ (a `float *p = NULL` initializes), `((void *)0)` in C */
 static const char prelude_c[] =
     "typedef __SIZE_TYPE__ size_t;\ntypedef __PTRDIFF_TYPE__ ptrdiff_t;\ntypedef __INTPTR_TYPE__ intptr_t;\n"
     "typedef __UINTPTR_TYPE__ uintptr_t;\ntypedef __INT8_TYPE__ int8_t;\ntypedef __INT16_TYPE__ int16_t;\n"
     "typedef __INT32_TYPE__ int32_t;\ntypedef __INT64_TYPE__ int64_t;\ntypedef __UINT8_TYPE__ uint8_t;\n"
     "typedef __UINT16_TYPE__ uint16_t;\ntypedef __UINT32_TYPE__ uint32_t;\ntypedef __UINT64_TYPE__ uint64_t;\n"
-    "#ifndef NULL\n#define NULL ((void *)0)\n#endif\n";
+    "#ifndef NULL\n#ifdef __cplusplus\n#define NULL __null\n#else\n#define NULL ((void *)0)\n#endif\n#endif\n";
 static const char prelude_c_only[] = "#define bool _Bool\n#define true 1\n#define false 0\n";
 static const char prelude_cxx[] = "namespace std { using ::size_t; using ::ptrdiff_t; using ::int8_t; using ::int16_t;"
                                   " using ::int32_t; using ::int64_t; using ::uint8_t; using ::uint16_t; using ::uint32_t;"

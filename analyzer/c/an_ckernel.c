@@ -10,6 +10,7 @@
  * typedefs, macros and constants a kernel uses. Anything else is an issue and the kernel stays CUDA-only. */
 #include "analyzer/c/an_ckernel.h"
 #include "analyzer/c/an_clang.h"
+#include "analyzer/c/an_clcompile.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +30,24 @@ static const char PRELUDE[] =
     "#define __threadfence_block() mem_fence(CLK_LOCAL_MEM_FENCE)\n"
     "#define __global__ __kernel\n#define __device__\n#define __host__\n#define __forceinline__ inline\n"
     "#define __noinline__\n#define __inline__ inline\n#define __restrict__ restrict\n#define __shared__ __local\n"
-    "#define nullptr 0\n"
-    "#define __expf exp\n#define expf exp\n#define __logf log\n#define logf log\n#define log2f log2\n#define exp2f exp2\n"
-    "#define __powf pow\n#define powf pow\n#define sqrtf sqrt\n#define rsqrtf rsqrt\n#define fmaf fma\n"
-    "#define fabsf fabs\n#define fminf fmin\n#define fmaxf fmax\n#define tanhf tanh\n#define sinf sin\n#define cosf cos\n"
-    "#define __sinf sin\n#define __cosf cos\n#define erff erf\n#define floorf floor\n#define ceilf ceil\n"
-    "#define truncf trunc\n#define roundf round\n#define log1pf log1p\n#define expm1f expm1\n"
-    "#define __fdividef(a, b) ((a) / (b))\n#define __frcp_rn(x) (1.0f / (x))\n"
-    "#define __fmul_rn(a, b) ((a) * (b))\n#define __fadd_rn(a, b) ((a) + (b))\n"
-    "#define __saturatef(x) clamp((x), 0.0f, 1.0f)\n#define __float2int_rn(x) convert_int_rte(x)\n"
+    /* CUDA C++'s NULL is an integer null pointer constant; OpenCL C's ((void *)0) is a __private pointer that a
+     * __global one may neither be cast from nor compared with */
+    "#define nullptr 0\n#undef NULL\n#define NULL 0\n"
+    /* the float math functions take float arguments, as CUDA's do (an int or a double is converted): OpenCL C's
+     * overloads would make `sqrt(int)` ambiguous and `exp(double)` double */
+    "#define __expf(x) exp((float)(x))\n#define expf(x) exp((float)(x))\n#define __logf(x) log((float)(x))\n"
+    "#define logf(x) log((float)(x))\n#define log2f(x) log2((float)(x))\n#define exp2f(x) exp2((float)(x))\n"
+    "#define __powf(a, b) pow((float)(a), (float)(b))\n#define powf(a, b) pow((float)(a), (float)(b))\n"
+    "#define sqrtf(x) sqrt((float)(x))\n#define rsqrtf(x) rsqrt((float)(x))\n"
+    "#define fmaf(a, b, c) fma((float)(a), (float)(b), (float)(c))\n#define fabsf(x) fabs((float)(x))\n"
+    "#define fminf(a, b) fmin((float)(a), (float)(b))\n#define fmaxf(a, b) fmax((float)(a), (float)(b))\n"
+    "#define tanhf(x) tanh((float)(x))\n#define sinf(x) sin((float)(x))\n#define cosf(x) cos((float)(x))\n"
+    "#define __sinf(x) sin((float)(x))\n#define __cosf(x) cos((float)(x))\n#define erff(x) erf((float)(x))\n"
+    "#define floorf(x) floor((float)(x))\n#define ceilf(x) ceil((float)(x))\n#define truncf(x) trunc((float)(x))\n"
+    "#define roundf(x) round((float)(x))\n#define log1pf(x) log1p((float)(x))\n#define expm1f(x) expm1((float)(x))\n"
+    "#define __fdividef(a, b) ((float)(a) / (float)(b))\n#define __frcp_rn(x) (1.0f / (float)(x))\n"
+    "#define __fmul_rn(a, b) ((float)(a) * (float)(b))\n#define __fadd_rn(a, b) ((float)(a) + (float)(b))\n"
+    "#define __saturatef(x) clamp((float)(x), 0.0f, 1.0f)\n#define __float2int_rn(x) convert_int_rte((float)(x))\n"
     "#define __int2float_rn(x) ((float)(x))\n#define __ldg(p) (*(p))\n#define __popc(x) popcount(x)\n"
     "#define __clz(x) clz(x)\n#define __mul24(a, b) mul24(a, b)\n#define __umul24(a, b) mul24(a, b)\n"
     "#define warpSize 32\n"
@@ -141,6 +151,8 @@ typedef struct {
 
 typedef struct { char *name; uint32_t s, e; } macro_def;
 typedef UT_VEC(macro_def) macro_defs;
+typedef struct { uint32_t s; char *name; } macro_use; /* a macro expanded in the file: where its name starts */
+typedef UT_VEC(macro_use) macro_uses;
 
 typedef struct {
     const an_source *src;
@@ -161,6 +173,7 @@ typedef struct {
     bool is_kernel;
     bool failed;
     const char *kernel;   /* the kernel being translated (issues name it) */
+    macro_uses uses;      /* the file's macro expansions, by offset */
 } tr;
 
 static bool in_main(tr *t, CXCursor c, uint32_t *s, uint32_t *e) {
@@ -176,6 +189,20 @@ static bool in_main(tr *t, CXCursor c, uint32_t *s, uint32_t *e) {
     if (s) *s = o1;
     if (e) *e = o2;
     return true;
+}
+
+/* The macro whose expansion starts at off, or NULL. libclang maps every location inside a macro's body to the
+ * start of the expansion (the macro's name) and in_main cannot tell those from the file's own text: a cursor that
+ * starts where an expansion starts has its first token from the macro's body, so an edit that relies on its own
+ * spelling (the `(` of a cast, a callee's name, the closing `)`) would land inside the macro's name. */
+static const char *macro_at(const tr *t, uint32_t off) {
+    size_t lo = 0, hi = t->uses.len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->uses.items[mid].s < off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->uses.len && t->uses.items[lo].s == off ? t->uses.items[lo].name : NULL;
 }
 
 static int line_of(tr *t, uint32_t off) {
@@ -362,7 +389,7 @@ static const char *warp_suffix(CXType ty) {
 /* `__shfl_down_sync(mask, v, d[, w])` -> `xpu_shfl_down_f32(xpu_ws, v, d, w|32)`, the votes -> xpu_ballot/any/all,
  * `__syncwarp([mask])` -> a barrier: the mask must be a constant full warp */
 static void warp_call(tr *t, CXCursor c, const char *n, uint32_t s, uint32_t e, bool here) {
-    if (!here || e <= s || t->src->text[e - 1] != ')') { issue(t, s, "`%s` inside a macro", n); return; }
+    if (!here || macro_at(t, s) || e <= s || t->src->text[e - 1] != ')') { issue(t, s, "`%s` inside a macro", n); return; }
     int na = CL(clang_Cursor_getNumArguments)(c);
     bool sync = !strcmp(n, "__syncwarp"), shfl = !strncmp(n, "__shfl", 6);
     if (na < (sync ? 0 : 2) || na > (sync ? 1 : shfl ? 4 : 2)) { issue(t, s, "`%s` with an unexpected number of arguments", n); return; }
@@ -543,7 +570,10 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
     case CXCursor_CStyleCastExpr: {
         CXType can = CL(clang_getCanonicalType)(CL(clang_getCursorType)(c));
         if (can.kind == CXType_Pointer) {
-            if (here) edit(t, s + 1, s + 1, space_word(space_of(t, c)));
+            const char *m = macro_at(t, s);
+            if (m && !strcmp(m, "NULL")) break; /* OpenCL C's own NULL: a null pointer constant fits any space */
+            if (here && !m) edit(t, s + 1, s + 1, space_word(space_of(t, c)));
+            else if (m) issue(t, s, "a pointer cast inside the macro `%s`", m);
             else issue(t, s, "a pointer cast inside a macro%s", "");
         }
         break;
@@ -565,7 +595,7 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
             else {
                 note_call(t, fi);
                 if (t->warp_fn[fi]) {
-                    if (!here || e <= s || t->src->text[e - 1] != ')') issue(t, s, "a call of `%s` (it uses warp shuffles) inside a macro", n);
+                    if (!here || macro_at(t, s) || e <= s || t->src->text[e - 1] != ')') issue(t, s, "a call of `%s` (it uses warp shuffles) inside a macro", n);
                     else edit(t, e - 1, e - 1, CL(clang_Cursor_getNumArguments)(c) > 0 ? ", xpu_ws" : "xpu_ws");
                 }
                 int na = CL(clang_Cursor_getNumArguments)(c);
@@ -586,7 +616,7 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
             CXType pe = CL(clang_getCanonicalType)(CL(clang_getPointeeType)(pt));
             const char *to = nargs > 0 ? atomic_name(n, pe.kind, space_of(t, a0)) : NULL;
             if (!to) issue(t, s, "`%s` on this type (OpenCL C 1.2 has no such atomic)", n);
-            else if (!here) issue(t, s, "`%s` inside a macro", n);
+            else if (!here || macro_at(t, s)) issue(t, s, "`%s` inside a macro", n);
             else edit(t, s, s + (uint32_t)strlen(n), to);
         } else if (!in_list(UNSUPPORTED, n) && !in_list(BUILTINS, n)) { /* UNSUPPORTED: the token scan reports */
             issue(t, s, "a call of `%s`, which is neither a __device__ function of this file nor an OpenCL C built-in", n);
@@ -1094,10 +1124,24 @@ void an_ckernel_cl_name(const char *path, char *buf, size_t sz) {
     snprintf(buf, sz, "%s.cl", b ? b + 1 : path);
 }
 
+static int cmp_use(const void *a, const void *b) {
+    const macro_use *x = a, *y = b;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
 typedef struct { tr *t; macro_defs *m; } macro_q;
 static enum CXChildVisitResult collect_macros(CXCursor c, CXCursor p, CXClientData d) {
     (void)p;
     macro_q *q = d;
+    if (CL(clang_getCursorKind)(c) == CXCursor_MacroExpansion) {
+        CXFile f = NULL;
+        unsigned a = 0;
+        CL(clang_getSpellingLocation)(CL(clang_getRangeStart)(CL(clang_getCursorExtent)(c)), &f, NULL, NULL, &a);
+        macro_use u = {a, spell(c)};
+        if (f == q->t->file) ut_vec_push(&q->t->uses, u);
+        else ut_free(u.name);
+        return CXChildVisit_Continue;
+    }
     if (CL(clang_getCursorKind)(c) != CXCursor_MacroDefinition) return CXChildVisit_Continue;
     CXSourceRange r = CL(clang_getCursorExtent)(c);
     CXFile f = NULL;
@@ -1337,22 +1381,28 @@ bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, 
     return ok;
 }
 
-bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const char *cl_name, an_ck_result *out) {
-    memset(out, 0, sizeof *out);
-    CXTranslationUnit tu = tu_;
-    if (!tu || !src->len || !memmem(src->text, src->len, "__global__", 10)) return true;
+/* where each translated function's text is in the OpenCL C (the compile check places its errors by these) */
+typedef struct { uint32_t s, e; size_t fn; bool kernel; } cl_span;
+typedef struct { UT_VEC(cl_span) spans; size_t nfns; } cl_map;
+
+/* One translation of the file's kernels; the functions refused[fn] names (clang's message on their OpenCL C) stay
+ * CUDA-only. */
+static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *src, const char *cl_name,
+                           char *const *refused, cl_map *map, an_ck_result *out) {
     tr t;
     memset(&t, 0, sizeof t);
     t.src = src, t.tu = tu, t.file = file, t.out = out;
     ut_buf_init(&t.prologue);
     ut_buf_init(&t.extra);
     CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(tu), collect_fns, &t);
+    map->nfns = t.fns.len;
     t.dev_space = ut_calloc(t.fns.len + 1, sizeof *t.dev_space);
     t.warp_fn = ut_calloc(t.fns.len + 1, sizeof *t.warp_fn);
     find_warp_fns(&t);
     macro_defs macros = {0};
     macro_q mq = {&t, &macros};
     CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(tu), collect_macros, &mq);
+    if (t.uses.len > 1) qsort(t.uses.items, t.uses.len, sizeof *t.uses.items, cmp_use);
     bool *mused = ut_calloc(macros.len + 1, sizeof *mused);
     launches ls = {0};
     find_launches(&t, &macros, &ls);
@@ -1400,6 +1450,11 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
         t.calls.len = 0;
         t.globals.len = 0;
         t.typedefs.len = 0;
+        if (refused && refused[x->fn]) { /* its OpenCL C did not compile */
+            issue(&t, f->start, "OpenCL C that does not compile (clang: %s)", refused[x->fn]);
+            kernel_ok[x->fn] = false;
+            continue;
+        }
         ut_buf one;
         ut_buf_init(&one);
         bool ok = translate_fn(&t, f, x->sub, x->nsub, x->suffix, &one);
@@ -1414,6 +1469,15 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
                 break;
             }
             if (dev_text[d]) continue;
+            if (refused && refused[d]) {
+                char m[512];
+                snprintf(m, sizeof m, "a call of `%s`, a __device__ function whose OpenCL C does not compile (clang: %s)",
+                         t.fns.items[d].name, refused[d]);
+                issue(&t, t.fns.items[d].start, "%s", m);
+                dev_bad[d] = true;
+                ok = false;
+                break;
+            }
             ut_buf dt;
             ut_buf_init(&dt);
             size_t before = out->issues.len;
@@ -1429,8 +1493,13 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
         }
         for (size_t g = 0; g < t.globals.len; g++) note_cursor(&globals, t.globals.items[g]);
         for (size_t g = 0; g < t.typedefs.len; g++) note_cursor(&typedefs, t.typedefs.items[g]);
-        if (ok) ut_buf_append(&kernels, one.data ? one.data : "", one.len);
-        else kernel_ok[x->fn] = false;
+        if (ok) {
+            cl_span sp = {(uint32_t)kernels.len, (uint32_t)(kernels.len + one.len), x->fn, true};
+            ut_vec_push(&map->spans, sp);
+            ut_buf_append(&kernels, one.data ? one.data : "", one.len);
+        } else {
+            kernel_ok[x->fn] = false;
+        }
         ut_buf_free(&one);
     }
     for (size_t f = 0; f < t.fns.len; f++) { /* a template kernel no launch here instantiates stays as it is */
@@ -1490,7 +1559,13 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
         }
         ut_buf_putc(&cl, '\n');
         for (size_t f = 0; f < t.fns.len; f++) /* device functions in file order (each defined before its use) */
-            if (dev_text[f]) ut_buf_puts(&cl, dev_text[f]);
+            if (dev_text[f]) {
+                cl_span sp = {(uint32_t)cl.len, (uint32_t)(cl.len + strlen(dev_text[f])), f, false};
+                ut_vec_push(&map->spans, sp);
+                ut_buf_puts(&cl, dev_text[f]);
+            }
+        for (size_t i = 0; i < map->spans.len; i++) /* the kernels' spans were offsets into `kernels` */
+            if (map->spans.items[i].kernel) map->spans.items[i].s += (uint32_t)cl.len, map->spans.items[i].e += (uint32_t)cl.len;
         ut_buf_append(&cl, kernels.data ? kernels.data : "", kernels.len);
         out->cl = ut_buf_take(&cl);
 
@@ -1541,6 +1616,8 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
     ut_vec_free(&ls);
     for (size_t m = 0; m < macros.len; m++) ut_free(macros.items[m].name);
     ut_vec_free(&macros);
+    for (size_t m = 0; m < t.uses.len; m++) ut_free(t.uses.items[m].name);
+    ut_vec_free(&t.uses);
     ut_free(mused);
     ut_vec_free(&globals);
     ut_vec_free(&typedefs);
@@ -1559,11 +1636,60 @@ bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const 
     ut_vec_free(&t.calls);
     ut_vec_free(&t.globals);
     ut_vec_free(&t.typedefs);
+}
+
+/* The compile check: the OpenCL C is compiled (an_clcompile); the functions its errors fall in are refused and the
+ * file translated again without them, until it compiles. An error outside every function (the prelude, the macros,
+ * constants and typedefs copied from the file) refuses all the file's kernels. */
+bool an_ckernel_translate_tu(void *tu_, void *file, const an_source *src, const char *cl_name, an_ck_result *out) {
+    memset(out, 0, sizeof *out);
+    CXTranslationUnit tu = tu_;
+    if (!tu || !src->len || !memmem(src->text, src->len, "__global__", 10)) return true;
+    char **refused = NULL;
+    size_t nfns = 0;
+    for (;;) {
+        cl_map map = {{0}, 0};
+        translate_file(tu, file, src, cl_name, refused, &map, out);
+        nfns = map.nfns;
+        an_clcompile_errors errs;
+        char *why = NULL;
+        an_clcompile_status st = out->cl ? an_clcompile_check(out->cl, strlen(out->cl), &errs, &why) : AN_CLCOMPILE_OK;
+        if (st != AN_CLCOMPILE_ERRORS) {
+            out->unchecked = why;
+            ut_vec_free(&map.spans);
+            break;
+        }
+        if (!refused) refused = ut_calloc(nfns + 1, sizeof *refused);
+        bool all = false, grew = false;
+        const char *first = errs.items[0].msg;
+        for (size_t i = 0; i < errs.len; i++) {
+            const an_clcompile_error *e = &errs.items[i];
+            const cl_span *in = NULL;
+            for (size_t k = 0; k < map.spans.len && !in; k++)
+                if (e->placed && e->off >= map.spans.items[k].s && e->off < map.spans.items[k].e) in = &map.spans.items[k];
+            if (!in) { all = true, first = e->msg; break; }
+            if (!refused[in->fn]) refused[in->fn] = ut_strdup(e->msg), grew = true;
+        }
+        if (all || !grew) /* every translated kernel, with the first error outside them */
+            for (size_t k = 0; k < map.spans.len; k++)
+                if (map.spans.items[k].kernel && !refused[map.spans.items[k].fn]) {
+                    char m[512];
+                    snprintf(m, sizeof m, "%s; outside the kernels' own code: none of the file's kernels is translated", first);
+                    refused[map.spans.items[k].fn] = ut_strdup(m);
+                }
+        an_clcompile_errors_free(&errs);
+        ut_vec_free(&map.spans);
+        an_ck_result_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    for (size_t f = 0; refused && f < nfns; f++) ut_free(refused[f]);
+    ut_free(refused);
     return true;
 }
 
 void an_ck_result_free(an_ck_result *r) {
     ut_free(r->cl);
+    ut_free(r->unchecked);
     for (size_t i = 0; i < r->edits.len; i++) ut_free(r->edits.items[i].text);
     ut_vec_free(&r->edits);
     for (size_t i = 0; i < r->issues.len; i++) ut_free(r->issues.items[i].what), ut_free(r->issues.items[i].kernel);

@@ -21,6 +21,7 @@ typedef struct {
     UT_VEC(an_ck_issue) issues;  /* constructs that kept a kernel CUDA-only */
     UT_VEC(char *) kept;         /* the names of the kernels that stay CUDA-only (parallel to nothing: one each) */
     int kernels, translated;     /* __global__ definitions seen, and translated */
+    char *unchecked;             /* why cl could not be compiled to check it (NULL: it was, and it compiles) */
 } an_ck_result;
 
 /* The name of the OpenCL C file for a source path (its base name + ".cl") into buf. */

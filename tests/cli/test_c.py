@@ -4,6 +4,7 @@ real CUDA headers; skipped without them), rule examples, generated docs, thread 
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -280,6 +281,80 @@ def test_untranslatable_kernel_in_check_and_sarif(d):
        [("int main() { flo", "XPC502"), ("x[threadIdx.x] +", "XPC517")])
     check(any("warp<<<1, 32>>>(d); xpu_launch_plain(1, 32, 0, 0, d);" in x for x in lines), "plain launched by its stub", lines)
 
+
+NULL_KERNELS = ("#include <cuda_runtime.h>\n"
+                "#define AS_FLOATS(p) ((float *)(p))\n"
+                "__global__ void bias_add(float *out, const float *bias, int n) {\n"
+                "  const float *b = NULL;\n"
+                "  if (bias != NULL && (const float *)NULL != bias) b = bias;\n"
+                "  out[threadIdx.x] += b != NULL ? b[threadIdx.x] : 0.0f;\n"
+                "}\n"
+                "__global__ void macro_cast(void *raw) { AS_FLOATS(raw)[threadIdx.x] = 0.0f; }\n"
+                "int main() { float *d; cudaMalloc(&d, 64); bias_add<<<1, 16>>>(d, NULL, 16); macro_cast<<<1, 16>>>(d); return 0; }\n")
+
+
+def test_null_and_macro_casts_in_kernels(d):
+    """Edits land on the kernel's own text, never inside a macro's name (round 3 wrote `N__global ULL` for llm.c's
+    `bias != NULL`): NULL translates (OpenCL C gets CUDA C++'s integer NULL), a pointer cast spelled by the file's
+    own macro keeps its kernel CUDA-only, naming the macro."""
+    write("k.cu", NULL_KERNELS)
+    got = [(x["line"], x["message"]) for x in run("check", "--format", "json", "k.cu").json() if x["code"] == "XPC517"]
+    eq([n for n, _ in got], [8], got)
+    check("kernel `macro_cast`" in got[0][1] and "a pointer cast inside the macro `AS_FLOATS`" in got[0][1], "names the macro", got)
+    f = run("fix", "--layer-dir", ".", "k.cu")
+    cl = read("k.cu.cl")
+    check("wrote 1 translated kernel" in f.err and "macro_cast" not in cl, "bias_add alone translated", f.err)
+    body = cl[cl.index("void bias_add("):]
+    check("__global" not in body.replace("__global float", "").replace("__global const float", "").replace("__global const char", ""),
+          "no address space outside the kernel's own declarations and casts", body)
+    check("(__global const float *)NULL != bias" in body and "#define NULL 0" in cl, "the cast of NULL keeps its space", body)
+
+NOT_COMPILING = ("#include <cuda_runtime.h>\n"
+                 "__device__ float scaled(float v, float s = 2.0f) { return v * s; }\n"
+                 "__global__ void braces(float *x) {\n"
+                 "  float first{x[0]};\n"
+                 "  x[threadIdx.x] += first;\n"
+                 "}\n"
+                 "__global__ void uses_default(float *x) { x[threadIdx.x] = scaled(x[threadIdx.x]); }\n"
+                 "__global__ void attn_scale(float *x, int HS) { x[threadIdx.x] *= 1.0f / sqrtf(HS); }\n"
+                 "__global__ void plain(float *x) { x[threadIdx.x] *= 2.0f; }\n"
+                 "int main() {\n"
+                 "  float *d;\n"
+                 "  cudaMalloc(&d, 64 * sizeof(float));\n"
+                 "  braces<<<1, 16>>>(d);\n"
+                 "  uses_default<<<1, 16>>>(d);\n"
+                 "  attn_scale<<<1, 16>>>(d, 64);\n"
+                 "  plain<<<1, 16>>>(d);\n"
+                 "  return 0;\n"
+                 "}\n")
+OUTSIDE = ("#include <cuda_runtime.h>\n"
+           "typedef std::size_t idx_t;\n"
+           "__global__ void first(float *x) { idx_t i = threadIdx.x; x[i] = 0.0f; }\n"
+           "__global__ void second(float *x) { x[threadIdx.x] = 1.0f; }\n"
+           "int main() { float *d; cudaMalloc(&d, 64); first<<<1, 16>>>(d); second<<<1, 16>>>(d); return 0; }\n")
+
+
+def test_opencl_c_that_does_not_compile_is_never_written(d):
+    """The compile check: the translated OpenCL C is compiled in-process (libclang, -cl-std=CL1.2); a kernel whose
+    code, or whose __device__ function's code, does not compile stays CUDA-only with clang's message, the rest is
+    translated again without it; an error outside every function keeps all the file's kernels CUDA-only."""
+    write("k.cu", NOT_COMPILING)
+    write("u.cu", OUTSIDE)
+    got = [(x["path"], x["line"], x["message"]) for x in run("check", "--format", "json", "--select", "XPC517", ".").json()]
+    eq([(p, n) for p, n, _ in got], [("k.cu", 2), ("k.cu", 3), ("u.cu", 3), ("u.cu", 4)], got)
+    check("kernel `uses_default`" in got[0][2] and "a __device__ function whose OpenCL C does not compile (clang: C does not support default arguments)" in got[0][2], "device function", got)
+    check("kernel `braces`" in got[1][2] and "OpenCL C that does not compile (clang: " in got[1][2], "kernel", got)
+    check("outside the kernels' own code" in got[2][2] and "kernel `second`" in got[3][2], "outside", got)
+    f = run("fix", "--layer-dir", ".", ".")
+    check("wrote 2 translated kernels to ./k.cu.cl" in f.err and "k.cu:3: kept CUDA-only: OpenCL C that does not compile" in f.err, "fix says it", f.err)
+    check(not os.path.exists("u.cu.cl"), "no OpenCL C for a file none of whose kernels compiles", os.listdir("."))
+    cl = read("k.cu.cl")
+    check("void attn_scale(" in cl and "void plain(" in cl and "braces" not in cl and "scaled" not in cl, "the rest translated", cl[-800:])
+    fixed = read("k.cu")
+    check("braces<<<1, 16>>>(d);" in fixed and "xpu_launch_plain(1, 16, 0, 0, d);" in fixed, "launches", fixed)
+    if shutil.which("clang-14"):
+        c = subprocess.run(["clang-14", "-x", "cl", "-cl-std=CL1.2", "-fsyntax-only", "k.cu.cl"], capture_output=True, text=True)
+        eq(c.returncode, 0, c.stderr)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from harness import check, eq, fixture, main, need_tool, read, run, skip  # noqa: E402
 
-KERNELS = ["matmul_tiled.cu", "histogram.cu", "softmax.cu", "template_axpy.cu", "warp_reduce.cu"]
+KERNELS = ["matmul_tiled.cu", "histogram.cu", "softmax.cu", "template_axpy.cu", "warp_reduce.cu", "null_pointers.cu",
+           "math_float_args.cu"]
 COUNT = {"warp_reduce.cu": 2}  # kernels in a file (1 where not named)
 
 
