@@ -83,7 +83,11 @@ for s in "${sets[@]}"; do install_set "$s"; done
 # the tree-sitter grammar is compiled from node_modules (npm ci from the committed package-lock.json)
 if [ ! -f node_modules/tree-sitter-python/src/parser.c ]; then
   echo "deps: fetching the tree-sitter-python grammar (npm ci)" >&2
-  if ! npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2; then
+  # node trusts only its own certificate list; a machine's added authorities (a proxy that re-signs TLS, installed
+  # with update-ca-certificates) are in the system bundle: trust it too, unless the user chose a file already
+  ca=${NODE_EXTRA_CA_CERTS:-}
+  [ -z "$ca" ] && [ -r /etc/ssl/certs/ca-certificates.crt ] && ca=/etc/ssl/certs/ca-certificates.crt
+  if ! env ${ca:+NODE_EXTRA_CA_CERTS="$ca"} npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2; then
     echo "deps: npm ci failed (above): the grammar comes from registry.npmjs.org. Behind a proxy that re-signs TLS," >&2
     echo "      give npm its certificate: npm config set cafile FILE (or NODE_EXTRA_CA_CERTS=FILE), then make again." >&2
     exit 1
