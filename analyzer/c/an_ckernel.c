@@ -1012,6 +1012,7 @@ typedef struct {
     char *targs;        /* explicit template arguments as written ("<float>"), or "" */
     char *config[4];    /* grid, block, shmem, stream as written (NULL: absent) */
     bool empty_args;
+    bool broken;        /* its arguments do not parse (no closing `)`, or a clang error inside the launch) */
     CXCursor spec;      /* what the callee refers to (the specialization, for a template) */
 } launch;
 typedef UT_VEC(launch) launches;
@@ -1037,6 +1038,22 @@ static enum CXChildVisitResult call_visit(CXCursor c, CXCursor p, CXClientData d
     }
     if (CL(clang_getCursorKind)(c) == CXCursor_FunctionTemplate) return CXChildVisit_Continue; /* dependent */
     return CXChildVisit_Recurse;
+}
+
+/* a clang error at an offset of the file in [s, e] */
+static bool errors_in(tr *t, uint32_t s, uint32_t e) {
+    bool found = false;
+    for (unsigned i = 0, nd = CL(clang_getNumDiagnostics)(t->tu); i < nd && !found; i++) {
+        CXDiagnostic dg = CL(clang_getDiagnostic)(t->tu, i);
+        if (CL(clang_getDiagnosticSeverity)(dg) >= CXDiagnostic_Error) {
+            CXFile df = NULL;
+            unsigned off = 0;
+            CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(dg), &df, NULL, NULL, &off);
+            found = df == t->file && off >= s && off <= e;
+        }
+        CL(clang_disposeDiagnostic)(dg);
+    }
+    return found;
 }
 
 static void find_launches(tr *t, const macro_defs *macros, launches *out) {
@@ -1074,7 +1091,7 @@ static void find_launches(tr *t, const macro_defs *macros, launches *out) {
                 !memcmp(t->fns.items[f].name, t->src->text + ts[k], te[k] - ts[k]))
                 fi = f;
         if (fi == SIZE_MAX) continue;
-        launch L = {fi, ts[k], 0, NULL, {NULL, NULL, NULL, NULL}, false, CL(clang_getNullCursor)()};
+        launch L = {fi, ts[k], 0, NULL, {NULL, NULL, NULL, NULL}, false, false, CL(clang_getNullCursor)()};
         L.targs = targ_s ? ut_strndup(t->src->text + ts[targ_s], te[i - 1] - ts[targ_s]) : ut_strdup("");
         int d = 0, nc = 0;
         uint32_t cs = te[i];
@@ -1092,6 +1109,18 @@ static void find_launches(tr *t, const macro_defs *macros, launches *out) {
         if (ok) {
             L.open_e = te[j + 1];
             L.empty_args = j + 2 < n && TOK(j + 2, ")");
+            /* the arguments up to their `)`: a `;` or a brace before it, or a clang error after the `<<<` (fast mode
+             * reports its own undeclared cudaConfigureCall at the `<<<`), and the launch does not parse (the stub's
+             * call would be parsed differently: fix's re-parse check refuses the file) */
+            int pd = 0;
+            unsigned c = j + 1;
+            for (; c < n; c++) {
+                if (TOK(c, "(") || TOK(c, "[")) pd++;
+                else if (TOK(c, ")") || TOK(c, "]")) {
+                    if (--pd == 0) break;
+                } else if (TOK(c, ";") || TOK(c, "{") || TOK(c, "}")) break;
+            }
+            L.broken = c >= n || !TOK(c, ")") || errors_in(t, te[i], te[c < n ? c : n - 1]);
             CXCursor cur = CL(clang_getCursor)(t->tu, CL(clang_getLocationForOffset)(t->tu, t->file, ts[k]));
             L.spec = CL(clang_getCursorReferenced)(cur);
             if (t->fns.items[fi].templ) {
@@ -1450,6 +1479,14 @@ static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *s
         t.calls.len = 0;
         t.globals.len = 0;
         t.typedefs.len = 0;
+        const launch *bad = NULL;
+        for (size_t l = 0; l < ls.len && !bad; l++)
+            if (ls.items[l].fn == x->fn && ls.items[l].broken) bad = &ls.items[l];
+        if (bad) { /* its launch stays as written: the kernel must stay with it */
+            issue(&t, bad->s, "a launch of `%s` whose arguments the C front end could not parse", f->name);
+            kernel_ok[x->fn] = false;
+            continue;
+        }
         if (refused && refused[x->fn]) { /* its OpenCL C did not compile */
             issue(&t, f->start, "OpenCL C that does not compile (clang: %s)", refused[x->fn]);
             kernel_ok[x->fn] = false;

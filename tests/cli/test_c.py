@@ -282,6 +282,25 @@ def test_untranslatable_kernel_in_check_and_sarif(d):
     check(any("warp<<<1, 32>>>(d); xpu_launch_plain(1, 32, 0, 0, d);" in x for x in lines), "plain launched by its stub", lines)
 
 
+def test_a_launch_that_does_not_parse_keeps_its_kernel(d):
+    """A launch whose arguments do not parse (`k<<<1, 32>>>(d, n+;`) keeps its kernel CUDA-only (XPC517 at the
+    launch): the stub's call would parse differently, and fix's re-parse check refused the whole file as an xpuify
+    bug (found by fz_c). The file's other kernels and calls are still fixed."""
+    write("p.cu", "#include <cuda_runtime.h>\n"
+                  "__global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] *= 2.0f; }\n"
+                  "__global__ void ok(float *x) { x[threadIdx.x] += 1.0f; }\n"
+                  "int main() {\n  float *d; int n = 32;\n  cudaMalloc(&d, 4 * n);\n  k<<<1, 32>>>(d, n+;\n"
+                  "  ok<<<1, 32>>>(d);\n  cudaDeviceSynchronize();\n  return 0;\n}\n")
+    got = [(x["line"], x["message"]) for x in run("check", "--format", "json", "p.cu").json() if x["code"] == "XPC517"]
+    eq([x[0] for x in got], [7])
+    check("a launch of `k` whose arguments the C front end could not parse" in got[0][1], "says why", got)
+    f = run("fix", "--layer-dir", ".", "p.cu")
+    check("a bug in xpuify" not in f.err and "syntax error" not in f.err, "no refusal", f.err)
+    text = read("p.cu")
+    check("k<<<1, 32>>>(d, n+;" in text and "xpu_launch_ok(1, 32, 0, 0, d);" in text and "xpuMalloc" in text,
+          "k stays, ok and the runtime call are fixed", text)
+
+
 NULL_KERNELS = ("#include <cuda_runtime.h>\n"
                 "#define AS_FLOATS(p) ((float *)(p))\n"
                 "__global__ void bias_add(float *out, const float *bias, int n) {\n"
