@@ -559,8 +559,10 @@ typedef struct {
     uint32_t pos, ls; /* read up to pos (exclusive); the line it is on starts at ls */
     char q;           /* the quote of an open string, or 0 */
     bool comment;     /* a '#' outside strings was read on this line */
-    uint32_t tc;      /* the first "torch.cuda." starting at or after ls on this line, or UINT32_MAX */
+    uint32_t tc;      /* the first "torch.cuda." starting at or after ls on this line, or UINT32_MAX; TC_UNKNOWN:
+                       * not looked for yet (only a line with a match whose name qualifies needs it) */
 } line_scan;
+#define TC_UNKNOWN (UINT32_MAX - 1)
 
 static uint32_t next_torch_cuda(const char *t, uint32_t len, uint32_t from) {
     const char *nl = memchr(t + from, '\n', len - from);
@@ -574,7 +576,7 @@ static void line_scan_to(const char *t, uint32_t len, line_scan *s, uint32_t c) 
     for (; i < c; i++) {
         char ch = t[i];
         if (ch == '\n') {
-            s->ls = i + 1, s->q = 0, s->comment = false, s->tc = next_torch_cuda(t, len, i + 1);
+            s->ls = i + 1, s->q = 0, s->comment = false, s->tc = TC_UNKNOWN;
         } else if (s->comment) {
         } else if (s->q) {
             if (ch == '\\' && t[i + 1] != '\n') i++; /* an escaped newline still ends the line (as a fresh scan would) */
@@ -613,19 +615,21 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             uint32_t a = q;
             while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
             if (a >= len || (t[a] != ')' && t[a] != ',')) continue;
+            /* the name first (one answer per name): most are no index, and their lines need not be read */
+            bool added;
+            ut_smap_slot *v = ut_smap_put(&assigned, t + p, q - p, &added);
+            if (added) v->num = assigned_int(t, len, t + p, q - p);
+            if (v->num < 0 || (v->num == 0 && !int_name(t + p, q - p))) continue;
             if (!started) {
                 uint32_t ls = line_start(t, c);
-                ln = (line_scan){ls, ls, 0, false, next_torch_cuda(t, len, ls)};
+                ln = (line_scan){ls, ls, 0, false, TC_UNKNOWN};
                 started = true;
             }
             line_scan_to(t, len, &ln, c);
             if (ln.comment || ln.q) continue;
             /* an argument of a torch.cuda function, which takes CUDA indexes by design (its own findings say so) */
+            if (ln.tc == TC_UNKNOWN) ln.tc = next_torch_cuda(t, len, ln.ls);
             if (ln.tc != UINT32_MAX && ln.tc + 11 <= c) continue;
-            bool added;
-            ut_smap_slot *v = ut_smap_put(&assigned, t + p, q - p, &added);
-            if (added) v->num = assigned_int(t, len, t + p, q - p);
-            if (v->num < 0 || (v->num == 0 && !int_name(t + p, q - p))) continue;
             bool seen = false;
             for (size_t j = 0; j < out->len && !seen; j++) seen = out->items[j].sink_start == p;
             if (seen) continue;
