@@ -1040,8 +1040,8 @@ static enum CXChildVisitResult call_visit(CXCursor c, CXCursor p, CXClientData d
     return CXChildVisit_Recurse;
 }
 
-/* a clang error at an offset of the file in [s, e] */
-static bool errors_in(tr *t, uint32_t s, uint32_t e) {
+/* a syntax error (clang's "Parse Issue": not a name fast mode leaves undeclared) at an offset of the file in [s, e] */
+static bool parse_errors_in(tr *t, uint32_t s, uint32_t e) {
     bool found = false;
     for (unsigned i = 0, nd = CL(clang_getNumDiagnostics)(t->tu); i < nd && !found; i++) {
         CXDiagnostic dg = CL(clang_getDiagnostic)(t->tu, i);
@@ -1049,7 +1049,11 @@ static bool errors_in(tr *t, uint32_t s, uint32_t e) {
             CXFile df = NULL;
             unsigned off = 0;
             CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(dg), &df, NULL, NULL, &off);
-            found = df == t->file && off >= s && off <= e;
+            if (df == t->file && off >= s && off <= e) {
+                char *cat = an_clang_take(CL(clang_getDiagnosticCategoryText)(dg));
+                found = cat && !strcmp(cat, "Parse Issue");
+                ut_free(cat);
+            }
         }
         CL(clang_disposeDiagnostic)(dg);
     }
@@ -1109,9 +1113,9 @@ static void find_launches(tr *t, const macro_defs *macros, launches *out) {
         if (ok) {
             L.open_e = te[j + 1];
             L.empty_args = j + 2 < n && TOK(j + 2, ")");
-            /* the arguments up to their `)`: a `;` or a brace before it, or a clang error after the `<<<` (fast mode
-             * reports its own undeclared cudaConfigureCall at the `<<<`), and the launch does not parse (the stub's
-             * call would be parsed differently: fix's re-parse check refuses the file) */
+            /* the arguments up to their `)`: a `;` or a brace before it, or a syntax error after the `<<<`, and the
+             * launch does not parse (the stub's call would parse differently: fix's re-parse check refuses the
+             * file). Names fast mode leaves undeclared (a header's macros) are no syntax error. */
             int pd = 0;
             unsigned c = j + 1;
             for (; c < n; c++) {
@@ -1120,7 +1124,7 @@ static void find_launches(tr *t, const macro_defs *macros, launches *out) {
                     if (--pd == 0) break;
                 } else if (TOK(c, ";") || TOK(c, "{") || TOK(c, "}")) break;
             }
-            L.broken = c >= n || !TOK(c, ")") || errors_in(t, te[i], te[c < n ? c : n - 1]);
+            L.broken = c >= n || !TOK(c, ")") || parse_errors_in(t, te[i], te[c < n ? c : n - 1]);
             CXCursor cur = CL(clang_getCursor)(t->tu, CL(clang_getLocationForOffset)(t->tu, t->file, ts[k]));
             L.spec = CL(clang_getCursorReferenced)(cur);
             if (t->fns.items[fi].templ) {
