@@ -17,7 +17,7 @@ cmd=${1:?usage: verify_kernels_gpu.sh prepare|run BUNDLE ...}
 bundle=${2:?BUNDLE}
 here=$(cd "$(dirname "$0")/.." && pwd)
 PROGRAMS="saxpy.cu reduction.cu streams.cu"
-KERNELS="matmul_tiled.cu histogram.cu softmax.cu template_axpy.cu warp_reduce.cu null_pointers.cu math_float_args.cu"
+KERNELS="matmul_tiled.cu histogram.cu softmax.cu template_axpy.cu warp_reduce.cu null_pointers.cu math_float_args.cu cg_reduce.cu"
 case $cmd in
 prepare)
     xp=${3:-$here/build/xpuify}

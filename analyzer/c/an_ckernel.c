@@ -122,7 +122,8 @@ static const char *const BUILTINS[] = {
 /* CUDA constructs with no OpenCL C 1.2 form here: the kernel stays CUDA-only */
 static const char *const UNSUPPORTED[] = {
     "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot", "__any", "__all", "__activemask",
-    "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "cooperative_groups", "this_thread_block", "tiled_partition",
+    "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "this_grid", "this_cluster", "coalesced_threads",
+    "labeled_partition", "binary_partition",
     "auto", "asm", "__half", "half", "__nv_bfloat16", "__half2", "tex1Dfetch", "tex1D", "tex2D", "clock",
     "clock64", "reinterpret_cast", "const_cast", "dynamic_cast", "new", "delete", "throw", "atomicInc",
     "atomicDec", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__nanosleep", "malloc", "free",
@@ -165,6 +166,8 @@ typedef struct {
     ut_buf extra;         /* its extra parameter (dynamic shared memory) */
     names shared;         /* names of its __shared__ arrays and pointers into them (local address space) */
     names privates;       /* names of its local arrays (private address space) */
+    names cg_blocks;      /* its `cg::thread_block` variables (initialized from cg::this_thread_block()) */
+    names cg_tiles;       /* its `cg::thread_block_tile<32>` variables (from cg::tiled_partition<32> of a block) */
     UT_VEC(size_t) calls; /* device functions it calls (indexes into fns) */
     cursors globals;      /* file-scope constants it reads */
     cursors typedefs;     /* file typedefs it uses */
@@ -418,6 +421,249 @@ static void warp_call(tr *t, CXCursor c, const char *n, uint32_t s, uint32_t e, 
     }
 }
 
+/* ---- cooperative groups ------------------------------------------------------------------------------------ */
+
+/* What a type is among cooperative groups: CG_NONE, CG_BLOCK (`cg::thread_block`), a tile's size
+ * (`cg::thread_block_tile<N>`), or CG_OTHER (any other type of the namespace: grid and coalesced groups, ...). */
+enum { CG_NONE = 0, CG_BLOCK = -1, CG_OTHER = -2 };
+static int cg_kind(CXType ty) {
+    CXType can = CL(clang_getCanonicalType)(ty);
+    if (can.kind == CXType_LValueReference || can.kind == CXType_RValueReference)
+        can = CL(clang_getCanonicalType)(CL(clang_getPointeeType)(can));
+    char *sp = type_spell(can);
+    const char *p = sp;
+    if (!strncmp(p, "const ", 6)) p += 6;
+    int k = CG_NONE;
+    if (!strncmp(p, "cooperative_groups::", 20)) {
+        p += 20;
+        k = CG_OTHER;
+        if (!strcmp(p, "thread_block")) k = CG_BLOCK;
+        else if (!strncmp(p, "thread_block_tile<", 18) && isdigit((unsigned char)p[18])) {
+            char *end = NULL;
+            long n = strtol(p + 18, &end, 10);
+            while (end && (*end == 'U' || *end == 'u')) end++;
+            if (end && (*end == ',' || *end == '>') && n > 0 && n <= 1024) k = (int)n;
+        }
+    }
+    ut_free(sp);
+    return k;
+}
+
+/* a declaration of the namespace cooperative_groups (a function, a method of one of its types) */
+static bool in_cg(CXCursor d) {
+    for (int i = 0; i < 4 && !CL(clang_Cursor_isNull)(d); i++) {
+        enum CXCursorKind k = CL(clang_getCursorKind)(d);
+        if (k == CXCursor_TranslationUnit) return false;
+        if (k == CXCursor_Namespace) {
+            char *n = spell(d);
+            bool yes = !strcmp(n, "cooperative_groups");
+            ut_free(n);
+            return yes;
+        }
+        d = CL(clang_getCursorSemanticParent)(d);
+    }
+    return false;
+}
+
+static CXCursor only_child(CXCursor c) {
+    cursors ch = {0};
+    CL(clang_visitChildren)(c, param_visit_all, &ch);
+    CXCursor r = ch.len == 1 ? ch.items[0] : CL(clang_getNullCursor)();
+    ut_vec_free(&ch);
+    return r;
+}
+
+/* the object of a member call `obj.f(...)` (null cursor when there is none) */
+static CXCursor member_base(CXCursor call) {
+    cursors ch = {0};
+    CL(clang_visitChildren)(call, param_visit_all, &ch);
+    CXCursor r = CL(clang_getNullCursor)();
+    if (ch.len && CL(clang_getCursorKind)(ch.items[0]) == CXCursor_MemberRefExpr) {
+        cursors b = {0};
+        CL(clang_visitChildren)(ch.items[0], param_visit_all, &b);
+        if (b.len) r = b.items[0];
+        ut_vec_free(&b);
+    }
+    ut_vec_free(&ch);
+    return r;
+}
+
+/* the group an expression names: a recorded block or tile variable of the function, or `cg::this_thread_block()`
+ * (through implicit conversions, parentheses and copies); CG_NONE for anything else */
+static int cg_group(tr *t, CXCursor x) {
+    for (int depth = 0; depth < 8 && !CL(clang_Cursor_isNull)(x); depth++) {
+        enum CXCursorKind k = CL(clang_getCursorKind)(x);
+        if (k == CXCursor_DeclRefExpr) {
+            CXCursor r = CL(clang_getCursorReferenced)(x);
+            if (CL(clang_getCursorKind)(r) != CXCursor_VarDecl) return CG_NONE;
+            char *n = spell(r);
+            int g = listed(&t->cg_blocks, n) ? CG_BLOCK : listed(&t->cg_tiles, n) ? cg_kind(CL(clang_getCursorType)(r)) : CG_NONE;
+            ut_free(n);
+            return g;
+        }
+        if (k == CXCursor_CallExpr) {
+            CXCursor r = CL(clang_getCursorReferenced)(x);
+            if (CL(clang_getCursorKind)(r) == CXCursor_Constructor) { x = only_child(x); continue; } /* a copy */
+            char *n = spell(x);
+            bool block = !strcmp(n, "this_thread_block") && in_cg(r) && CL(clang_Cursor_getNumArguments)(x) == 0;
+            ut_free(n);
+            return block ? CG_BLOCK : CG_NONE;
+        }
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) return CG_NONE;
+        x = only_child(x);
+    }
+    return CG_NONE;
+}
+
+/* a call the warp emulation runs (its barriers need every thread of the block): a 32-thread tile's shuffles,
+ * votes and sync, `cg::reduce` and `cg::sync` over a tile; by the types, so that it is known before translation */
+static bool cg_warp_call(CXCursor c) {
+    if (CL(clang_getCursorKind)(c) != CXCursor_CallExpr) return false;
+    CXCursor r = CL(clang_getCursorReferenced)(c);
+    if (CL(clang_Cursor_isNull)(r) || !in_cg(r)) return false;
+    char *n = spell(c);
+    bool yes = false;
+    if (CL(clang_getCursorKind)(r) == CXCursor_CXXMethod) {
+        static const char *const warp_methods[] = {"shfl", "shfl_up", "shfl_down", "shfl_xor", "any", "all", "ballot", "sync", NULL};
+        CXCursor b = member_base(c);
+        yes = in_list(warp_methods, n) && !CL(clang_Cursor_isNull)(b) && cg_kind(CL(clang_getCursorType)(b)) > 0;
+    } else if ((!strcmp(n, "reduce") || !strcmp(n, "sync")) && CL(clang_Cursor_getNumArguments)(c) > 0) {
+        yes = cg_kind(CL(clang_getCursorType)(CL(clang_Cursor_getArgument)(c, 0))) > 0;
+    }
+    ut_free(n);
+    return yes;
+}
+
+static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientData d);
+static void visit_sub(tr *t, CXCursor x, CXCursor parent) {
+    if (body_visit(x, parent, t) == CXChildVisit_Recurse) CL(clang_visitChildren)(x, body_visit, t);
+}
+
+static const char *const CG_ONLY = "(translated: `cg::thread_block` and `cg::thread_block_tile<32>` variables)";
+
+/* `cg::thread_block block = cg::this_thread_block();` and `cg::thread_block_tile<32> warp =
+ * cg::tiled_partition<32>(block);`: the variable is recorded and its declaration dropped (its uses become the
+ * linear thread id, the warp emulation, barriers) */
+static void cg_var(tr *t, CXCursor c, int g, uint32_t s, uint32_t e, bool here) {
+    char *n = spell(c), *ts = type_spell(CL(clang_getCursorType)(c));
+    char what[320];
+    snprintf(what, sizeof what, "%s `%s`", ts, n);
+    if (!here || macro_at(t, s)) { issue(t, s, "the cooperative group %s declared inside a macro", what); goto done; }
+    if (g == CG_OTHER) { issue(t, s, "the cooperative group %s (other groups are not translated)", what); goto done; }
+    if (g > 0 && g != 32) { issue(t, s, "the cooperative group %s (tiles of 32 threads translate, other sizes not yet)", what); goto done; }
+    cursors ch = {0};
+    CL(clang_visitChildren)(c, param_visit_all, &ch);
+    CXCursor init = ch.len ? ch.items[ch.len - 1] : CL(clang_getNullCursor)();
+    ut_vec_free(&ch);
+    bool ok = false;
+    if (g == CG_BLOCK) {
+        ok = !CL(clang_Cursor_isNull)(init) && cg_group(t, init) == CG_BLOCK;
+    } else {
+        /* a copy of a tile, or tiled_partition<32>(a block) */
+        CXCursor x = init;
+        for (int depth = 0; depth < 8 && !CL(clang_Cursor_isNull)(x); depth++) {
+            enum CXCursorKind k = CL(clang_getCursorKind)(x);
+            if (k == CXCursor_CallExpr &&
+                CL(clang_getCursorKind)(CL(clang_getCursorReferenced)(x)) != CXCursor_Constructor) break;
+            if (k == CXCursor_DeclRefExpr) break;
+            x = only_child(x);
+        }
+        if (!CL(clang_Cursor_isNull)(x) && CL(clang_getCursorKind)(x) == CXCursor_DeclRefExpr) {
+            ok = cg_group(t, x) == 32;
+        } else if (!CL(clang_Cursor_isNull)(x)) {
+            char *cn = spell(x);
+            ok = !strcmp(cn, "tiled_partition") && in_cg(CL(clang_getCursorReferenced)(x)) &&
+                 CL(clang_Cursor_getNumArguments)(x) == 1 && cg_group(t, CL(clang_Cursor_getArgument)(x, 0)) == CG_BLOCK;
+            ut_free(cn);
+        }
+    }
+    if (!ok) { issue(t, s, "the cooperative group %s, initialized otherwise", what); goto done; }
+    ut_vec_push(g == CG_BLOCK ? &t->cg_blocks : &t->cg_tiles, n);
+    n = NULL;
+    edit(t, s, e, "");
+done:
+    ut_free(n);
+    ut_free(ts);
+}
+
+/* a call of cooperative groups: the member functions of a block or a 32-thread tile variable, `cg::sync(g)`,
+ * `cg::reduce(tile, v, cg::plus<T>() | cg::greater<T>() | cg::less<T>())` */
+static void cg_call(tr *t, CXCursor c, CXCursor r, const char *n, uint32_t s, uint32_t e, bool here) {
+    if (in_list(UNSUPPORTED, n)) return; /* the token scan names it */
+    if (!here || macro_at(t, s) || e <= s || t->src->text[e - 1] != ')') { issue(t, s, "`cg::%s` inside a macro", n); return; }
+    int na = CL(clang_Cursor_getNumArguments)(c);
+    char buf[400];
+    if (CL(clang_getCursorKind)(r) == CXCursor_CXXMethod) {
+        int g = cg_group(t, member_base(c));
+        if (g == CG_NONE) { snprintf(buf, sizeof buf, "`.%s()` of a cooperative group %s", n, CG_ONLY); issue(t, s, "%s", buf); return; }
+        const char *to = NULL;
+        if (g == CG_BLOCK) {
+            if (!strcmp(n, "sync")) to = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)";
+            else if (!strcmp(n, "thread_rank")) to = "xpu_tid()";
+            else if (!strcmp(n, "size") || !strcmp(n, "num_threads")) to = "xpu_nthreads()";
+            else if (!strcmp(n, "group_index")) to = "blockIdx";
+            else if (!strcmp(n, "thread_index")) to = "threadIdx";
+            else if (!strcmp(n, "group_dim") || !strcmp(n, "dim_threads")) to = "blockDim";
+        } else {
+            if (!strcmp(n, "sync")) to = "barrier(CLK_LOCAL_MEM_FENCE)";
+            else if (!strcmp(n, "thread_rank")) to = "(xpu_tid() & 31u)";
+            else if (!strcmp(n, "meta_group_rank")) to = "(xpu_tid() >> 5)";
+            else if (!strcmp(n, "meta_group_size")) to = "((xpu_nthreads() + 31u) >> 5)";
+            else if (!strcmp(n, "size") || !strcmp(n, "num_threads")) to = "32u";
+        }
+        if (to) { edit(t, s, e, to); return; }
+        bool shfl = !strncmp(n, "shfl", 4), vote = !strcmp(n, "any") || !strcmp(n, "all") || !strcmp(n, "ballot");
+        if (g > 0 && (shfl || vote) && na == (shfl ? 2 : 1)) {
+            CXCursor a0 = CL(clang_Cursor_getArgument)(c, 0);
+            uint32_t a0s;
+            if (!in_main(t, a0, &a0s, NULL)) { issue(t, s, "`.%s()` with an argument spelled by a macro", n); return; }
+            if (shfl) {
+                const char *sfx = warp_suffix(CL(clang_getCursorType)(c));
+                if (!sfx) { char *ts = type_spell(CL(clang_getCursorType)(c)); issue(t, s, "a warp shuffle of the type `%s`", ts); ut_free(ts); return; }
+                snprintf(buf, sizeof buf, "xpu_%s_%s(xpu_ws, ", n, sfx);
+                edit(t, s, a0s, buf);
+                edit(t, e - 1, e - 1, ", 32");
+            } else {
+                snprintf(buf, sizeof buf, "xpu_%s(xpu_ws, 0 != (", n);
+                edit(t, s, a0s, buf);
+                edit(t, e - 1, e - 1, ")");
+            }
+            for (int a = 0; a < na; a++) visit_sub(t, CL(clang_Cursor_getArgument)(c, (unsigned)a), c);
+            return;
+        }
+        snprintf(buf, sizeof buf, "`.%s()` of a cooperative group (not translated)", n);
+        issue(t, s, "%s", buf);
+        return;
+    }
+    int g = na > 0 ? cg_group(t, CL(clang_Cursor_getArgument)(c, 0)) : CG_NONE;
+    if (!strcmp(n, "sync") && na == 1 && g != CG_NONE) {
+        edit(t, s, e, g == CG_BLOCK ? "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)" : "barrier(CLK_LOCAL_MEM_FENCE)");
+        return;
+    }
+    if (!strcmp(n, "reduce") && na == 3) {
+        if (g != 32) { snprintf(buf, sizeof buf, "`cg::reduce` over a group other than a 32-thread tile %s", CG_ONLY); issue(t, s, "%s", buf); return; }
+        char *op = type_spell(CL(clang_getCanonicalType)(CL(clang_getCursorType)(CL(clang_Cursor_getArgument)(c, 2))));
+        const char *p = op;
+        if (!strncmp(p, "const ", 6)) p += 6;
+        const char *red = !strncmp(p, "cooperative_groups::plus<", 25) ? "add" : !strncmp(p, "cooperative_groups::greater<", 28) ? "max"
+                        : !strncmp(p, "cooperative_groups::less<", 25) ? "min" : NULL;
+        ut_free(op);
+        if (!red) { issue(t, s, "`cg::reduce` with an operator other than cg::plus, cg::greater or cg::less%s", ""); return; }
+        const char *sfx = warp_suffix(CL(clang_getCursorType)(c));
+        if (!sfx) { char *ts = type_spell(CL(clang_getCursorType)(c)); issue(t, s, "`cg::reduce` of the type `%s`", ts); ut_free(ts); return; }
+        CXCursor a1 = CL(clang_Cursor_getArgument)(c, 1);
+        uint32_t a1s, a1e;
+        if (!in_main(t, a1, &a1s, &a1e)) { issue(t, s, "`cg::reduce` with an argument spelled by a macro%s", ""); return; }
+        snprintf(buf, sizeof buf, "xpu_reduce_%s_%s(xpu_ws, ", red, sfx);
+        edit(t, s, a1s, buf);
+        edit(t, a1e, e, ")");
+        visit_sub(t, a1, c);
+        return;
+    }
+    snprintf(buf, sizeof buf, "`cg::%s` %s", n, CG_ONLY);
+    issue(t, s, "%s", buf);
+}
+
 /* Warp calls (shuffles, votes, and calls of functions that use them) need every thread of the block at the same
  * call, for the emulation's barriers: none may sit under an if, ?:, switch, while or do, nor in a for loop whose
  * header reads anything but its own variables, kernel scalar parameters and file-scope names other than
@@ -459,8 +705,12 @@ static enum CXChildVisitResult div_visit(CXCursor c, CXCursor p, CXClientData d)
         char *n = spell(c);
         CXCursor r = CL(clang_getCursorReferenced)(c);
         size_t fi = CL(clang_Cursor_isNull)(r) ? SIZE_MAX : fn_index(t, r);
-        if (in_list(WARP, n) || (fi != SIZE_MAX && t->warp_fn[fi])) {
-            if (q->div) issue(t, s, "`%s` under control flow that can differ between the threads of a block (the warp emulation's barriers need them all)", n);
+        bool cgw = cg_warp_call(c);
+        if (in_list(WARP, n) || (fi != SIZE_MAX && t->warp_fn[fi]) || cgw) {
+            char shown[160];
+            bool method = cgw && CL(clang_getCursorKind)(r) == CXCursor_CXXMethod;
+            snprintf(shown, sizeof shown, "%s%s%s", cgw && !method ? "cg::" : method ? "." : "", n, method ? "()" : "");
+            if (q->div) issue(t, s, "`%s` under control flow that can differ between the threads of a block (the warp emulation's barriers need them all)", shown);
             if (s > q->last_warp || q->last_warp == UINT32_MAX) q->last_warp = s;
         }
         ut_free(n);
@@ -500,7 +750,7 @@ static enum CXChildVisitResult warp_call_visit(CXCursor c, CXCursor p, CXClientD
     if (CL(clang_getCursorKind)(c) == CXCursor_CallExpr) {
         CXCursor r = CL(clang_getCursorReferenced)(c);
         size_t fi = CL(clang_Cursor_isNull)(r) ? SIZE_MAX : fn_index(q->t, r);
-        if (fi != SIZE_MAX && q->t->warp_fn[fi]) { q->found = true; return CXChildVisit_Break; }
+        if ((fi != SIZE_MAX && q->t->warp_fn[fi]) || cg_warp_call(c)) { q->found = true; return CXChildVisit_Break; }
     }
     return CXChildVisit_Recurse;
 }
@@ -537,6 +787,8 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
     case CXCursor_VarDecl: {
         CXType ty = CL(clang_getCursorType)(c);
         CXType can = CL(clang_getCanonicalType)(ty);
+        int g = cg_kind(ty);
+        if (g != CG_NONE) { cg_var(t, c, g, s, e, here); return CXChildVisit_Continue; }
         if (has_attr(c, CXCursor_CUDASharedAttr)) {
             if (!t->is_kernel) { issue(t, s, "`__shared__` memory in a __device__ function (OpenCL C: only at kernel scope)%s", ""); break; }
             if (CL(clang_Cursor_getStorageClass)(c) == CX_SC_Extern) {
@@ -588,6 +840,11 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
         CXCursor r = CL(clang_getCursorReferenced)(c);
         char *n = spell(c);
         if (!*n) { ut_free(n); break; }
+        if (!CL(clang_Cursor_isNull)(r) && in_cg(r)) {
+            cg_call(t, c, r, n, s, e, here);
+            ut_free(n);
+            return CXChildVisit_Continue;
+        }
         size_t fi = CL(clang_Cursor_isNull)(r) ? SIZE_MAX : fn_index(t, r);
         if (fi != SIZE_MAX) {
             if (t->fns.items[fi].kernel) issue(t, s, "a kernel launched from device code (`%s`)", n);
@@ -626,7 +883,15 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
     }
     case CXCursor_DeclRefExpr: {
         CXCursor r = CL(clang_getCursorReferenced)(c);
-        if (CL(clang_getCursorKind)(r) != CXCursor_VarDecl) break;
+        enum CXCursorKind rk = CL(clang_getCursorKind)(r);
+        if ((rk == CXCursor_VarDecl || rk == CXCursor_ParmDecl) && cg_kind(CL(clang_getCursorType)(r)) != CG_NONE) {
+            char *n = spell(r), buf[400];
+            snprintf(buf, sizeof buf, "the cooperative group `%s` used other than by its member functions, `cg::sync` or `cg::reduce` %s", n, CG_ONLY);
+            issue(t, s, "%s", buf);
+            ut_free(n);
+            break;
+        }
+        if (rk != CXCursor_VarDecl) break;
         enum CXCursorKind pk = CL(clang_getCursorKind)(CL(clang_getCursorSemanticParent)(r));
         if (pk != CXCursor_TranslationUnit && pk != CXCursor_Namespace) break;
         char *n = spell(r);
@@ -919,6 +1184,8 @@ static bool translate_fn(tr *t, const fn *f, const subst *sub, size_t nsub, cons
     ut_buf_clear(&t->extra);
     free_names(&t->shared);
     free_names(&t->privates);
+    free_names(&t->cg_blocks);
+    free_names(&t->cg_tiles);
     t->is_kernel = f->kernel;
     t->failed = false;
     /* what clang could not resolve in it (a name from a header that was not found: llm.c's `floatX`, a helper of
@@ -1316,6 +1583,50 @@ static void push_edit(an_ck_result *r, uint32_t s, uint32_t e, char *text) {
     ut_vec_push(&r->edits, x);
 }
 
+/* `#include <cooperative_groups.h>` (and its sub-headers), `namespace cg = cooperative_groups;` and `using namespace
+ * cooperative_groups;` at file scope go inside `#if defined(__CUDACC__) || defined(XPU_BACKEND_CUDA)` when all the
+ * file's kernels are translated: the kernels that use them are kept for CUDA there, a build for another backend has no such header, and nvcc has it before
+ * `xpuify_gpu.h` (which defines XPU_BACKEND_CUDA) is included. Each line is replaced as a whole (it cannot
+ * meet the zero-length edits around the kernels); a line already guarded is left alone. */
+static void guard_cooperative_groups(tr *t, an_ck_result *out) {
+    static const char guard[] = "#if defined(__CUDACC__) || defined(XPU_BACKEND_CUDA)\n";
+    const char *x = t->src->text;
+    size_t n = t->src->len;
+    for (uint32_t ls = 0; ls < n;) {
+        uint32_t le = line_end(t->src, ls);
+        size_t i = ls;
+        while (i < le && (x[i] == ' ' || x[i] == '\t')) i++;
+        const char *p = x + i;
+        size_t rest = le - i;
+        bool hit = false;
+        if (rest > 1 && *p == '#') {
+            size_t j = 1;
+            while (j < rest && (p[j] == ' ' || p[j] == '\t')) j++;
+            if (rest - j > 7 && !strncmp(p + j, "include", 7)) {
+                j += 7;
+                while (j < rest && (p[j] == ' ' || p[j] == '\t')) j++;
+                hit = rest - j > 19 && (p[j] == '<' || p[j] == '"') && !strncmp(p + j + 1, "cooperative_groups", 18);
+            }
+        } else if ((rest > 10 && !strncmp(p, "namespace ", 10)) || (rest > 16 && !strncmp(p, "using namespace ", 16))) {
+            const char *cg = memmem(p, rest, "cooperative_groups", 18);
+            hit = cg && memchr(p, ';', rest) && !memchr(p, '{', rest);
+        }
+        bool in_fn = false;
+        for (size_t f = 0; f < t->fns.len && hit && !in_fn; f++) in_fn = ls >= t->fns.items[f].start && ls < t->fns.items[f].end;
+        uint32_t prev = ls > 0 ? line_start(t->src, ls - 1) : 0;
+        bool guarded = ls > 0 && ls - prev >= sizeof guard - 1 && !strncmp(x + prev, guard, sizeof guard - 1);
+        if (hit && !in_fn && !guarded) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_puts(&b, guard);
+            ut_buf_append(&b, x + ls, le - ls);
+            ut_buf_puts(&b, le > ls && x[le - 1] == '\n' ? "#endif\n" : "\n#endif\n");
+            push_edit(out, ls, le, ut_buf_take(&b));
+        }
+        ls = le > ls ? le : ls + 1;
+    }
+}
+
 /* the stubs of kernel f (after its definition) */
 static void stubs(tr *t, size_t f, const insts_v *insts, const char *cl_name, const char *cl, ut_buf *st) {
     fn *F = &t->fns.items[f];
@@ -1633,6 +1944,9 @@ static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *s
                           L->config[2] ? L->config[2] : "0", L->config[3] ? L->config[3] : "0", L->empty_args ? "" : ", ");
             push_edit(out, L->s, L->open_e, ut_buf_take(&b));
         }
+        /* only where every kernel is translated: one kept CUDA-only still needs them in every build (and such a
+         * file builds with nvcc only, its launch being left as it was) */
+        if (out->edits.len && out->translated == out->kernels) guard_cooperative_groups(&t, out);
         if (out->edits.len > 1) qsort(out->edits.items, out->edits.len, sizeof *out->edits.items, cmp_edit);
         for (size_t i = 1; i < out->edits.len; i++)
             if (out->edits.items[i].start < out->edits.items[i - 1].end) { /* cannot happen in a file clang parsed */
@@ -1674,6 +1988,10 @@ static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *s
     ut_vec_free(&t.shared);
     free_names(&t.privates);
     ut_vec_free(&t.privates);
+    free_names(&t.cg_blocks);
+    ut_vec_free(&t.cg_blocks);
+    free_names(&t.cg_tiles);
+    ut_vec_free(&t.cg_tiles);
     ut_vec_free(&t.calls);
     ut_vec_free(&t.globals);
     ut_vec_free(&t.typedefs);

@@ -282,6 +282,72 @@ def test_untranslatable_kernel_in_check_and_sarif(d):
     check(any("warp<<<1, 32>>>(d); xpu_launch_plain(1, 32, 0, 0, d);" in x for x in lines), "plain launched by its stub", lines)
 
 
+COOPERATIVE = ("#include <cooperative_groups.h>\n"
+               "#include <cooperative_groups/reduce.h>\n"
+               "#include <cuda_runtime.h>\n"
+               "namespace cg = cooperative_groups;\n"
+               "__global__ void rows(float *out, const float *in, int C) {\n"
+               "  cg::thread_block block = cg::this_thread_block();\n"
+               "  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);\n"
+               "  int row = blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();\n"
+               "  float s = 0.0f;\n"
+               "  for (int i = warp.thread_rank(); i < C; i += warp.size()) s += in[row * C + i];\n"
+               "  s = cg::reduce(warp, s, cg::plus<float>{});\n"
+               "  float m = cg::reduce(warp, s, cg::greater<float>{}) + warp.shfl_xor(s, 1);\n"
+               "  block.sync();\n"
+               "  cg::sync(block);\n"
+               "  if (warp.thread_rank() == 0) out[row] = s + m + block.thread_rank();\n"
+               "}\n"
+               "__global__ void divergent(float *out) {\n"
+               "  cg::thread_block block = cg::this_thread_block();\n"
+               "  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);\n"
+               "  if (out[0] > 0.0f) out[1] = cg::reduce(warp, out[1], cg::plus<float>{});\n"
+               "}\n"
+               "__global__ void grid(float *out) {\n"
+               "  cg::grid_group g = cg::this_grid();\n"
+               "  g.sync();\n"
+               "}\n"
+               "int main() { float *d; cudaMalloc(&d, 4096); rows<<<2, 128>>>(d, d, 10); divergent<<<1, 32>>>(d);"
+               " grid<<<1, 32>>>(d); return 0; }\n")
+
+
+def test_cooperative_groups_simple_forms_translate(d):
+    """Cooperative groups: fast mode declares their simple forms (no CUDA headers here), a block variable's
+    sync/thread_rank and a 32-thread tile's ranks, shuffles and cg::reduce become OpenCL C on the warp emulation;
+    a tile call under a branch and grid groups keep their kernel CUDA-only, XPC517 naming the construct."""
+    write("k.cu", COOPERATIVE)
+    got = [(x["line"], x["message"]) for x in run("check", "--format", "json", "k.cu").json() if x["code"] == "XPC517"]
+    eq([(n, m[m.index("kernel `"):m.index("`", m.index("kernel `") + 8) + 1]) for n, m in got],
+       [(20, "kernel `divergent`"), (23, "kernel `grid`"), (23, "kernel `grid`"), (24, "kernel `grid`")])
+    check("`cg::reduce` under control flow that can differ" in got[0][1], "the divergent reduce named", got)
+    check("the cooperative group cg::grid_group `g`" in got[1][1] + got[2][1], "the grid group named", got)
+    f = run("fix", "--layer-dir", ".", "k.cu")
+    check("wrote 1 translated kernel to ./k.cu.cl" in f.err, "rows translated", f.err)
+    cl = read("k.cu.cl")
+    body = cl[cl.index("void rows("):]
+    for want in ("int row = blockIdx.x * ((xpu_nthreads() + 31u) >> 5) + (xpu_tid() >> 5);",
+                 "for (int i = (xpu_tid() & 31u); i < C; i += 32u)", "s = xpu_reduce_add_f32(xpu_ws, s);",
+                 "float m = xpu_reduce_max_f32(xpu_ws, s) + xpu_shfl_xor_f32(xpu_ws, s, 1, 32);",
+                 "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+                 "out[row] = s + m + xpu_tid();", "__local ulong xpu_ws[1024];"):
+        check(want in body, want, body)
+    check("cg::" not in body and "block" not in body.replace("blockIdx", ""), "no cooperative groups left", body)
+    check("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n" in read("k.cu"),
+          "the kept kernels still need the headers in every build", read("k.cu"))
+    # a file whose kernels all translate: the headers and the alias only where CUDA builds it
+    write("only.cu", COOPERATIVE[:COOPERATIVE.index("__global__ void divergent")] +
+          "int main() { float *d; cudaMalloc(&d, 4096); rows<<<2, 128>>>(d, d, 10); return 0; }\n")
+    f = run("fix", "--layer-dir", ".", "only.cu")
+    check("wrote 1 translated kernel to ./only.cu.cl" in f.err and "kept" not in f.err, "rows translated", f.err)
+    text = read("only.cu")
+    for h in ("<cooperative_groups.h>", "<cooperative_groups/reduce.h>"):
+        check("#if defined(__CUDACC__) || defined(XPU_BACKEND_CUDA)\n#include %s\n#endif\n" % h in text, h + " guarded", text)
+    check("#if defined(__CUDACC__) || defined(XPU_BACKEND_CUDA)\nnamespace cg = cooperative_groups;\n#endif\n" in text, "alias guarded", text)
+    # fixing again changes nothing (the guards are recognized)
+    run("fix", "--layer-dir", ".", "only.cu")
+    eq(read("only.cu"), text)
+
+
 def test_a_launch_that_does_not_parse_keeps_its_kernel(d):
     """A launch whose arguments do not parse (`k<<<1, 32>>>(d, n+;`) keeps its kernel CUDA-only (XPC517 at the
     launch): the stub's call would parse differently, and fix's re-parse check refused the whole file as an xpuify

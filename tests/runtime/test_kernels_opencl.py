@@ -13,8 +13,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness import check, eq, fixture, main, need_tool, read, run, skip  # noqa: E402
 
 KERNELS = ["matmul_tiled.cu", "histogram.cu", "softmax.cu", "template_axpy.cu", "warp_reduce.cu", "null_pointers.cu",
-           "math_float_args.cu"]
-COUNT = {"warp_reduce.cu": 2}  # kernels in a file (1 where not named)
+           "math_float_args.cu", "cg_reduce.cu"]
+COUNT = {"warp_reduce.cu": 2, "cg_reduce.cu": 3}  # kernels in a file (1 where not named)
 
 
 def need_opencl():
@@ -85,6 +85,15 @@ def test_kernel_families_run_on_pocl(d):
                  "xpu_shfl_up_f64(xpu_ws, (double)v * 0.5, 2, 32)", "xpu_ballot(xpu_ws, 0 != (v > 0.5f))"):
         check(call in w, call, w[-2500:])
     check("__syncwarp" not in w[w.index("void warp_ops("):], "__syncwarp became a barrier", w[-2500:])
+    # cooperative groups: the tile's reductions on the same emulation, the block's sync a barrier, ranks from the
+    # linear thread id; the headers only where CUDA builds the file
+    g = read("cg_reduce.cu.cl")
+    for call in ("xpu_reduce_max_f32(xpu_ws, maxval)", "xpu_reduce_add_f32(xpu_ws, sumval)", "xpu_reduce_min_f32(xpu_ws, v)",
+                 "xpu_reduce_add_i32(xpu_ws, (int)(v * 1000.0f))", "xpu_shfl_down_f32(xpu_ws, v, 3, 32)",
+                 "sums[(xpu_tid() >> 5)] = warp_sumval;"):
+        check(call in g, call, g[-2500:])
+    check("#if defined(__CUDACC__) || defined(XPU_BACKEND_CUDA)\n#include <cooperative_groups.h>\n#endif" in read("cg_reduce.cu"),
+          "cooperative_groups.h only for CUDA", read("cg_reduce.cu")[:1500])
     tpl = read("template_axpy.cu.cl")
     check("axpy__float(" in tpl and "axpy__double(" in tpl, "one kernel per instantiation", tpl[-800:])
 
