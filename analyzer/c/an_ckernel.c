@@ -48,7 +48,11 @@ static const char PRELUDE[] =
     "#define __fdividef(a, b) ((float)(a) / (float)(b))\n#define __frcp_rn(x) (1.0f / (float)(x))\n"
     "#define __fmul_rn(a, b) ((float)(a) * (float)(b))\n#define __fadd_rn(a, b) ((float)(a) + (float)(b))\n"
     "#define __saturatef(x) clamp((float)(x), 0.0f, 1.0f)\n#define __float2int_rn(x) convert_int_rte((float)(x))\n"
-    "#define __int2float_rn(x) ((float)(x))\n#define __ldg(p) (*(p))\n#define __popc(x) popcount(x)\n"
+    "#define __int2float_rn(x) ((float)(x))\n#define __ldg(p) (*(p))\n"
+    /* loads and stores with a cache hint: the access itself */
+    "#define __ldcs(p) (*(p))\n#define __ldcg(p) (*(p))\n#define __ldca(p) (*(p))\n#define __ldlu(p) (*(p))\n"
+    "#define __ldcv(p) (*(p))\n#define __stcs(p, v) ((void)(*(p) = (v)))\n#define __stcg(p, v) ((void)(*(p) = (v)))\n"
+    "#define __stwb(p, v) ((void)(*(p) = (v)))\n#define __stwt(p, v) ((void)(*(p) = (v)))\n#define __popc(x) popcount(x)\n"
     "#define __clz(x) clz(x)\n#define __mul24(a, b) mul24(a, b)\n#define __umul24(a, b) mul24(a, b)\n"
     "#define warpSize 32\n"
     "typedef char int8_t;\ntypedef uchar uint8_t;\ntypedef short int16_t;\ntypedef ushort uint16_t;\n"
@@ -115,7 +119,8 @@ static const char *const BUILTINS[] = {
     "fabsf", "fabs", "fminf", "fmin", "fmaxf", "fmax", "tanhf", "tanh", "sinf", "sin", "cosf", "cos", "__sinf",
     "__cosf", "erff", "erf", "floorf", "floor", "ceilf", "ceil", "truncf", "trunc", "roundf", "round", "log1pf",
     "log1p", "expm1f", "expm1", "__fdividef", "__frcp_rn", "__fmul_rn", "__fadd_rn", "__saturatef",
-    "__float2int_rn", "__int2float_rn", "__ldg", "__popc", "__clz", "__mul24", "__umul24", "min", "max", "abs",
+    "__float2int_rn", "__int2float_rn", "__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv", "__stcs", "__stcg",
+    "__stwb", "__stwt", "__popc", "__clz", "__mul24", "__umul24", "min", "max", "abs",
     "printf", "atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicAnd", "atomicOr",
     "atomicXor", "atomicCAS", NULL};
 

@@ -348,6 +348,22 @@ def test_cooperative_groups_simple_forms_translate(d):
     eq(read("only.cu"), text)
 
 
+def test_cache_hint_loads_and_stores_translate(d):
+    """__ldcs/__stcs and the other cache-hint loads and stores (llm.c's permute and residual kernels) are the access
+    itself in OpenCL C."""
+    write("k.cu", "#include <cuda_runtime.h>\n"
+                  "__global__ void res(float *out, const float *a, const float *b, int n) {\n"
+                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "  if (i < n) __stcs(&out[i], __ldcs(&a[i]) + __ldcg(&b[i]));\n"
+                  "}\n"
+                  "int main() { float *d; cudaMalloc(&d, 4096); res<<<1, 32>>>(d, d, d, 32); return 0; }\n")
+    eq([x for x in run("check", "--format", "json", "k.cu").json() if x["code"] == "XPC517"], [])
+    f = run("fix", "--layer-dir", ".", "k.cu")
+    check("wrote 1 translated kernel to ./k.cu.cl" in f.err and "kept" not in f.err, "translated", f.err)
+    cl = read("k.cu.cl")
+    check("#define __stcs(p, v) ((void)(*(p) = (v)))" in cl and "__stcs(&out[i], __ldcs(&a[i]) + __ldcg(&b[i]));" in cl, "as macros", cl[-600:])
+
+
 def test_a_launch_that_does_not_parse_keeps_its_kernel(d):
     """A launch whose arguments do not parse (`k<<<1, 32>>>(d, n+;`) keeps its kernel CUDA-only (XPC517 at the
     launch): the stub's call would parse differently, and fix's re-parse check refused the whole file as an xpuify
