@@ -493,15 +493,28 @@ static bool pyproject_configures(const char *path) {
     return yes;
 }
 
+/* a path as one line of an error message: control characters (a newline a YAML value folded in) as \xNN */
+static char *one_line(const char *p) {
+    ut_buf b;
+    ut_buf_init(&b);
+    for (const unsigned char *c = (const unsigned char *)p; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f) ut_buf_printf(&b, "\\x%02x", *c);
+        else ut_buf_putc(&b, (char)*c);
+    }
+    if (!b.data) ut_buf_printf(&b, "%s", "");
+    return ut_buf_take(&b);
+}
+
 static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const char *from, yaml_node_t *from_node,
                             const char *from_shown) {
     for (size_t i = 0; i < s->configs.len; i++)
         if (s->configs.items[i]->path && !strcmp(s->configs.items[i]->path, abs)) return s->configs.items[i];
     for (size_t i = 0; i < s->loading.len; i++)
         if (!strcmp(s->loading.items[i], abs)) {
+            char *o = one_line(shown_path(s, abs));
             ut_buf_printf(err, "%s:%zu:%zu: `extend` makes a cycle through %s\n", from_shown,
-                          from_node ? from_node->start_mark.line + 1 : 1, from_node ? from_node->start_mark.column + 1 : 1,
-                          shown_path(s, abs));
+                          from_node ? from_node->start_mark.line + 1 : 1, from_node ? from_node->start_mark.column + 1 : 1, o);
+            ut_free(o);
             return NULL;
         }
     const char *shown = shown_path(s, abs);
@@ -509,9 +522,11 @@ static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const cha
     char *why = NULL;
     char *text = cf_read_regular(abs, CF_MAX_CONFIG_BYTES, &len, &why);
     if (!text) {
+        char *o = one_line(shown);
         if (from) ut_buf_printf(err, "%s:%zu:%zu: `extend`: cannot read %s: %s\n", from_shown, from_node->start_mark.line + 1,
-                                from_node->start_mark.column + 1, shown, why);
-        else ut_buf_printf(err, "%s: cannot read the configuration: %s\n", shown, why);
+                                from_node->start_mark.column + 1, o, why);
+        else ut_buf_printf(err, "%s: cannot read the configuration: %s\n", o, why);
+        ut_free(o);
         ut_free(why);
         return NULL;
     }

@@ -466,6 +466,7 @@ static void decide_avail_locals(walker *w) {
         const avail_local *a = &w->avail_locals.items[i];
         const char *nm = w->src + a->name_start;
         size_t nl = a->name_end - a->name_start, uses = 0, choices = 0;
+        if (!nl || a->scope_end <= a->scope_start) continue; /* an empty name (a broken file) matches everywhere */
         const char *s = w->src + a->scope_start;
         size_t sl = a->scope_end - a->scope_start;
         for (const char *p = s; (p = memmem(p, sl - (size_t)(p - s), nm, nl)); p += nl) {

@@ -92,6 +92,12 @@ def test_errors_name_file_line_column(d):
     write(".xpuify.yml", "extend: missing.yml\n")
     r = run("check", "a.py")
     check(r.code == 2 and ".xpuify.yml:1:9: `extend`: cannot read missing.yml" in r.err, "extend missing", r)
+    # a value YAML folds a newline into (found by fz_config): the error stays one line, the newline shown as \x0a
+    write(".xpuify.yml", "extend: missing.yml\n\n ]\n")
+    r = run("check", "a.py")
+    lines = [x for x in r.err.splitlines() if "cannot read" in x]
+    eq(lines, ["xpuify: error: .xpuify.yml:1:9: `extend`: cannot read missing.yml\\x0a]: No such file or directory"], r.err)
+    check(all(x.startswith("xpuify: error: .xpuify.yml") for x in r.err.splitlines() if x.strip()), "every line names the file", r.err)
     write(".xpuify.yml", "rule-dirs: [nowhere]\n")
     r = run("check", "a.py")
     check(r.code == 2 and ".xpuify.yml:1:13: rule directory `nowhere` does not exist" in r.err, "rule dir", r)
