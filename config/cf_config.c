@@ -237,12 +237,31 @@ typedef struct {
     const char *root;  /* its project (cf_project_root): what paths it names must stay inside */
 } ld;
 
+/* a text (a path, a message) as one line of an error message: control characters (a newline a YAML value folded in) as \xNN */
+static char *one_line(const char *p) {
+    ut_buf b;
+    ut_buf_init(&b);
+    for (const unsigned char *c = (const unsigned char *)p; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f) ut_buf_printf(&b, "\\x%02x", *c);
+        else ut_buf_putc(&b, (char)*c);
+    }
+    if (!b.data) ut_buf_printf(&b, "%s", "");
+    return ut_buf_take(&b);
+}
+
 static void lerr(ld *l, yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void lerr(ld *l, yaml_node_t *n, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    ut_yaml_verr(l->err, l->shown, n, fmt, ap);
+    ut_buf m;
+    ut_buf_init(&m);
+    ut_buf_vprintf(&m, fmt, ap);
     va_end(ap);
+    /* one line per error: a value's control characters (a newline YAML folded in) shown as \xNN */
+    char *o = one_line(m.data ? m.data : "");
+    ut_buf_printf(l->err, "%s:%zu:%zu: %s\n", l->shown, n ? n->start_mark.line + 1 : 1, n ? n->start_mark.column + 1 : 1, o);
+    ut_free(o);
+    ut_buf_free(&m);
     l->nerr++;
 }
 
@@ -491,18 +510,6 @@ static bool pyproject_configures(const char *path) {
     bool yes = text && cf_toml_has_xpuify(text, len);
     ut_free(text);
     return yes;
-}
-
-/* a path as one line of an error message: control characters (a newline a YAML value folded in) as \xNN */
-static char *one_line(const char *p) {
-    ut_buf b;
-    ut_buf_init(&b);
-    for (const unsigned char *c = (const unsigned char *)p; *c; c++) {
-        if (*c < 0x20 || *c == 0x7f) ut_buf_printf(&b, "\\x%02x", *c);
-        else ut_buf_putc(&b, (char)*c);
-    }
-    if (!b.data) ut_buf_printf(&b, "%s", "");
-    return ut_buf_take(&b);
 }
 
 static cf_config *load_file(cf_store *s, const char *abs, ut_buf *err, const char *from, yaml_node_t *from_node,
