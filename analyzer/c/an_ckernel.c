@@ -160,6 +160,9 @@ typedef UT_VEC(macro_def) macro_defs;
 typedef struct { uint32_t s; char *name; } macro_use; /* a macro expanded in the file: where its name starts */
 typedef UT_VEC(macro_use) macro_uses;
 
+/* an error clang reported in the file: where (its expansion location), its text, whether it is a syntax error */
+typedef struct { uint32_t off; bool parse; char *msg; } clang_error;
+
 typedef struct {
     const an_source *src;
     CXTranslationUnit tu;
@@ -182,6 +185,7 @@ typedef struct {
     bool failed;
     const char *kernel;   /* the kernel being translated (issues name it) */
     macro_uses uses;      /* the file's macro expansions, by offset */
+    UT_VEC(clang_error) errors; /* clang's errors in the file, read once (collect_errors) */
 } tr;
 
 static bool in_main(tr *t, CXCursor c, uint32_t *s, uint32_t *e) {
@@ -1195,26 +1199,17 @@ static bool translate_fn(tr *t, const fn *f, const subst *sub, size_t nsub, cons
     t->failed = false;
     /* what clang could not resolve in it (a name from a header that was not found: llm.c's `floatX`, a helper of
      * another file) leaves no cursor behind: translating the rest would write OpenCL C that does not compile */
-    for (unsigned i = 0, nd = CL(clang_getNumDiagnostics)(t->tu); i < nd; i++) {
-        CXDiagnostic dg = CL(clang_getDiagnostic)(t->tu, i);
-        if (CL(clang_getDiagnosticSeverity)(dg) >= CXDiagnostic_Error) {
-            CXFile df = NULL;
-            unsigned off = 0;
-            CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(dg), &df, NULL, NULL, &off);
-            if (df == t->file && off >= f->start && off < f->end) {
-                char *m = an_clang_take(CL(clang_getDiagnosticSpelling)(dg));
-                /* math names and limits without their header (fast mode): OpenCL C has them */
-                static const char *const known[] = {"INFINITY", "NAN", "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "INT_MAX",
-                                                    "INT_MIN", "UINT_MAX", "M_PI", "HUGE_VALF", NULL};
-                const char *q = strstr(m, "undeclared identifier '");
-                char name[64] = "";
-                if (q) sscanf(q + 23, "%63[A-Za-z0-9_]", name);
-                if (!*name || (!in_list(BUILTINS, name) && !in_list(known, name)))
-                    issue(t, off, "code the C front end could not resolve (%s)", m);
-                ut_free(m);
-            }
-        }
-        CL(clang_disposeDiagnostic)(dg);
+    for (size_t i = 0; i < t->errors.len; i++) {
+        const clang_error *x = &t->errors.items[i];
+        if (x->off < f->start || x->off >= f->end) continue;
+        /* math names and limits without their header (fast mode): OpenCL C has them */
+        static const char *const known[] = {"INFINITY", "NAN", "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "INT_MAX",
+                                            "INT_MIN", "UINT_MAX", "M_PI", "HUGE_VALF", NULL};
+        const char *q = strstr(x->msg, "undeclared identifier '");
+        char name[64] = "";
+        if (q) sscanf(q + 23, "%63[A-Za-z0-9_]", name);
+        if (!*name || (!in_list(BUILTINS, name) && !in_list(known, name)))
+            issue(t, x->off, "code the C front end could not resolve (%s)", x->msg);
     }
     params(t, f);
     body_q bq = {CL(clang_getNullCursor)(), false};
@@ -1312,24 +1307,30 @@ static enum CXChildVisitResult call_visit(CXCursor c, CXCursor p, CXClientData d
     return CXChildVisit_Recurse;
 }
 
-/* a syntax error (clang's "Parse Issue": not a name fast mode leaves undeclared) at an offset of the file in [s, e] */
-static bool parse_errors_in(tr *t, uint32_t s, uint32_t e) {
-    bool found = false;
-    for (unsigned i = 0, nd = CL(clang_getNumDiagnostics)(t->tu); i < nd && !found; i++) {
+/* clang's errors in the file, once per translation: each function's translation and each launch ask for theirs */
+static void collect_errors(tr *t) {
+    for (unsigned i = 0, nd = CL(clang_getNumDiagnostics)(t->tu); i < nd; i++) {
         CXDiagnostic dg = CL(clang_getDiagnostic)(t->tu, i);
         if (CL(clang_getDiagnosticSeverity)(dg) >= CXDiagnostic_Error) {
             CXFile df = NULL;
             unsigned off = 0;
             CL(clang_getExpansionLocation)(CL(clang_getDiagnosticLocation)(dg), &df, NULL, NULL, &off);
-            if (df == t->file && off >= s && off <= e) {
+            if (df == t->file) {
                 char *cat = an_clang_take(CL(clang_getDiagnosticCategoryText)(dg));
-                found = cat && !strcmp(cat, "Parse Issue");
+                clang_error x = {off, cat && !strcmp(cat, "Parse Issue"), an_clang_take(CL(clang_getDiagnosticSpelling)(dg))};
                 ut_free(cat);
+                ut_vec_push(&t->errors, x);
             }
         }
         CL(clang_disposeDiagnostic)(dg);
     }
-    return found;
+}
+
+/* a syntax error (clang's "Parse Issue": not a name fast mode leaves undeclared) at an offset of the file in [s, e] */
+static bool parse_errors_in(const tr *t, uint32_t s, uint32_t e) {
+    for (size_t i = 0; i < t->errors.len; i++)
+        if (t->errors.items[i].parse && t->errors.items[i].off >= s && t->errors.items[i].off <= e) return true;
+    return false;
 }
 
 static void find_launches(tr *t, const macro_defs *macros, launches *out) {
@@ -1754,6 +1755,7 @@ static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *s
     if (t.uses.len > 1) qsort(t.uses.items, t.uses.len, sizeof *t.uses.items, cmp_use);
     bool *mused = ut_calloc(macros.len + 1, sizeof *mused);
     launches ls = {0};
+    collect_errors(&t);
     find_launches(&t, &macros, &ls);
 
     /* the instantiations: one per kernel, or one per template argument list its launches use */
@@ -2000,6 +2002,8 @@ static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *s
     ut_vec_free(&t.calls);
     ut_vec_free(&t.globals);
     ut_vec_free(&t.typedefs);
+    for (size_t i = 0; i < t.errors.len; i++) ut_free(t.errors.items[i].msg);
+    ut_vec_free(&t.errors);
 }
 
 /* The compile check: the OpenCL C is compiled (an_clcompile); the functions its errors fall in are refused and the
