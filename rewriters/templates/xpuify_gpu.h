@@ -30,6 +30,96 @@
 #  endif
 #endif
 
+/* ==== The runtime API's types, shared by the Level Zero and OpenCL backends ==================================== */
+#if defined(XPU_BACKEND_LEVEL_ZERO) || defined(XPU_BACKEND_OPENCL)
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum xpuError {
+    xpuSuccess = 0,
+    xpuErrorInvalidValue = 1,
+    xpuErrorMemoryAllocation = 2,
+    xpuErrorInitializationError = 3,
+    xpuErrorLaunchFailure = 4,
+    xpuErrorInvalidDevice = 101,
+    xpuErrorNoDevice = 100,
+    xpuErrorInvalidKernelImage = 200,
+    xpuErrorNotReady = 600,
+    xpuErrorNotSupported = 801,
+    xpuErrorUnknown = 999
+} xpuError_t;
+
+typedef enum xpuMemcpyKind {
+    xpuMemcpyHostToHost = 0,
+    xpuMemcpyHostToDevice = 1,
+    xpuMemcpyDeviceToHost = 2,
+    xpuMemcpyDeviceToDevice = 3,
+    xpuMemcpyDefault = 4
+} xpuMemcpyKind;
+
+typedef enum xpuMemoryType { xpuMemoryTypeUnregistered = 0, xpuMemoryTypeHost = 1, xpuMemoryTypeDevice = 2, xpuMemoryTypeManaged = 3 } xpuMemoryType;
+
+typedef enum xpuDeviceAttr {
+    xpuDevAttrMaxThreadsPerBlock = 1,
+    xpuDevAttrMaxBlockDimX = 2,
+    xpuDevAttrMaxBlockDimY = 3,
+    xpuDevAttrMaxBlockDimZ = 4,
+    xpuDevAttrMaxGridDimX = 5,
+    xpuDevAttrMaxGridDimY = 6,
+    xpuDevAttrMaxGridDimZ = 7,
+    xpuDevAttrMaxSharedMemoryPerBlock = 8,
+    xpuDevAttrWarpSize = 10,
+    xpuDevAttrClockRate = 13,
+    xpuDevAttrMultiProcessorCount = 16,
+    xpuDevAttrMemoryClockRate = 36,
+    xpuDevAttrGlobalMemoryBusWidth = 37,
+    xpuDevAttrL2CacheSize = 38,
+    xpuDevAttrComputeCapabilityMajor = 75,
+    xpuDevAttrComputeCapabilityMinor = 76,
+    xpuDevAttrManagedMemory = 83,
+    xpuDevAttrConcurrentManagedAccess = 89
+} xpuDeviceAttr;
+
+#define xpuHostAllocDefault 0x00u
+#define xpuHostAllocPortable 0x01u
+#define xpuHostAllocMapped 0x02u
+#define xpuHostAllocWriteCombined 0x04u
+#define xpuStreamDefault 0x00u
+#define xpuStreamNonBlocking 0x01u
+#define xpuEventDefault 0x00u
+#define xpuEventBlockingSync 0x01u
+#define xpuEventDisableTiming 0x02u
+#define xpuMemAttachGlobal 0x01u
+#define xpuMemAttachHost 0x02u
+#define xpuMemAttachSingle 0x04u
+
+/* the fields of cudaDeviceProp that Level Zero and OpenCL can fill; the rest of a program's reads need a person */
+typedef struct xpuDeviceProp {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int warpSize;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int clockRate;           /* kHz */
+    int multiProcessorCount; /* Level Zero: Xe cores (EUs / EUs per sub-slice); OpenCL: compute units */
+    int major, minor;        /* 0.0: not an NVIDIA compute capability */
+    int l2CacheSize;
+    int managedMemory;
+    int concurrentManagedAccess;
+    int memoryClockRate;     /* kHz (Level Zero) */
+    int memoryBusWidth;
+} xpuDeviceProp;
+
+typedef struct xpuPointerAttributes {
+    xpuMemoryType type;
+    int device;
+    void *devicePointer;
+    void *hostPointer;
+} xpuPointerAttributes;
+#endif
+
 /* ==== CUDA: the original calls ================================================================================ */
 #if defined(XPU_BACKEND_CUDA)
 #include <cuda_runtime.h>
@@ -162,88 +252,6 @@
 #  define XPU_API static inline
 #  define XPU_SHARED __attribute__((weak))
 #endif
-
-typedef enum xpuError {
-    xpuSuccess = 0,
-    xpuErrorInvalidValue = 1,
-    xpuErrorMemoryAllocation = 2,
-    xpuErrorInitializationError = 3,
-    xpuErrorInvalidDevice = 101,
-    xpuErrorNoDevice = 100,
-    xpuErrorNotReady = 600,
-    xpuErrorNotSupported = 801,
-    xpuErrorUnknown = 999
-} xpuError_t;
-
-typedef enum xpuMemcpyKind {
-    xpuMemcpyHostToHost = 0,
-    xpuMemcpyHostToDevice = 1,
-    xpuMemcpyDeviceToHost = 2,
-    xpuMemcpyDeviceToDevice = 3,
-    xpuMemcpyDefault = 4
-} xpuMemcpyKind;
-
-typedef enum xpuMemoryType { xpuMemoryTypeUnregistered = 0, xpuMemoryTypeHost = 1, xpuMemoryTypeDevice = 2, xpuMemoryTypeManaged = 3 } xpuMemoryType;
-
-typedef enum xpuDeviceAttr {
-    xpuDevAttrMaxThreadsPerBlock = 1,
-    xpuDevAttrMaxBlockDimX = 2,
-    xpuDevAttrMaxBlockDimY = 3,
-    xpuDevAttrMaxBlockDimZ = 4,
-    xpuDevAttrMaxGridDimX = 5,
-    xpuDevAttrMaxGridDimY = 6,
-    xpuDevAttrMaxGridDimZ = 7,
-    xpuDevAttrMaxSharedMemoryPerBlock = 8,
-    xpuDevAttrWarpSize = 10,
-    xpuDevAttrClockRate = 13,
-    xpuDevAttrMultiProcessorCount = 16,
-    xpuDevAttrMemoryClockRate = 36,
-    xpuDevAttrGlobalMemoryBusWidth = 37,
-    xpuDevAttrL2CacheSize = 38,
-    xpuDevAttrComputeCapabilityMajor = 75,
-    xpuDevAttrComputeCapabilityMinor = 76,
-    xpuDevAttrManagedMemory = 83,
-    xpuDevAttrConcurrentManagedAccess = 89
-} xpuDeviceAttr;
-
-#define xpuHostAllocDefault 0x00u
-#define xpuHostAllocPortable 0x01u
-#define xpuHostAllocMapped 0x02u
-#define xpuHostAllocWriteCombined 0x04u
-#define xpuStreamDefault 0x00u
-#define xpuStreamNonBlocking 0x01u
-#define xpuEventDefault 0x00u
-#define xpuEventBlockingSync 0x01u
-#define xpuEventDisableTiming 0x02u
-#define xpuMemAttachGlobal 0x01u
-#define xpuMemAttachHost 0x02u
-#define xpuMemAttachSingle 0x04u
-
-/* the fields of cudaDeviceProp that Level Zero can fill; the rest of a program's reads need a person */
-typedef struct xpuDeviceProp {
-    char name[256];
-    size_t totalGlobalMem;
-    size_t sharedMemPerBlock;
-    int warpSize;
-    int maxThreadsPerBlock;
-    int maxThreadsDim[3];
-    int maxGridSize[3];
-    int clockRate;           /* kHz */
-    int multiProcessorCount; /* Xe cores (EUs / EUs per sub-slice) */
-    int major, minor;        /* 0.0: not an NVIDIA compute capability */
-    int l2CacheSize;
-    int managedMemory;
-    int concurrentManagedAccess;
-    int memoryClockRate;     /* kHz */
-    int memoryBusWidth;
-} xpuDeviceProp;
-
-typedef struct xpuPointerAttributes {
-    xpuMemoryType type;
-    int device;
-    void *devicePointer;
-    void *hostPointer;
-} xpuPointerAttributes;
 
 typedef struct xpu_stream_st {
     ze_command_list_handle_t list;
@@ -819,89 +827,6 @@ XPU_API xpuError_t xpuEventElapsedTime(float *ms, xpuEvent_t a, xpuEvent_t b) {
 #else
 #  define XPU_SHARED __attribute__((weak))
 #endif
-
-typedef enum xpuError {
-    xpuSuccess = 0,
-    xpuErrorInvalidValue = 1,
-    xpuErrorMemoryAllocation = 2,
-    xpuErrorInitializationError = 3,
-    xpuErrorLaunchFailure = 4,
-    xpuErrorInvalidDevice = 101,
-    xpuErrorNoDevice = 100,
-    xpuErrorInvalidKernelImage = 200,
-    xpuErrorNotReady = 600,
-    xpuErrorNotSupported = 801,
-    xpuErrorUnknown = 999
-} xpuError_t;
-
-typedef enum xpuMemcpyKind {
-    xpuMemcpyHostToHost = 0,
-    xpuMemcpyHostToDevice = 1,
-    xpuMemcpyDeviceToHost = 2,
-    xpuMemcpyDeviceToDevice = 3,
-    xpuMemcpyDefault = 4
-} xpuMemcpyKind;
-
-typedef enum xpuMemoryType { xpuMemoryTypeUnregistered = 0, xpuMemoryTypeHost = 1, xpuMemoryTypeDevice = 2, xpuMemoryTypeManaged = 3 } xpuMemoryType;
-
-typedef enum xpuDeviceAttr {
-    xpuDevAttrMaxThreadsPerBlock = 1,
-    xpuDevAttrMaxBlockDimX = 2,
-    xpuDevAttrMaxBlockDimY = 3,
-    xpuDevAttrMaxBlockDimZ = 4,
-    xpuDevAttrMaxGridDimX = 5,
-    xpuDevAttrMaxGridDimY = 6,
-    xpuDevAttrMaxGridDimZ = 7,
-    xpuDevAttrMaxSharedMemoryPerBlock = 8,
-    xpuDevAttrWarpSize = 10,
-    xpuDevAttrClockRate = 13,
-    xpuDevAttrMultiProcessorCount = 16,
-    xpuDevAttrMemoryClockRate = 36,
-    xpuDevAttrGlobalMemoryBusWidth = 37,
-    xpuDevAttrL2CacheSize = 38,
-    xpuDevAttrComputeCapabilityMajor = 75,
-    xpuDevAttrComputeCapabilityMinor = 76,
-    xpuDevAttrManagedMemory = 83,
-    xpuDevAttrConcurrentManagedAccess = 89
-} xpuDeviceAttr;
-
-#define xpuHostAllocDefault 0x00u
-#define xpuHostAllocPortable 0x01u
-#define xpuHostAllocMapped 0x02u
-#define xpuHostAllocWriteCombined 0x04u
-#define xpuStreamDefault 0x00u
-#define xpuStreamNonBlocking 0x01u
-#define xpuEventDefault 0x00u
-#define xpuEventBlockingSync 0x01u
-#define xpuEventDisableTiming 0x02u
-#define xpuMemAttachGlobal 0x01u
-#define xpuMemAttachHost 0x02u
-#define xpuMemAttachSingle 0x04u
-
-typedef struct xpuDeviceProp {
-    char name[256];
-    size_t totalGlobalMem;
-    size_t sharedMemPerBlock;
-    int warpSize;
-    int maxThreadsPerBlock;
-    int maxThreadsDim[3];
-    int maxGridSize[3];
-    int clockRate;           /* kHz */
-    int multiProcessorCount; /* compute units */
-    int major, minor;        /* 0.0: not an NVIDIA compute capability */
-    int l2CacheSize;
-    int managedMemory;
-    int concurrentManagedAccess;
-    int memoryClockRate;
-    int memoryBusWidth;
-} xpuDeviceProp;
-
-typedef struct xpuPointerAttributes {
-    xpuMemoryType type;
-    int device;
-    void *devicePointer;
-    void *hostPointer;
-} xpuPointerAttributes;
 
 /* CUDA's launch shape; the host code's `dim3 block(16, 16)` keeps compiling */
 #if defined(__cplusplus)
