@@ -51,15 +51,6 @@ static size_t L(TSNode n) { return E(n) - S(n); }
 static bool eq(const judge *j, TSNode n, const char *w) { return L(n) == strlen(w) && !memcmp(T(j, n), w, L(n)); }
 static TSNode field(TSNode n, const char *f) { return an_py_field(n, f, (uint32_t)strlen(f)); }
 
-static TSPoint point_at(const an_source *src, uint32_t byte) {
-    uint32_t lo = 0, hi = src->nlines;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (src->line_starts[mid] <= byte) lo = mid;
-        else hi = mid;
-    }
-    return (TSPoint){lo, byte - src->line_starts[lo]};
-}
 
 static bool ident_byte(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
 
@@ -96,10 +87,10 @@ static bool wanted(const an_guard *g, uint32_t s, uint32_t e, const uint32_t *te
 
 static void add_range(const an_source *src, TSRange *rs, uint32_t *nr, uint32_t s, uint32_t e) {
     if (*nr && rs[*nr - 1].end_byte == s) {
-        rs[*nr - 1].end_byte = e, rs[*nr - 1].end_point = point_at(src, e);
+        rs[*nr - 1].end_byte = e, rs[*nr - 1].end_point = an_py_point_at(src, e);
         return;
     }
-    rs[(*nr)++] = (TSRange){point_at(src, s), point_at(src, e), s, e};
+    rs[(*nr)++] = (TSRange){an_py_point_at(src, s), an_py_point_at(src, e), s, e};
 }
 
 /* The top-level statements that hold a test, and every one that names `import` (the file's bindings: the scope

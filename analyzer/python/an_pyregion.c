@@ -336,6 +336,16 @@ static int cmp_span(const void *a, const void *b) {
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+TSPoint an_py_point_at(const an_source *src, uint32_t byte) {
+    uint32_t lo = 0, hi = src->nlines;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (src->line_starts[mid] <= byte) lo = mid;
+        else hi = mid;
+    }
+    return (TSPoint){lo, byte - src->line_starts[lo]};
+}
+
 void an_spans_merge(an_span_vec *v) {
     if (v->len < 2) return;
     qsort(v->items, v->len, sizeof *v->items, cmp_span);

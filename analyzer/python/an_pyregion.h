@@ -8,12 +8,16 @@
 #define AN_PYREGION_H
 #include "analyzer/core/an_rule.h"
 #include "analyzer/core/an_source.h"
+#include <tree_sitter/api.h>
 
 typedef struct {
     uint32_t start, end;
 } an_span;
 
 typedef UT_VEC(an_span) an_span_vec;
+
+/* The tree-sitter point (row, byte column) of a byte offset of src, for the included ranges a parse of spans takes. */
+TSPoint an_py_point_at(const an_source *src, uint32_t byte);
 
 /* Sorts the spans and joins those that overlap or touch. */
 void an_spans_merge(an_span_vec *v);

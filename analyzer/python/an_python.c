@@ -579,16 +579,6 @@ static bool supersedes(const an_rule *r, const char *code) {
     return false;
 }
 
-static TSPoint point_at(const an_source *src, uint32_t byte) {
-    uint32_t lo = 0, hi = src->nlines;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (src->line_starts[mid] <= byte) lo = mid;
-        else hi = mid;
-    }
-    TSPoint p = {lo, byte - src->line_starts[lo]};
-    return p;
-}
 
 /* ---- context facts (an_context.c) ------------------------------------------------------------------------- */
 
@@ -1064,8 +1054,8 @@ static TSTree *parse_spans(an_python *py, const an_source *src, const an_span_ve
         uint32_t s = spans->items[i].start < src->body ? src->body : spans->items[i].start;
         rs[i].start_byte = s;
         rs[i].end_byte = spans->items[i].end;
-        rs[i].start_point = point_at(src, s);
-        rs[i].end_point = point_at(src, spans->items[i].end);
+        rs[i].start_point = an_py_point_at(src, s);
+        rs[i].end_point = an_py_point_at(src, spans->items[i].end);
         n += spans->items[i].end - s;
     }
     ts_parser_set_included_ranges(py->parser, rs, (uint32_t)spans->len);
