@@ -37,6 +37,9 @@ typedef struct {
 
 /* Loads libclang once per process (thread-safe). NULL when it cannot be loaded; *why then says why. */
 const an_clang_api *an_clang_load(const char **why);
+/* What identifies the libclang load() takes (its file: path, inode, size and times; else its version string), for
+ * the results cache's key of C files; loads the library only when no absolute path names it. Thread-safe. */
+const char *an_clang_identity(void);
 /* Calls a libclang function through the loaded table (an_clang_load must have succeeded). */
 extern const an_clang_api *an_cl;
 #define CL(f) (an_cl->f)

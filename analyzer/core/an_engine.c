@@ -1,6 +1,7 @@
 /* an_engine: the parallel driver over files. Each worker owns its front-end state (parsers). */
 #include "analyzer/core/an_engine.h"
 #include "analyzer/c/an_cfix.h"
+#include "analyzer/c/an_clang.h"
 #include "analyzer/core/an_cache.h"
 #include "analyzer/python/an_python.h"
 #include "analyzer/python/an_pynest.h"
@@ -10,7 +11,9 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+#include "util/ut_hash.h"
 
 typedef struct {
     const an_catalog *cat;
@@ -21,6 +24,8 @@ typedef struct {
     atomic_size_t done;
     bool lang_on[AN_LANG__COUNT]; /* some enabled rule reads the language */
     an_cache_run run;             /* the cache key's run-wide part (for opt->enabled) */
+    bool c_cached;                /* C files are cached too (fast mode: see c_run) */
+    an_cache_run crun;            /* run, for C files */
 } job;
 
 /* A language none of whose rules is enabled (`--select XPT`) is not parsed at all: no libclang for C files. */
@@ -39,7 +44,7 @@ typedef struct {
     uint8_t *found; /* the Python literal scan of the current file (an_catalog_prefilter) */
     const bool *run_en; /* the selection `run` was computed for (run_for) */
     bool run_en_set;
-    an_cache_run run;
+    an_cache_run run, crun; /* crun: run for C files */
 } worker_state;
 
 static void worker_free(worker_state *ws) {
@@ -107,16 +112,33 @@ static void finish(job *j, an_file_result *r) {
     if (!r->diags.len && !j->opt->keep_sources) an_source_free(&r->src);
 }
 
-/* The cache key's run-wide part for a file's rule selection: the run's, or (per-directory configurations) one
- * computed for its own selection, remembered per worker for the last selection seen. */
-static const an_cache_run *run_for(job *j, worker_state *ws, const bool *en) {
-    if (en == j->opt->enabled) return &j->run;
+/* The run-wide key of C files: in fast mode (the default) a C file's findings depend on its own text and path, the
+ * rules, the fix options and libclang, as a Python file's depend on its text, the rules and the options: fast mode
+ * follows no include and reads no compile database or toolkit (an_cargs.c). So the key is the run's with the
+ * identity of libclang added (an_clang_identity). Precise mode reads headers, the compile database and the CUDA
+ * toolkit: its results are not cached. */
+static void c_run(const an_cache_run *run, an_cache_run *out) {
+    const char *id = an_clang_identity();
+    size_t n = strlen(id);
+    uint8_t buf[sizeof run->h + 8 + 600];
+    memcpy(buf, run->h, sizeof run->h);
+    memcpy(buf + sizeof run->h, "c-fast\0\0", 8);
+    if (n > 600) n = 600;
+    memcpy(buf + sizeof run->h + 8, id, n);
+    ut_hash20(buf, sizeof run->h + 8 + n, out->h);
+}
+
+/* The cache key's run-wide part for a file's rule selection and language: the run's, or (per-directory
+ * configurations) one computed for its own selection, remembered per worker for the last selection seen. */
+static const an_cache_run *run_for(job *j, worker_state *ws, const bool *en, an_lang lang) {
+    if (en == j->opt->enabled) return lang == AN_LANG_C ? &j->crun : &j->run;
     if (!ws->run_en_set || ws->run_en != en) {
         an_cache_run_key(j->opt->cache, j->cat, en, &j->opt->fix, !j->opt->whole_files, &ws->run);
+        if (j->c_cached) c_run(&ws->run, &ws->crun);
         ws->run_en = en;
         ws->run_en_set = true;
     }
-    return &ws->run;
+    return lang == AN_LANG_C ? &ws->crun : &ws->run;
 }
 
 /* A file whose stamp says it is unchanged since a run that read it: rejected by the prefilter then, or passed with
@@ -142,10 +164,10 @@ static void work_file(job *j, worker_state *ws, size_t i) {
     an_file_result *r = &j->out->items[i];
     r->file = f;
     const bool *en = j->opt->file_enabled ? j->opt->file_enabled[i] : j->opt->enabled;
-    /* the cache holds what depends on the file's own text only: Python and text files. C files are not cached
-     * (their findings depend on headers, the compile database and the toolkit). */
-    an_cache *cache = f->lang == AN_LANG_C ? NULL : j->opt->cache;
-    const an_cache_run *run = cache ? run_for(j, ws, en) : NULL;
+    /* the cache holds what depends on the file's own text only: Python and text files, and C files in fast mode
+     * (in precise mode their findings depend on headers, the compile database and the toolkit: c_run) */
+    an_cache *cache = f->lang == AN_LANG_C && !j->c_cached ? NULL : j->opt->cache;
+    const an_cache_run *run = cache ? run_for(j, ws, en, f->lang) : NULL;
     uint8_t content[20];
     an_cache_stamp_state k = cache ? an_cache_stamp_get(cache, run, f->path, &f->stamp, content) : AN_CACHE_STAMP_UNKNOWN;
     an_fix_options fo = j->opt->fix;
@@ -249,9 +271,14 @@ void an_engine_parallel(int requested, size_t items, void *(*fn)(void *), void *
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
     out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
-    job j = {cat, files, opt, out, 0, 0, {0}, {{0}}};
+    job j = {cat, files, opt, out, 0, 0, {0}, {{0}}, false, {{0}}};
     languages_enabled(cat, opt->enabled, j.lang_on);
     if (opt->cache) an_cache_run_key(opt->cache, cat, opt->enabled, &opt->fix, !opt->whole_files, &j.run);
+    if (opt->cache && opt->c.mode == AN_C_FAST && j.lang_on[AN_LANG_C]) {
+        bool any_c = false;
+        for (size_t i = 0; i < files->len && !any_c; i++) any_c = files->items[i].lang == AN_LANG_C;
+        if (any_c) j.c_cached = true, c_run(&j.run, &j.crun);
+    }
     an_engine_parallel(opt->threads, files->len, work, &j);
 }
 

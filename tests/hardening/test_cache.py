@@ -4,7 +4,7 @@ options, the per-file helper import, the xpuify build) misses; --no-cache / --ca
 damaged cache file is ignored and rewritten; concurrent runs never break it; a forged cache (entries whose MAC was
 not made with this machine's key) is never trusted, the cache directory is never written through a symbolic link,
 and under CI=true there is no cache unless a place is named. Speed is measured by
-bench/cache_bench.sh, not here. XPUIFY_CACHE_STATS=1 makes xpuify print "cache: N hits, M misses"."""
+bench/cache_bench.sh, not here. XPUIFY_CACHE_STATS=1 makes xpuify print "cache: N hits, M misses". C/C++/CUDA files are cached in fast mode only."""
 import glob
 import hashlib
 import hmac
@@ -139,6 +139,44 @@ def test_files_unchanged_by_their_stamp_are_trusted_and_any_change_is_seen(d):
     os.utime("nofind.py", ns=(st.st_atime_ns, st.st_mtime_ns))
     r = run("check", "--format", "json", "--exit-zero", ".", env=STATS)
     eq(r.out, run("check", "--format", "json", "--exit-zero", "--no-cache", ".").out)
+
+
+def test_c_files_are_cached_in_fast_mode_only(d):
+    """Fast mode (the default) follows no include and reads no compile database or toolkit, so a C/CUDA file's
+    findings and fixes depend on its own text, the rules, the options and libclang: they are cached like a Python
+    file's, with libclang's identity in the key. Precise mode reads headers and the compile database: never cached."""
+    for name in ("runtime.cu", "nccl.cpp", "host.c", "launcher.h"):
+        shutil.copy(os.path.join(ROOT, "fixtures", "c", name), name)
+    outs = {f: run("check", "--format", f, "--exit-zero", "--no-cache", ".").out for f in ("json", "sarif", "text")}
+    fixes = run("fix", "--diff", "--no-cache", ".").out
+    check(fixes, "the C fixtures have fixes")
+    first = run("check", "--format", "json", "--exit-zero", ".", env=STATS)
+    n = stats(first)[1]
+    eq(stats(first)[0], 0, "the first run misses")
+    check(n >= 3, "the C files that pass the prefilter are looked up and stored", first)
+    for f in ("json", "sarif", "text"):
+        r = run("check", "--format", f, "--exit-zero", ".", env=STATS)
+        eq(r.out, outs[f], f"{f}: the cached report of the C files")
+        eq(stats(r), (n, 0), f"{f}: every C file from the cache")
+    eq(run("fix", "--diff", ".").out, fixes, "fix --diff from a warm cache")
+    # an edit misses and is seen
+    with open("host.c", "a") as fh:
+        fh.write("void more(void) { cudaDeviceSynchronize(); }\n")
+    r = run("check", "--format", "json", "--exit-zero", ".", env=STATS)
+    eq(stats(r), (n - 1, 1), "only the edited file is analyzed again")
+    eq(r.out, run("check", "--format", "json", "--exit-zero", "--no-cache", ".").out)
+    # another libclang is another key (XPUIFY_LIBCLANG names the same library by another path: a miss, same report)
+    lib = "/usr/lib/llvm-14/lib/libclang.so.1"
+    if os.path.exists(lib):
+        shutil.copy(os.path.realpath(lib), "libclang-copy.so.1")
+        r = run("check", "--format", "json", "--exit-zero", ".", env=dict(STATS, XPUIFY_LIBCLANG=os.path.abspath("libclang-copy.so.1")))
+        eq(stats(r), (0, n), "a different libclang file: every C file misses")
+        eq(r.out, run("check", "--format", "json", "--exit-zero", "--no-cache", ".").out)
+    # precise mode: no lookups at all for C files
+    r = run("check", "--format", "json", "--exit-zero", "--precise", ".", env=STATS)
+    eq(stats(r), (0, 0), "precise mode does not cache C files")
+    r = run("check", "--format", "json", "--exit-zero", "--precise", ".", env=STATS)
+    eq(stats(r), (0, 0), "nor read them from the cache")
 
 
 def test_configuration_is_part_of_the_key(d):
