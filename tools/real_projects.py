@@ -262,6 +262,33 @@ def use_positions(text):
     return calls, mods
 
 
+ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^=", ">>=", "<<=", "@="}
+
+
+def write_positions(text):
+    """The `torch.cuda.` uses that are assignment targets (`torch.cuda.is_available = lambda: True`, a test's spoof
+    of the CUDA API): writes, not uses of CUDA to port (issue #17: "assignments are not uses"; xpuify reports none
+    and never rewrites one). Positions as use_positions gives them; text that does not tokenize has none."""
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type in (tokenize.NAME, tokenize.OP)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+    out = []
+    for i, t in enumerate(toks):
+        if not (t.string == "torch" and i + 4 < len(toks) and toks[i + 1].string == "." and toks[i + 2].string == "cuda"
+                and toks[i + 3].string == "." and toks[i + 4].type == tokenize.NAME):
+            continue
+        if i > 0 and toks[i - 1].string == ".":
+            continue  # x.torch.cuda.y: not the module
+        k = i + 5
+        while k + 1 < len(toks) and toks[k].string == "." and toks[k + 1].type == tokenize.NAME:
+            k += 2
+        if k < len(toks) and toks[k].string in ASSIGN_OPS and toks[k].start[0] == toks[i].start[0]:
+            out.append((t.start[0], t.start[1] + 1))
+    return out
+
+
 def design_scopes(xpuify, top):
     """{path relative to top: [(start, end)]}: what XPU810 (a CUDA backend), XPU811 (the CUDA branch of a dispatch
     without an XPU branch) and XPU812 (other code the analyzer leaves out as CUDA by design: a dispatch that already
@@ -284,21 +311,25 @@ def design_scopes(xpuify, top):
 
 
 def count_uses(top, files, scopes):
-    """(`.cuda(` calls, `torch.cuda.` uses, of them inside design scopes: calls, uses) in the code of files"""
-    n = [0, 0, 0, 0]
+    """(`.cuda(` calls, `torch.cuda.` uses, of them inside design scopes: calls, uses, and the `torch.cuda.` writes
+    outside design scopes) in the code of files"""
+    n = [0, 0, 0, 0, 0]
     for rel in files:
         if os.path.basename(rel) == "xpuify_device.py":
             continue
-        calls, mods = use_positions(read(os.path.join(top, rel)))
+        text = read(os.path.join(top, rel))
+        calls, mods = use_positions(text)
         spans = scopes.get(os.path.normpath(rel), [])
         for k, uses in enumerate((calls, mods)):
             n[k] += len(uses)
             n[2 + k] += sum(1 for u in uses if any(a <= u < b for a, b in spans))
+        n[4] += sum(1 for u in write_positions(text) if not any(a <= u < b for a, b in spans))
     return tuple(n)
 
 
 def left_pct(before, after, design_before, design_after):
-    """the share of uses left by the fix, CUDA-by-design ones out of both counts; None without any to port"""
+    """the share of uses left by the fix, the ones counted apart (CUDA by design; for `torch.cuda.` also writes) out
+    of both counts; None without any to port"""
     todo = before - design_before
     return None if todo <= 0 else round(100.0 * (after - design_after) / todo)
 
@@ -360,9 +391,15 @@ def run_project(name, src, work, xpuify, python):
     cb = count_uses(orig, before, design_scopes(xpuify, orig))
     ca = count_uses(fixed, before, design_scopes(xpuify, fixed))
     # .cuda( and torch.cuda.: before, after, inside design scopes before and after, % left without them
-    row["uses"] = {kind: {"before": cb[k], "after": ca[k], "design_before": cb[2 + k], "design_after": ca[2 + k],
-                          "left_pct": left_pct(cb[k], ca[k], cb[2 + k], ca[2 + k])}
-                   for k, kind in enumerate((".cuda(", "torch.cuda."))}
+    # writes (assignment targets) are counted apart for `torch.cuda.` only (a `.cuda(` call is never one); the
+    # share with them counted as uses is kept too ("left_pct_with_writes")
+    row["uses"] = {}
+    for k, kind in enumerate((".cuda(", "torch.cuda.")):
+        wb, wa = (cb[4], ca[4]) if k else (0, 0)
+        row["uses"][kind] = {"before": cb[k], "after": ca[k], "design_before": cb[2 + k], "design_after": ca[2 + k],
+                             "writes_before": wb, "writes_after": wa,
+                             "left_pct": left_pct(cb[k], ca[k], cb[2 + k] + wb, ca[2 + k] + wa),
+                             "left_pct_with_writes": left_pct(cb[k], ca[k], cb[2 + k], ca[2 + k])}
     model = Model(orig)
     entries = []
     for f in changed:
@@ -396,33 +433,41 @@ def run_project(name, src, work, xpuify, python):
     return row
 
 
-def fmt_uses(u):
+def fmt_uses(u, writes=False):
     pct = "n/a" if u["left_pct"] is None else f"{u['left_pct']}%"
-    return f"{u['before']} → {u['after']} | {u['design_after']} | {pct}"
+    w = f" | {u.get('writes_after', 0)}" if writes else ""
+    return f"{u['before']} → {u['after']} | {u['design_after']}{w} | {pct}"
 
 
 def markdown(rows):
     out = ["| project | files changed | helper copies | imports tried (ok before and after / fail in both) | "
            "import regressions | compile failures | second fix no-op | `.cuda(` before → after | of them by design | "
-           "`.cuda(` left | `torch.cuda.` before → after | of them by design | `torch.cuda.` left | fix time |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    tot = {k: {"before": 0, "after": 0, "design_before": 0, "design_after": 0} for k in (".cuda(", "torch.cuda.")}
+           "`.cuda(` left | `torch.cuda.` before → after | of them by design | of them writes | `torch.cuda.` left | "
+           "fix time |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    tot = {k: {"before": 0, "after": 0, "design_before": 0, "design_after": 0, "writes_before": 0, "writes_after": 0}
+           for k in (".cuda(", "torch.cuda.")}
     for r in rows:
         if "skipped" in r:
-            out.append(f"| {r['project']} | {r['skipped']} | | | | | | | | | | | | |")
+            out.append(f"| {r['project']} | {r['skipped']} | | | | | | | | | | | | | |")
             continue
         u = r["uses"]
         for k in tot:
             for f in tot[k]:
-                tot[k][f] += u[k][f]
+                tot[k][f] += u[k].get(f, 0)
         out.append(f"| {r['project']} | {r['changed']} | {len(r['helpers'])} | {r['imports']} ({r['imports_ok']} / "
                    f"{r['imports_fail_both']}) | **{len(r['regressions'])}** | {len(r['compile_failures'])} | "
-                   f"{'yes' if r['idempotent'] else 'NO'} | {fmt_uses(u['.cuda('])} | {fmt_uses(u['torch.cuda.'])} | "
-                   f"{r['fix_seconds']} s |")
+                   f"{'yes' if r['idempotent'] else 'NO'} | {fmt_uses(u['.cuda('])} | "
+                   f"{fmt_uses(u['torch.cuda.'], True)} | {r['fix_seconds']} s |")
     for k in tot:
         t = tot[k]
-        t["left_pct"] = left_pct(t["before"], t["after"], t["design_before"], t["design_after"])
-    out.append(f"| all | | | | | | | {fmt_uses(tot['.cuda('])} | {fmt_uses(tot['torch.cuda.'])} | |")
+        t["left_pct"] = left_pct(t["before"], t["after"], t["design_before"] + t["writes_before"],
+                                 t["design_after"] + t["writes_after"])
+        t["left_pct_with_writes"] = left_pct(t["before"], t["after"], t["design_before"], t["design_after"])
+    out.append(f"| all | | | | | | | {fmt_uses(tot['.cuda('])} | {fmt_uses(tot['torch.cuda.'], True)} | |")
+    w = tot["torch.cuda."]["left_pct_with_writes"]
+    out.append("")
+    out.append(f"`torch.cuda.` left with the writes counted as uses to port: {'n/a' if w is None else str(w) + '%'}.")
     return "\n".join(out)
 
 
