@@ -447,7 +447,12 @@ static void free_res(an_re_vec *v) {
     v->len = 0;
 }
 
-an_catalog *an_catalog_new(void) { return ut_calloc(1, sizeof(an_catalog)); }
+an_catalog *an_catalog_new(void) {
+    an_catalog *c = ut_calloc(1, sizeof(an_catalog));
+    pthread_mutex_init(&c->queries_mu, NULL);
+    atomic_init(&c->queries_ready, true);
+    return c;
+}
 
 void an_rule_free(an_rule *r) {
     if (!r) return;
@@ -505,6 +510,7 @@ void an_catalog_free(an_catalog *c) {
         free_qnames(c, i);
         free_lits(c, i);
     }
+    pthread_mutex_destroy(&c->queries_mu);
     ut_free(c);
 }
 
@@ -850,8 +856,11 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
     int nerr = index_entries(c, false, err) + index_entries(c, true, err);
     query_job qj = {c, {0}, {0}, 0};
     ut_buf_init(&qj.err);
+    /* the user's own query rules are compiled now, so that their errors are the catalog's; shipped ones on first use */
+    bool eager = false;
+    for (size_t i = 0; i < c->rules.len && !eager; i++) eager = c->rules.items[i]->query && !c->rules.items[i]->shipped;
     pthread_t qt;
-    bool threaded = pthread_create(&qt, NULL, build_queries, &qj) == 0;
+    bool threaded = eager && pthread_create(&qt, NULL, build_queries, &qj) == 0;
     /* `pattern` rules, compiled once; the named group `report` (or the whole match) is the finding */
     if (c->patterns) {
         for (size_t i = 0; i < c->rules.len; i++)
@@ -947,11 +956,12 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
     }
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) nerr += build_locality(c, (an_lang)lang, err);
     if (threaded) pthread_join(qt, NULL);
-    else build_queries(&qj);
+    else if (eager) build_queries(&qj);
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) {
         an_query_set_free(c->queries[lang]);
         c->queries[lang] = qj.q[lang];
     }
+    atomic_store(&c->queries_ready, eager);
     if (qj.err.len) ut_buf_append(err, qj.err.data, qj.err.len);
     ut_buf_free(&qj.err);
     return nerr + qj.nerr;
@@ -1016,7 +1026,41 @@ void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *tex
     if (found != stack && found != given) ut_free((uint8_t *)found);
 }
 
-const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang) { return c->queries[lang]; }
+/* Builds the query sets if they are not built yet (one thread builds, the others wait); their errors into err. */
+static int ensure_queries(an_catalog *c, ut_buf *err) {
+    int nerr = 0;
+    if (atomic_load_explicit(&c->queries_ready, memory_order_acquire)) return 0;
+    pthread_mutex_lock(&c->queries_mu);
+    if (!atomic_load_explicit(&c->queries_ready, memory_order_relaxed)) {
+        query_job qj = {c, {0}, {0}, 0};
+        ut_buf_init(&qj.err);
+        build_queries(&qj);
+        for (int l = 0; l < AN_LANG__COUNT; l++) c->queries[l] = qj.q[l];
+        if (qj.err.len) ut_buf_append(err, qj.err.data, qj.err.len);
+        nerr = qj.nerr;
+        ut_buf_free(&qj.err);
+        atomic_store_explicit(&c->queries_ready, true, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->queries_mu);
+    return nerr;
+}
+
+int an_catalog_build_queries(an_catalog *c, ut_buf *err) { return ensure_queries(c, err); }
+
+/* The shipped rules' query sets are built on first use. Their errors cannot come from the user (the shipped rules'
+ * queries are checked by tests/unit/test_rules.c); should one happen all the same, it is said on stderr and the query
+ * rules of that language find nothing. */
+const struct an_query_set *an_catalog_queries(const an_catalog *cc, an_lang lang) {
+    an_catalog *c = (an_catalog *)cc; /* the lazily built part, guarded by queries_mu */
+    if (!atomic_load_explicit(&c->queries_ready, memory_order_acquire)) {
+        ut_buf err;
+        ut_buf_init(&err);
+        if (ensure_queries(c, &err) && err.len)
+            fprintf(stderr, "xpuify: internal error: the built-in rules' queries: %.*s", (int)err.len, err.data);
+        ut_buf_free(&err);
+    }
+    return c->queries[lang];
+}
 
 /* The rule files compiled in by tools/embed.c (build/gen/rules_data.c). */
 struct xp_embedded { const char *path; const char *text; size_t len; };
@@ -1032,8 +1076,10 @@ int an_catalog_load_builtin_except(an_catalog *c, const char *const *skip, size_
         base = base ? base + 1 : xp_builtin_rules[i].path;
         bool skipped = false;
         for (size_t k = 0; k < nskip && !skipped; k++) skipped = !strcmp(skip[k], base);
-        if (!skipped)
-            n += an_catalog_load_yaml(c, xp_builtin_rules[i].path, xp_builtin_rules[i].text, xp_builtin_rules[i].len, err);
+        if (skipped) continue;
+        size_t before = c->rules.len;
+        n += an_catalog_load_yaml(c, xp_builtin_rules[i].path, xp_builtin_rules[i].text, xp_builtin_rules[i].len, err);
+        for (size_t k = before; k < c->rules.len; k++) c->rules.items[k]->shipped = true;
     }
     return n;
 }

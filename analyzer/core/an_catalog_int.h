@@ -5,6 +5,8 @@
 #include "analyzer/core/an_literal.h"
 #include "analyzer/core/an_rule.h"
 #include <pcre2.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 struct an_query_set;
 typedef UT_VEC(pcre2_code *) an_re_vec;
@@ -47,6 +49,12 @@ struct an_catalog {
     bool prefilter_all[AN_LANG__COUNT];  /* some rule cannot be prefiltered */
     bool prefilter_none[AN_LANG__COUNT]; /* no rule at all for the language */
     struct an_query_set *queries[AN_LANG__COUNT];
+    /* the query sets are built on first use (an_catalog_queries) when every query rule is a shipped one: compiling
+     * them (ts_query_new) is most of loading the catalog, and a run whose files all come from the results cache, or
+     * pass no prefilter, never parses Python. A catalog with rules of the user's own queries builds them in
+     * finalize, where their errors are reported. */
+    atomic_bool queries_ready;
+    pthread_mutex_t queries_mu;
     uint8_t fingerprint[20]; /* hash of every rule file loaded (origin and text), in order: the cache key's part */
 };
 

@@ -108,6 +108,7 @@ typedef struct an_rule {
     bool once_per_group;  /* text rules: one finding per file, or per TOML key or table holding the matches (an extra) */
     bool install_strings_only; /* text rules: in shell scripts, a match in a quoted string counts only on a line that
                                 * installs packages (test data, printf and assertion arguments are not requirements) */
+    bool shipped;   /* loaded from the rule files compiled into the binary (an_catalog_load_builtin) */
     uint32_t index; /* position in the catalog */
 } an_rule;
 
@@ -122,8 +123,11 @@ int an_catalog_load_yaml(an_catalog *c, const char *origin, const char *text, si
 int an_catalog_load_builtin(an_catalog *c, ut_buf *err);
 /* The same, leaving out the built-in files whose base names are in skip (a rule author's edited copies). */
 int an_catalog_load_builtin_except(an_catalog *c, const char *const *skip, size_t nskip, ut_buf *err);
-/* Builds the name index, compiles queries and the prefilter. Returns the number of errors. */
+/* Builds the name index, compiles the prefilter and the queries of rules not shipped with xpuify (the shipped
+ * rules' queries are compiled on first use: an_catalog_queries). Returns the number of errors. */
 int an_catalog_finalize(an_catalog *c, ut_buf *err);
+/* Compiles the query sets now if they are not yet: the number of errors (tests check the shipped rules with it). */
+int an_catalog_build_queries(an_catalog *c, ut_buf *err);
 
 size_t an_catalog_count(const an_catalog *c);
 /* 20 bytes that change whenever any loaded rule file (built-in or --rules) changes */
