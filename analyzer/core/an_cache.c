@@ -55,6 +55,8 @@ struct an_cache {
     char *dir, *path, *name; /* path: dir/v1/name, for messages; files are opened relative to dir, links refused */
     uint8_t build[20];
     uint8_t secret[AN_CACHEKEY_LEN];
+    ut_hmac256 keyed; /* the MAC's state after the key, the domain string and the build: each entry's MAC starts
+                       * from a copy (the key's two blocks are hashed once per run, not once per entry) */
     size_t forged;        /* entries whose MAC did not match */
     uint8_t *file;        /* the cache file as read */
     entry *tab;           /* open addressing by key */
@@ -233,6 +235,9 @@ an_cache *an_cache_open(const char *dir, const char *version, const an_catalog *
     c->dir = ut_strdup(dir);
     memcpy(c->secret, secret, AN_CACHEKEY_LEN);
     build_hash(version, cat, c->build);
+    ut_hmac256_init(&c->keyed, c->secret, AN_CACHEKEY_LEN);
+    ut_hmac256_update(&c->keyed, "xpuify-cache-entry", 18);
+    ut_hmac256_update(&c->keyed, c->build, 20);
     char h[41];
     hex(c->build, 20, h);
     ut_buf p;
@@ -454,10 +459,7 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
 
 void an_cache_entry_mac(const an_cache *c, const uint8_t key[20], const uint8_t content[20], const uint8_t *blob,
                         uint32_t len, uint8_t out[32]) {
-    ut_hmac256 m;
-    ut_hmac256_init(&m, c->secret, AN_CACHEKEY_LEN);
-    ut_hmac256_update(&m, "xpuify-cache-entry", 18);
-    ut_hmac256_update(&m, c->build, 20);
+    ut_hmac256 m = c->keyed; /* = init with the secret, "xpuify-cache-entry", the build */
     ut_hmac256_update(&m, key, 20);
     ut_hmac256_update(&m, content, 20);
     ut_hmac256_update(&m, &len, 4);
