@@ -39,7 +39,8 @@ def test_labelled_guards_get_their_applicability(d):
         elif kind == "unsafe":
             check("Unsafe here: the guarded code " in m, "what keeps it unsafe is said", m)
         else:
-            check("keep this test and add an XPU branch" in m, "guidance on a CUDA-only body", m)
+            check("keep this test and add an XPU branch" in m or "keep this CUDA test, or add an XPU path" in m,
+                  "guidance on a CUDA-only body (or on the code after an early exit)", m)
     # the reasons name the offending thing (the guards of `fused()` and `launch()`, found by their bodies)
     fused = lines.index("    fused()")  # 0-based index of the body = 1-based line of its guard
     launch = lines.index("    launch()")
@@ -47,6 +48,30 @@ def test_labelled_guards_get_their_applicability(d):
           found[fused]["message"])
     check("calls `launch`, which xpuify cannot see into" in found[launch]["message"], "unknown callee",
           found[launch]["message"])
+
+
+def test_labelled_early_exits_get_their_applicability(d):
+    """Early exits (fixtures/python/early_exits.py): the code an exit protects is the rest of the test, function or
+    loop after it; a return that answers the callers (a value) or a raise, skip or exit that stops them (outside a
+    test function or a script's top level) keeps the fix unsafe; the messages say which, about the code after
+    the exit."""
+    shutil.copy(os.path.join(FIX, "early_exits.py"), "early_exits.py")
+    lines = read("early_exits.py").split("\n")
+    want = {i + 1: m.group(1) for i, l in enumerate(lines) if (m := LABEL.search(l))}
+    check(len(want) >= 20 and {"safe", "unsafe", "none"} <= set(want.values()), "every kind is labelled", want)
+    found = xpu105("early_exits.py")
+    got = {ln: (found[ln].get("fix") or {}).get("applicability", "none") if ln in found else "missing" for ln in want}
+    eq(got, want, "applicability per labelled early exit")
+    said = lambda text: [ln for ln, x in found.items() if text in x["message"]]
+    at = lambda text: next(i + 1 for i, l in enumerate(lines) if text in l)
+    # the reasons: callers stopped or answered, and what the code after the exit does
+    check(at("def skip_without_gpu") + 1 in said("stops its callers where CUDA is missing (`pytest.skip("), "skip",
+          found)
+    check(at("def peak") + 2 in said("returns a result that depends on the test (`return 0`)"), "value", found)
+    check(at("def require_gpu") + 2 in said("returns a result that depends on the test"), "decorator", found)
+    check(at("def warm_up_kernels") + 1 in said("Here the guarded code (after this early exit) uses `flash_attn`, "
+                                                "which is CUDA-only: keep this CUDA test, or add an XPU path"),
+          "guidance on CUDA-only code after the exit", found)
 
 
 def test_plain_fix_rewrites_only_generic_guards(d):
