@@ -246,28 +246,33 @@ static void on_assignment(walker *w, TSNode n) {
     }
 }
 
-/* the last statement of a block leaves it: return, raise, continue, break, `pytest.skip(...)`, `sys.exit(...)` */
-static bool block_exits(const walker *w, TSNode block) {
-    if (ts_node_is_null(block)) return false;
+an_ctx_exit an_ctx_block_exit(TSNode block, const char *src) {
+    if (ts_node_is_null(block)) return AN_CTX_EXIT_NONE;
     TSNode last = {0};
     uint32_t k = ts_node_named_child_count(block);
     for (uint32_t i = k; i-- > 0;) {
         TSNode c = ts_node_named_child(block, i);
         if (!is(c, "comment")) { last = c; break; }
     }
-    if (ts_node_is_null(last)) return false;
-    if (is(last, "return_statement") || is(last, "raise_statement") || is(last, "continue_statement") ||
-        is(last, "break_statement"))
-        return true;
-    if (!is(last, "expression_statement")) return false;
+    if (ts_node_is_null(last)) return AN_CTX_EXIT_NONE;
+    if (is(last, "return_statement")) return AN_CTX_EXIT_RETURN;
+    if (is(last, "raise_statement")) return AN_CTX_EXIT_RAISE;
+    if (is(last, "continue_statement")) return AN_CTX_EXIT_CONTINUE;
+    if (is(last, "break_statement")) return AN_CTX_EXIT_BREAK;
+    if (!is(last, "expression_statement")) return AN_CTX_EXIT_NONE;
     TSNode call = ts_node_named_child(last, 0);
-    if (!is(call, "call")) return false;
+    if (!is(call, "call")) return AN_CTX_EXIT_NONE;
+    walker w = {0};
+    w.src = src;
     const char *f;
     size_t fn;
-    callee_last(w, call, &f, &fn);
-    return f && ((fn == 4 && !memcmp(f, "skip", 4)) || (fn == 8 && !memcmp(f, "skipTest", 8)) ||
-                 (fn == 4 && !memcmp(f, "exit", 4)) || (fn == 5 && !memcmp(f, "_exit", 5)));
+    callee_last(&w, call, &f, &fn);
+    bool exits = f && ((fn == 4 && !memcmp(f, "skip", 4)) || (fn == 8 && !memcmp(f, "skipTest", 8)) ||
+                       (fn == 4 && !memcmp(f, "exit", 4)) || (fn == 5 && !memcmp(f, "_exit", 5)));
+    return exits ? AN_CTX_EXIT_RAISE : AN_CTX_EXIT_NONE;
 }
+
+static bool block_exits(const walker *w, TSNode block) { return an_ctx_block_exit(block, w->src) != AN_CTX_EXIT_NONE; }
 
 /* the operand of a leading `not` (parentheses included), or a NULL node */
 static TSNode negated(TSNode cond) {
@@ -310,7 +315,6 @@ static bool sets_cuda_flags_only(const walker *w, TSNode block);
 static void on_if(walker *w, TSNode n) {
     TSNode cond = an_py_field(n, "condition", 9);
     TSNode body = an_py_field(n, "consequence", 11);
-    TSNode alt = an_py_field(n, "alternative", 11);
     if (!ts_node_is_null(cond) && !ts_node_is_null(body) && an_ctx_uses_cuda_only_results(text(w, body), len(body)))
         add_node(w, AN_CTX_RESULT_GUARD, cond);
     if (ts_node_is_null(cond) || ts_node_is_null(body)) return;
@@ -339,14 +343,9 @@ static void on_if(walker *w, TSNode n) {
         add_node_why(w, AN_CTX_CORRECT_GUARD, cond, "sends every other device to the fallback before the CUDA path");
         return;
     }
-    /* `if not torch.cuda.is_available(): return`: the rest of the block runs on CUDA only */
-    if (!ts_node_is_null(alt) || !has(s, sl, "cuda.is_available()") || an_py_mentions_agnostic(s, sl)) return;
-    TSNode parent = ts_node_parent(n);
-    if (ts_node_is_null(parent) || (!is(parent, "block") && !is(parent, "module"))) return;
-    /* no reason for XPU812: such code is CUDA-only by the code's own test, not by design (the audit's labels call
-     * `if not torch.cuda.is_available(): pytest.skip(...)` before device-generic test code a finding to port) */
-    add_node(w, AN_CTX_CORRECT_GUARD, cond);
-    if (ts_node_end_byte(parent) > ts_node_end_byte(n)) add(w, AN_CTX_CUDA_ONLY, ts_node_end_byte(n), ts_node_end_byte(parent));
+    /* `if not torch.cuda.is_available(): return` is no fact: the test is a guard like any other (rule XPU105, whose
+     * fix an_guard decides over the code after the exit), and the code after it is reported by its own rules: the
+     * audit's labels call both findings to port, not CUDA by design */
 }
 
 /* ---- guards that route to CUDA kernels or CUDA builds ------------------------------------------------------- */

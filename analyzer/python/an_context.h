@@ -16,11 +16,11 @@ typedef enum {
     /* code that already handles several devices: a dispatch table keyed by device type, sibling probes in one
      * expression (`torch.cuda.device_count() > 1 or torch.xpu.device_count() > 1`) */
     AN_CTX_MULTI_DEVICE,
-    /* code that runs only on CUDA: the operand after `DEV == "cuda" and`, the rest of a block after
-     * `if not torch.cuda.is_available(): return` (`a if x.is_cuda else b` is not: b must work on XPU too) */
+    /* code that runs only on CUDA: the operand after `DEV == "cuda" and`, the rest of a block after the import of an
+     * NVIDIA-only library (`a if x.is_cuda else b` is not: b must work on XPU too; nor the code after
+     * `if not torch.cuda.is_available(): return`, CUDA-only by its own test, which is a guard to port) */
     AN_CTX_CUDA_ONLY,
-    /* a CUDA test that is right as it is: `if not x.is_cuda: return fallback(x)`, `dist.get_backend() == "nccl"`,
-     * the condition of an early exit */
+    /* a CUDA test that is right as it is: `if not x.is_cuda: return fallback(x)`, `dist.get_backend() == "nccl"` */
     AN_CTX_CORRECT_GUARD,
     /* what an assignment or setattr sets (`torch.cuda.is_available = ...`): a finding starting there is no use */
     AN_CTX_ASSIGN_TARGET,
@@ -73,6 +73,11 @@ bool an_ctx_named_for_cuda(const char *s, size_t n, size_t *tok);
 /* Code that uses what only CUDA devices have, also once its calls are ported to the helper or torch.accelerator:
  * compute capability fields, the current device index (an int: CUDA wherever it is used as a device), cuDNN, NVTX. */
 bool an_ctx_uses_cuda_only_results(const char *s, size_t n);
+/* How a block's last statement (comments aside) leaves it: `return`; `raise`, `pytest.skip(...)`,
+ * `self.skipTest(...)`, `sys.exit(...)`, `os._exit(...)` (an exception or an exit that reaches the callers); `continue`;
+ * `break`. An if whose body leaves this way is an early exit: the code after it runs only where its test let it. */
+typedef enum { AN_CTX_EXIT_NONE, AN_CTX_EXIT_RETURN, AN_CTX_EXIT_RAISE, AN_CTX_EXIT_CONTINUE, AN_CTX_EXIT_BREAK } an_ctx_exit;
+an_ctx_exit an_ctx_block_exit(TSNode block, const char *src);
 /* A module of a library that runs on NVIDIA GPUs only (tensorrt, transformer_engine, pycuda, ...; `s` is a dotted
  * name): code after its import, in the import's block, is CUDA-only by design. */
 bool an_ctx_nvidia_only_module(const char *s, size_t n);

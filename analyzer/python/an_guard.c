@@ -39,6 +39,8 @@ typedef struct {
     UT_VEC(uint32_t) visited; /* definitions already followed (by start byte) */
     int call_depth;
     bool need_whole; /* a partial tree lacks what the verdict reads: judged again over the whole file */
+    bool in_exit;    /* judging the code after an early exit (after_exit) */
+    bool exit_why;   /* the reason was found there */
 } judge;
 
 typedef UT_VEC(TSNode) node_vec;
@@ -198,6 +200,7 @@ static void verdict(judge *j, an_guard_kind k, TSNode at, const char *fmt) {
     ut_free(j->why);
     j->why = ut_buf_take(&b);
     j->kind = k;
+    j->exit_why = j->in_exit;
 }
 
 static bool word_in(const char *s, size_t n, const char *w) {
@@ -528,6 +531,163 @@ static void rest_of_block(judge *j, TSNode st) {
         check_code(j, s);
 }
 
+/* ---- early exits: `if not torch.cuda.is_available(): return`, `assert torch.cuda.is_available()` ---------- */
+
+static bool is_loop(TSNode n) { return is(n, "for_statement") || is(n, "while_statement"); }
+
+/* a function or generator whose result says something: a `return` with a value other than None, or a `yield`
+ * (nested definitions and lambdas aside) */
+static bool returns_value(judge *j, TSNode n, int depth) {
+    if (depth > GUARD_MAX_WALK_DEPTH) return true;
+    if (is(n, "yield")) return true;
+    if (is(n, "return_statement")) {
+        TSNode v = ts_node_named_child(n, 0);
+        return !ts_node_is_null(v) && !is(v, "none") && !is(v, "comment");
+    }
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_named_child(n, i);
+        if (is(c, "function_definition") || is(c, "class_definition") || is(c, "lambda")) continue;
+        if (returns_value(j, c, depth + 1)) return true;
+    }
+    return false;
+}
+
+/* the file imports pytest or unittest: its `test*` functions are what a test runner calls */
+static bool test_module(const an_guard *g) {
+    const char *t = g->text;
+    size_t n = g->len;
+    return word_at_or_after(t, n, "pytest", 6) || word_at_or_after(t, n, "unittest", 8);
+}
+
+/* a file a test runner collects as a module of tests (test_*.py, *_test.py) */
+static bool test_file(const an_guard *g) {
+    const char *p = g->src->path;
+    if (!p || !test_module(g)) return false;
+    const char *b = strrchr(p, '/');
+    b = b ? b + 1 : p;
+    size_t bl = strlen(b);
+    return !strncmp(b, "test", 4) || (bl > 8 && !strcmp(b + bl - 8, "_test.py"));
+}
+
+/* a `test*` function of a test module, at module level or in a class: a test runner calls it, no code of the
+ * project */
+static bool test_function(judge *j, TSNode def) {
+    TSNode nm = field(def, "name"), up = ts_node_parent(def);
+    if (is(up, "decorated_definition")) up = ts_node_parent(up);
+    bool top = is(up, "module") || (is(up, "block") && is(ts_node_parent(up), "class_definition"));
+    return top && !ts_node_is_null(nm) && L(nm) >= 4 && !memcmp(T(j, nm), "test", 4) && test_module(j->g);
+}
+
+/* `if __name__ == "__main__":` */
+static bool main_guard(judge *j, TSNode ifs) {
+    TSNode c = field(ifs, "condition");
+    return !ts_node_is_null(c) && word_at_or_after(T(j, c), L(c), "__name__", 8) && memmem(T(j, c), L(c), "__main__", 8);
+}
+
+/* The code an early exit protects: what runs after st (the if whose body leaves, or the assert) only because the
+ * test let it. Up to what the exit leaves (the innermost loop for continue and break, else the function or the
+ * module): the statements after st and after each block that holds it; before them too inside a loop whose later
+ * iterations the exit ends (break; return and raise), with the loop's else branch; a try's else branch. Beyond
+ * it, the callers: a return says something to them when the function returns a value (the test's answer, in
+ * effect, as `return torch.cuda.is_available()` would); a raise, a skip or an exit stops them, unless a test
+ * runner is the caller (a test function or module) or nothing imports the code (`if __name__ == "__main__":`). */
+static void after_exit(judge *j, TSNode st, TSNode leave, an_ctx_exit how) {
+    bool in_loop = how == AN_CTX_EXIT_CONTINUE || how == AN_CTX_EXIT_BREAK;
+    /* what the exit leaves, and the outermost loop on the way whose later iterations it ends */
+    TSNode target = {0}, rerun = {0};
+    bool script = false;
+    for (TSNode p = ts_node_parent(st); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (is(p, "function_definition")) {
+            if (!in_loop) target = p;
+            break;
+        }
+        if (in_loop && is(p, "class_definition")) break;
+        if (is(p, "if_statement") && main_guard(j, p)) script = true;
+        if (is_loop(p)) {
+            if (in_loop) {
+                target = p;
+                if (how == AN_CTX_EXIT_BREAK) rerun = p;
+                break;
+            }
+            rerun = p;
+        }
+        if (is(p, "module")) target = p;
+    }
+    if (ts_node_is_null(target) || (in_loop && !is_loop(target))) {
+        verdict(j, AN_GUARD_UNPROVEN, leave, "leaves by `%.*s` where xpuify does not see what it leaves");
+        return;
+    }
+    bool was = j->in_exit;
+    j->in_exit = true;
+    for (TSNode cur = st; !ts_node_eq(cur, target) && j->kind != AN_GUARD_CUDA;) {
+        TSNode up = ts_node_parent(cur);
+        if (ts_node_is_null(up)) break;
+        if (is(up, "block") || is(up, "module")) {
+            if ((j->g->partial && is(up, "module")) || (j->g->cut && is(ts_node_parent(up), "class_definition"))) {
+                j->need_whole = true; /* the rest of the module, of a class that is cut */
+                break;
+            }
+            bool again = !ts_node_is_null(rerun) && S(rerun) <= S(cur) && E(cur) <= E(rerun) && !ts_node_eq(cur, rerun);
+            uint32_t k = ts_node_named_child_count(up);
+            for (uint32_t i = 0; i < k && j->kind != AN_GUARD_CUDA; i++) {
+                TSNode s = ts_node_named_child(up, i);
+                if (S(s) > S(cur) || (again && E(s) <= S(cur))) check_code(j, s);
+            }
+        } else if ((is_loop(up) || is(up, "try_statement")) && ts_node_eq(field(up, "body"), cur)) {
+            /* a loop that runs on (its else branch runs when it ends without break), a try body that goes on */
+            bool ends = is(up, "try_statement") || !ts_node_eq(up, target) || how == AN_CTX_EXIT_BREAK;
+            uint32_t k = ts_node_named_child_count(up);
+            for (uint32_t i = 0; i < k && ends; i++)
+                if (is(ts_node_named_child(up, i), "else_clause")) check_code(j, ts_node_named_child(up, i));
+        }
+        cur = up;
+    }
+    if (j->kind == AN_GUARD_CUDA || j->need_whole) {
+        j->in_exit = was;
+        return;
+    }
+    if (how == AN_CTX_EXIT_RETURN && is(target, "function_definition")) {
+        TSNode body = field(target, "body");
+        TSNode v = is(leave, "return_statement") ? ts_node_named_child(leave, 0) : (TSNode){0};
+        bool says = (!ts_node_is_null(v) && !is(v, "none") && !is(v, "comment")) ||
+                    (!ts_node_is_null(body) && returns_value(j, body, 0));
+        if (says) verdict(j, AN_GUARD_UNPROVEN, leave, "returns a result that depends on the test (`%.*s`) to callers xpuify does not follow");
+    } else if (how == AN_CTX_EXIT_RAISE || how == AN_CTX_EXIT_RETURN) {
+        bool runner = is(target, "function_definition") ? test_function(j, target) : script || test_file(j->g);
+        if (!runner && is(target, "function_definition"))
+            verdict(j, AN_GUARD_UNPROVEN, leave, "stops its callers where CUDA is missing (`%.*s`), and xpuify does not follow them");
+        else if (!runner)
+            verdict(j, AN_GUARD_UNPROVEN, leave, "stops the module's importers where CUDA is missing (`%.*s`), and xpuify does not follow them");
+    }
+    j->in_exit = was;
+}
+
+/* `pytestmark = pytest.mark.skipif(...)` or `pytestmark = [..., pytest.mark.skipif(...)]` in a module or class
+ * body: the statement, or a NULL node */
+static TSNode pytestmark(judge *j, TSNode call) {
+    TSNode p = ts_node_parent(call);
+    if (is(p, "list") || is(p, "tuple")) p = ts_node_parent(p);
+    if (!is(p, "assignment") || !eq(j, field(p, "left"), "pytestmark")) return (TSNode){0};
+    TSNode st = ts_node_parent(p), blk = ts_node_parent(st);
+    if (!is(st, "expression_statement") || !(is(blk, "module") || (is(blk, "block") && is(ts_node_parent(blk), "class_definition"))))
+        return (TSNode){0};
+    return st;
+}
+
+/* `if not torch.cuda.is_available(): pytest.skip(...)`: the exit statement of the if's body, and how it leaves */
+static an_ctx_exit body_exit(judge *j, TSNode ifs, TSNode *leave) {
+    TSNode body = field(ifs, "consequence");
+    an_ctx_exit how = an_ctx_block_exit(body, j->g->text);
+    *leave = (TSNode){0};
+    for (uint32_t i = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body); i-- > 0;)
+        if (!is(ts_node_named_child(body, i), "comment")) {
+            *leave = ts_node_named_child(body, i);
+            break;
+        }
+    return how;
+}
+
 /* cur: the test (or a name holding it); pol: +1 where its truth is the guarded code's condition, -1 negated. */
 static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
     for (;;) {
@@ -558,7 +718,11 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
             for (TSNode a = ts_node_next_named_sibling(is(p, "elif_clause") ? p : field(p, "consequence"));
                  !ts_node_is_null(a); a = ts_node_next_named_sibling(a))
                 if (is(a, "elif_clause") || is(a, "else_clause")) check_code(j, a), any = true;
-            if (!any) rest_of_block(j, ifs);
+            /* an early exit (`if not torch.cuda.is_available(): return`): what runs after it */
+            TSNode leave;
+            an_ctx_exit how = body_exit(j, p, &leave);
+            if (how != AN_CTX_EXIT_NONE) after_exit(j, ifs, leave, how);
+            else if (!any) rest_of_block(j, ifs);
             return;
         }
         if (is(p, "conditional_expression") && ts_node_eq(ts_node_named_child(p, 1), cur)) {
@@ -577,11 +741,29 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
                 /* pol < 0: it is skipped where it ran: nothing runs that did not */
                 return;
             }
+            TSNode mark = pytestmark(j, call);
+            if (skip_if && !ts_node_is_null(mark)) {
+                /* `pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), ...)`: every test of the module
+                 * (or class) is skipped by it; the rest of that block is what runs because of the test */
+                TSNode blk = ts_node_parent(mark);
+                if (-pol > 0 && j->g->partial && is(blk, "module")) j->need_whole = true;
+                else if (-pol > 0 && j->g->cut && is(ts_node_parent(blk), "class_definition")) j->need_whole = true;
+                else if (-pol > 0)
+                    for (uint32_t i = 0, k = ts_node_named_child_count(blk); i < k && j->kind != AN_GUARD_CUDA; i++)
+                        if (!ts_node_eq(ts_node_named_child(blk, i), mark)) check_code(j, ts_node_named_child(blk, i));
+                return;
+            }
             verdict(j, AN_GUARD_UNPROVEN, call, "passes the test to `%.*s`, which xpuify does not follow");
             return;
         }
         if (is(p, "assignment") && ts_node_eq(field(p, "right"), cur)) {
             follow_name(j, p, pol, flow);
+            return;
+        }
+        /* `assert torch.cuda.is_available(), "..."`: an early exit where the test is false */
+        if (is(p, "assert_statement") && ts_node_eq(ts_node_named_child(p, 0), cur) && pol > 0 &&
+            (is(ts_node_parent(p), "block") || is(ts_node_parent(p), "module"))) {
+            after_exit(j, p, p, AN_CTX_EXIT_RAISE);
             return;
         }
         break;
@@ -596,7 +778,7 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
 static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
     judge j = {0};
     j.g = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
-    out->kind = AN_GUARD_UNPROVEN, out->why = NULL;
+    out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false;
     if (!g->tree) return true;
     TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
     while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
@@ -620,6 +802,7 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     if (j.kind == AN_GUARD_GENERIC) guarded_by(&j, n, 1, 0);
     out->kind = j.kind;
     out->why = j.why;
+    out->after_exit = j.exit_why;
     ut_vec_free(&j.visited);
     return !j.need_whole;
 }

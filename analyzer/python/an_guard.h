@@ -3,8 +3,10 @@
  * guarded code run on XPU and MPS too; that is safe only when that code does nothing CUDA-only. The guarded code
  * is what runs because the test is true: an if's body (an else/elif chain or the rest of the block for a negated
  * test), a conditional expression's arm, the later operands of `and`/`or`, a function or class skipped by
- * `skipIf`/`skipUnless`/`pytest.mark.skipif` on the test, and the same for each later use of a local (or private
- * attribute) assigned from it. That code must name nothing CUDA-only (torch.cuda, `.cuda()`, a "cuda" or "nccl"
+ * `skipIf`/`skipUnless`/`pytest.mark.skipif` on the test (a module or class by `pytestmark = ...`), the code after
+ * an early exit (`if not torch.cuda.is_available(): return`, `pytest.skip(...)`, `raise`, `continue`; `assert
+ * torch.cuda.is_available()`) with the callers it stops or answers (see after_exit), and the same for each later use
+ * of a local (or private attribute) assigned from it. That code must name nothing CUDA-only (torch.cuda, `.cuda()`, a "cuda" or "nccl"
  * string, cuDNN and NVTX beyond harmless flag settings, CUDA-only libraries, names with a cuda word), read no
  * CUDA-only result (compute capability, the device index) and call only what is known: builtins, torch, the
  * standard library and a few device-generic libraries, methods of objects, and functions of the same file whose
@@ -25,6 +27,7 @@ typedef enum {
 typedef struct {
     an_guard_kind kind;
     char *why; /* GENERIC: NULL; otherwise what keeps it so, as a phrase ("calls `flash_attn_func`, ...") */
+    bool after_exit; /* why is about the code after an early exit (`if not torch.cuda.is_available(): return`) */
 } an_guard_verdict;
 
 /* Whether the caller's fixes rewrite [s, e) safely in this pass (a ported torch.cuda call, a decided guard). */

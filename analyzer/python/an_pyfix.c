@@ -412,7 +412,7 @@ static bool fix_ports(void *ctx, uint32_t s, uint32_t e) {
  * finding's message (an_pyfix_generate). */
 static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
     ut_free(f->verdict.why);
-    f->verdict = (an_guard_verdict){AN_GUARD_GENERIC, NULL};
+    f->verdict = (an_guard_verdict){AN_GUARD_GENERIC, NULL, false};
     if (!f->guard) { /* every test this pass judges: the guard parses the statements that hold them */
         UT_VEC(uint32_t) tests = {0};
         for (size_t i = 0; i < f->diags->len; i++)
@@ -1299,8 +1299,13 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
         if (!said && !strstr(d->message, why)) {
             ut_buf b;
             ut_buf_init(&b);
-            if (f->verdict.kind == AN_GUARD_CUDA)
+            if (f->verdict.kind == AN_GUARD_CUDA && f->verdict.after_exit)
+                ut_buf_printf(&b, "%s. Here the guarded code (after this early exit) %s: keep this CUDA test, or add "
+                                  "an XPU path to that code", d->message, why);
+            else if (f->verdict.kind == AN_GUARD_CUDA)
                 ut_buf_printf(&b, "%s. Here the guarded code %s: keep this test and add an XPU branch beside it", d->message, why);
+            else if (f->verdict.after_exit)
+                ut_buf_printf(&b, "%s. Unsafe here: the guarded code (after this early exit) %s", d->message, why);
             else
                 ut_buf_printf(&b, "%s. Unsafe here: the guarded code %s", d->message, why);
             ut_free(d->message);

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import ROOT, check, eq, main, need_python, read, run  # noqa: E402
+from harness import ROOT, check, eq, main, need_python, read, run, write  # noqa: E402
 
 PY = "/usr/bin/python3"
 FIX = os.path.join(ROOT, "fixtures", "python")
@@ -39,7 +39,8 @@ def test_labelled_guards_get_their_applicability(d):
         elif kind == "unsafe":
             check("Unsafe here: the guarded code " in m, "what keeps it unsafe is said", m)
         else:
-            check("keep this test and add an XPU branch" in m, "guidance on a CUDA-only body", m)
+            check("keep this test and add an XPU branch" in m or "keep this CUDA test, or add an XPU path" in m,
+                  "guidance on a CUDA-only body (or on the code after an early exit)", m)
     # the reasons name the offending thing (the guards of `fused()` and `launch()`, found by their bodies)
     fused = lines.index("    fused()")  # 0-based index of the body = 1-based line of its guard
     launch = lines.index("    launch()")
@@ -47,6 +48,30 @@ def test_labelled_guards_get_their_applicability(d):
           found[fused]["message"])
     check("calls `launch`, which xpuify cannot see into" in found[launch]["message"], "unknown callee",
           found[launch]["message"])
+
+
+def test_labelled_early_exits_get_their_applicability(d):
+    """Early exits (fixtures/python/early_exits.py): the code an exit protects is the rest of the test, function or
+    loop after it; a return that answers the callers (a value) or a raise, skip or exit that stops them (outside a
+    test function or a script's top level) keeps the fix unsafe; the messages say which, about the code after
+    the exit."""
+    shutil.copy(os.path.join(FIX, "early_exits.py"), "early_exits.py")
+    lines = read("early_exits.py").split("\n")
+    want = {i + 1: m.group(1) for i, l in enumerate(lines) if (m := LABEL.search(l))}
+    check(len(want) >= 20 and {"safe", "unsafe", "none"} <= set(want.values()), "every kind is labelled", want)
+    found = xpu105("early_exits.py")
+    got = {ln: (found[ln].get("fix") or {}).get("applicability", "none") if ln in found else "missing" for ln in want}
+    eq(got, want, "applicability per labelled early exit")
+    said = lambda text: [ln for ln, x in found.items() if text in x["message"]]
+    at = lambda text: next(i + 1 for i, l in enumerate(lines) if text in l)
+    # the reasons: callers stopped or answered, and what the code after the exit does
+    check(at("def skip_without_gpu") + 1 in said("stops its callers where CUDA is missing (`pytest.skip("), "skip",
+          found)
+    check(at("def peak") + 2 in said("returns a result that depends on the test (`return 0`)"), "value", found)
+    check(at("def require_gpu") + 2 in said("returns a result that depends on the test"), "decorator", found)
+    check(at("def warm_up_kernels") + 1 in said("Here the guarded code (after this early exit) uses `flash_attn`, "
+                                                "which is CUDA-only: keep this CUDA test, or add an XPU path"),
+          "guidance on CUDA-only code after the exit", found)
 
 
 def test_plain_fix_rewrites_only_generic_guards(d):
@@ -104,6 +129,85 @@ def test_fixed_guards_run_right_on_cpu_and_on_an_accelerator(d):
     eq([l for l in acc.split("\n") if l.startswith(("ran", "mode", "kinds"))],
        ["ran empty_cache 2.0", "ran cudnn flag 2.0", "mode bf16", "kinds []", "ran flag 2.0", "ran test 2.0"],
        "the generic bodies run there and work; the CUDA-only ones (capability, the \"cuda\" list) do not run")
+
+
+def test_plain_fix_of_early_exits(d):
+    """Plain fix of early exits (guards/exits.py, a unittest program; guards/exits_pytest.py, a pytest module): the
+    tests whose following code is device-generic become the helper's, the others stay CUDA tests."""
+    for name in ("exits", "exits_pytest"):
+        shutil.copy(os.path.join(FIX, "guards", name + ".py"), name + ".py")
+        args = ["fix", "-q", "--no-cache", "--target", "compat", name + ".py"]
+        r = run(*args)
+        check(r.code in (0, 1), "fix failed", r)
+        eq(read(name + ".py"), read(os.path.join(FIX, "guards", name + ".compat.py")), f"guards/{name}.compat.py")
+        r2 = run(*args[:-1], "--diff", name + ".py")
+        eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
+
+
+# what the pytest module needs of pytest (Debian's python3 has none here): skip marks and pytest.skip, and a runner
+# that honours the module's pytestmark
+PYTEST_STUB = """import unittest
+class _Skip:
+    def __init__(self, condition, reason):
+        self.condition, self.reason = condition, reason
+    def __call__(self, fn):
+        return unittest.skipIf(self.condition, self.reason)(fn)
+class mark:
+    skipif = _Skip
+def skip(reason):
+    raise unittest.SkipTest(reason)
+"""
+PYTEST_RUN = """import sys, unittest
+sys.path.insert(0, sys.argv[1])
+import exits_pytest as m
+mark = getattr(m, "pytestmark", None)
+for name in sorted(n for n in vars(m) if n.startswith("test")):
+    fn = getattr(m, name)
+    try:
+        if mark is not None and mark.condition:
+            raise unittest.SkipTest(mark.reason)
+        if getattr(fn, "__unittest_skip__", False):
+            raise unittest.SkipTest(fn.__unittest_skip_why__)
+        fn()
+        print("ok", name)
+    except unittest.SkipTest as e:
+        print("skipped", name, e)
+"""
+
+
+def test_fixed_early_exits_skip_on_cpu_and_run_on_an_accelerator(d):
+    """The fixed tests still skip where no accelerator is (the CPU, CUDA hidden: the same output as the original),
+    and run on an accelerator host as the helper sees one (Debian's torch has no XPU or MPS: the helper is told),
+    where the CUDA-only ones (compute capability, cuDNN) still do not run."""
+    need_python(PY, [("torch", "python3-torch")])
+    for name in ("exits", "exits_pytest"):
+        write(os.path.join("orig", name + ".py"), read(os.path.join(FIX, "guards", name + ".py")))
+        write(os.path.join("fixed", name + ".py"), read(os.path.join(FIX, "guards", name + ".py")))
+        r = run("fix", "-q", "--no-cache", "--target", "compat", os.path.join("fixed", name + ".py"))
+        check(r.code in (0, 1), "fix failed", r)
+    for where in ("orig", "fixed"):
+        write(os.path.join(where, "pytest.py"), PYTEST_STUB)
+    write("run_pytest.py", PYTEST_RUN)
+
+    def outcome(where, env):
+        lines = runs(os.path.join(where, "exits.py"), env).split("\n")
+        e = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **env)
+        p = subprocess.run([PY, "run_pytest.py", where], capture_output=True, text=True, env=e, timeout=300)
+        check(p.returncode == 0, f"the pytest module runs in {where} with {env}", p.stdout + p.stderr)
+        return sorted(l for l in lines + p.stdout.split("\n") if l)
+
+    for env in ({}, {"CUDA_VISIBLE_DEVICES": ""}):
+        before = outcome("orig", env)
+        eq(outcome("fixed", env), before, f"the same behaviour without an accelerator ({env})")
+        check(not [l for l in before if l.startswith(("ran", "ok"))], "nothing runs on the CPU", before)
+    acc = outcome("fixed", {"XPUIFY_DEVICE": "mps"})
+    eq(acc, sorted(["ran warm_up 2.0", "ran batch 1 2.0", "ran batch 2 2.0", "peak 0",
+                    "ok test_skip_generic", "ran test_skip_generic 2.0", "ok test_assert_generic",
+                    "ran test_assert_generic 2.0", "ok test_marked", "ran test_marked 2.0",
+                    "skipped test_skip_cudnn needs cuDNN",
+                    "ok test_marked", "ran test_marked 2.0", "ok test_skip_generic", "ran test_skip_generic 2.0"]),
+       "the device-generic code after the exits runs there and works; the CUDA-only code (capability, cuDNN) and "
+       "the unsafe `peak()` (its result answers the callers) do not change")
 
 
 def test_verdicts_in_a_large_file_are_those_of_the_whole_file(d):

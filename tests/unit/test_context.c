@@ -142,11 +142,44 @@ static void cuda_only(void **state) {
     assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "y.is_cuda", 0)); /* a device test is ported with the left one */
     /* `a if x.is_cuda else b`: b still has to work on XPU, so a is not CUDA-only code */
     assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.is_bf16_supported", 2));
-    assert_non_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.synchronize", 0));
-    assert_non_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available", 1));
-    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.synchronize", 1)); /* no exit: not CUDA-only */
+    /* an early exit on the availability test is a guard to port (XPU105, an_guard), and the code after it too */
+    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.synchronize", 0));
+    assert_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available", 1));
+    assert_null(fact_at(&x, AN_CTX_CUDA_ONLY, "torch.cuda.synchronize", 1));
     assert_null(fact_at(&x, AN_CTX_CORRECT_GUARD, "torch.cuda.is_available", 2));
     done(&x);
+}
+
+/* how a block's last statement leaves it (an early exit's body) */
+static void block_exits(void **state) {
+    (void)state;
+    static const struct {
+        const char *src;
+        an_ctx_exit want;
+    } cases[] = {
+        {"if c:\n    return\n", AN_CTX_EXIT_RETURN},
+        {"if c:\n    print('no')\n    return None  # done\n", AN_CTX_EXIT_RETURN},
+        {"if c:\n    raise RuntimeError('x')\n", AN_CTX_EXIT_RAISE},
+        {"if c:\n    pytest.skip('x')\n", AN_CTX_EXIT_RAISE},
+        {"if c:\n    self.skipTest('x')\n", AN_CTX_EXIT_RAISE},
+        {"if c:\n    sys.exit(1)\n", AN_CTX_EXIT_RAISE},
+        {"if c:\n    os._exit(1)\n", AN_CTX_EXIT_RAISE},
+        {"if c:\n    continue\n", AN_CTX_EXIT_CONTINUE},
+        {"if c:\n    break\n", AN_CTX_EXIT_BREAK},
+        {"if c:\n    x = 1\n", AN_CTX_EXIT_NONE},
+        {"if c:\n    return\n    x = 1\n", AN_CTX_EXIT_NONE}, /* the last statement decides */
+        {"if c:\n    log.skip_count('x')\n", AN_CTX_EXIT_NONE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        TSParser *p = ts_parser_new();
+        ts_parser_set_language(p, tree_sitter_python());
+        TSTree *t = ts_parser_parse_string(p, NULL, cases[i].src, (uint32_t)strlen(cases[i].src));
+        TSNode ifs = ts_node_named_child(ts_tree_root_node(t), 0);
+        TSNode body = ts_node_child_by_field_name(ifs, "consequence", 11);
+        assert_int_equal(an_ctx_block_exit(body, cases[i].src), cases[i].want);
+        ts_tree_delete(t);
+        ts_parser_delete(p);
+    }
 }
 
 static void guards(void **state) {
@@ -273,7 +306,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(backend_class_with_family_base), cmocka_unit_test(backend_not_for_plain_modules),
         cmocka_unit_test(backend_sibling_and_xpu_member), cmocka_unit_test(backend_registered),
-        cmocka_unit_test(backend_module_by_path), cmocka_unit_test(multi_device), cmocka_unit_test(cuda_only),
+        cmocka_unit_test(backend_module_by_path), cmocka_unit_test(multi_device), cmocka_unit_test(cuda_only), cmocka_unit_test(block_exits),
         cmocka_unit_test(guards), cmocka_unit_test(targets_and_reads), cmocka_unit_test(result_guards), cmocka_unit_test(named_for_cuda),
         cmocka_unit_test(kernel_routes_and_flag_guards), cmocka_unit_test(package_builds),
         cmocka_unit_test(nvidia_only_imports), cmocka_unit_test(counterparts_and_reports),
