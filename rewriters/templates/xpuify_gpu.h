@@ -891,8 +891,8 @@ XPU_API xpuError_t xpu_l0_module_for(const char *file, xpu_l0_module **out) {
     char *il = xpu_cl_read_source(spv, &len);
     if (!il) {
         xpu_l0_say("the SPIR-V kernel file %s was not found ($XPUIFY_CL_PATH or %s's directory); make it from %s: "
-                 "clang-14 -cc1 -triple spir64-unknown-unknown -cl-std=CL1.2 -finclude-default-header -O0 -emit-llvm-bc %s -o x.bc "
-                 "&& llvm-spirv-14 x.bc -o %s (docs/c-kernels.md)", spv, __FILE__, file, file, spv);
+                   "clang-14 -cc1 -triple spir64-unknown-unknown -cl-std=CL1.2 -finclude-default-header -O0 -emit-llvm-bc %s -o - "
+                   "| llvm-spirv-14 - -o %s", spv, __FILE__, file, file, spv);
         return xpu_l0_status(xpuErrorInvalidKernelImage);
     }
     const unsigned char *b = (const unsigned char *)il;
