@@ -5,7 +5,8 @@ Fixed programs (their kernels translated to OpenCL C by `xpuify fix`) are compil
 headers and loader (-DXPU_BACKEND_LEVEL_ZERO -lze_loader), then run with LD_LIBRARY_PATH pointing at a FAKE loader
 (tests/runtime/fake_ze_loader.c, built here) that checks the module is SPIR-V, reads its entry points and parameter
 types, checks each argument's size against them, and records module, kernels, group sizes, arguments and group
-counts. The test asserts each recorded launch is the source's launch configuration and arguments.
+counts. The test asserts each recorded launch is the source's launch configuration and arguments, and that every
+kernel fixture (ours and the public ones) is launched with arguments the SPIR-V's parameter types accept.
 
 What this does NOT show: that the SPIR-V runs on a Level Zero device, or computes the right values. The fake cannot
 execute SPIR-V (a launch does nothing), so the programs' own result checks are not asserted here; the same OpenCL C
@@ -61,11 +62,15 @@ def setup():
         b = subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-x", "c++", "-DXPU_BACKEND_LEVEL_ZERO", f, "-lze_loader",
                             "-o", f[:-3]], capture_output=True, text=True)
         eq(b.returncode, 0, f + " builds on the Level Zero backend: " + b.stdout + b.stderr)
+    fake_setup()
+    return make
+
+
+def fake_setup():
     os.mkdir("fake")
     b = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-Wl,-soname,libze_loader.so.1",
                         FAKE_SRC, "-o", "fake/libze_loader.so.1"], capture_output=True, text=True)
     eq(b.returncode, 0, "the fake loader builds: " + b.stderr)
-    return make
 
 
 def run_fake(exe, **env):
@@ -125,6 +130,39 @@ def test_launches_match_the_source(d):
                               "args=[global dev1+0, i64 0, global dev2+0, i64 0, global dev3+0, i64 0, i32 100]"])
     for exe in ("softmax", "template_axpy", "matmul_tiled"):
         eq(only(read(exe + ".log").splitlines(), "error"), [], exe)
+
+
+def test_every_kernel_fixture_launches_through_the_fake(d):
+    """Every kernel fixture (ours and the public ones; warp_divergent.cu keeps its kernels CUDA-only): each entry point
+    of its SPIR-V is launched, and the fake accepted every argument's size against the SPIR-V parameter's type."""
+    need_level_zero()
+    kdir = fixture("kernels")
+    files = [("kernels", f) for f in sorted(os.listdir(kdir)) if f.endswith(".cu") and f != "warp_divergent.cu"]
+    files += [("kernels", "public", f) for f in sorted(os.listdir(os.path.join(kdir, "public"))) if f.endswith(".cu")]
+    for parts in files:
+        shutil.copy(fixture(*parts), parts[-1])
+    make = spirv_command(run("fix", ".").err)
+    fake_setup()
+    launched = 0
+    for parts in files:
+        f = parts[-1]
+        check(os.path.exists(f + ".cl"), f + " translated")
+        c = subprocess.run(make("./" + f + ".cl"), shell=True, capture_output=True, text=True)
+        eq(c.returncode, 0, f + ": " + c.stderr)
+        v = subprocess.run(["spirv-val", f[:-3] + ".cu.spv"], capture_output=True, text=True)
+        eq(v.returncode, 0, f + ".spv: " + v.stdout + v.stderr)
+        b = subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-x", "c++", "-DXPU_BACKEND_LEVEL_ZERO", f, "-lze_loader",
+                            "-o", f[:-3]], capture_output=True, text=True)
+        eq(b.returncode, 0, f + " builds on the Level Zero backend: " + b.stdout + b.stderr)
+        p, log = run_fake(f[:-3])  # its own result check fails: the fake runs nothing
+        eq(only(log, "error"), [], f)
+        mods = only(log, "module spirv")
+        eq(len(mods), 1, f)
+        entries = set(re.sub(r"\(\d+\)", "", x) for x in mods[0].split("entry-points=")[1].split(","))
+        eq(set(x.split()[1] for x in only(log, "launch ")), entries, f + ": every kernel launched")
+        launched += len(entries)
+    check(launched >= 25, "the kernels of all fixtures", launched)
+    check("global null" in read("null_pointers.log"), "a NULL device pointer passed as a null USM pointer")
 
 
 def test_spirv_found_on_the_kernel_path(d):
