@@ -3,7 +3,8 @@
  *
  * The backend is chosen at compile time:
  *   XPU_BACKEND_CUDA        the original CUDA runtime calls (each xpuX is cudaX): CUDA builds behave exactly as before;
- *   XPU_BACKEND_LEVEL_ZERO  plain C on the oneAPI Level Zero API (Intel GPUs; link with -lze_loader);
+ *   XPU_BACKEND_LEVEL_ZERO  plain C on the oneAPI Level Zero API (Intel GPUs; link with -lze_loader); kernels run
+ *                           from that OpenCL C compiled to SPIR-V (<file>.spv beside the .cl; docs/c-kernels.md);
  *   XPU_BACKEND_SYCL        C++ on SYCL 2020 USM (icpx -fsycl);
  *   XPU_BACKEND_OPENCL      plain C on OpenCL 1.2 (link with -lOpenCL): CPUs (PoCL), NVIDIA and Intel GPUs; kernels
  *                           run from the OpenCL C that `xpuify fix` translates them to (docs/c-kernels.md).
