@@ -168,7 +168,7 @@ int cli_fix(int argc, char **argv) {
         fprintf(stderr, "xpuify: error: --layer-dir %s: %s\n", layer_dir, strerror(errno));
         layer_errors = true;
     }
-    cli_layers lc = {&o.helper, layer_dir, diff, o.quiet, {false, false}, "", "", o.cat};
+    cli_layers lc = {&o.helper, layer_dir, diff, o.quiet, {false, false}, "", "", o.cat, false};
     UT_VEC(char *) kernels = {0};
     rw_project pj;
     rw_project_init(&pj);

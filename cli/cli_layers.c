@@ -95,6 +95,13 @@ static bool write_kernels(cli_layers *lc, const char *path, ut_buf *patch) {
             ok = false;
         } else if (!lc->quiet) {
             fprintf(stderr, "xpuify: wrote %d translated kernel%s to %s\n", r.translated, r.translated == 1 ? "" : "s", dest);
+            if (!lc->spv_noted) { /* once a run: the .spv is a build product, made by the project's build */
+                lc->spv_noted = true;
+                size_t dl = strlen(dest) - 3; /* dest ends in ".cl" */
+                fprintf(stderr, "xpuify: note: the Level Zero backend (XPU_BACKEND_LEVEL_ZERO) loads each such .cl compiled to "
+                                "SPIR-V beside it; for this one: " AN_CKERNEL_SPIRV_CMD " (docs/c-kernels.md)\n",
+                        dest, (int)dl, dest);
+            }
         }
         for (size_t i = 0; i < r.issues.len; i++)
             if (!lc->quiet) fprintf(stderr, "xpuify: %s:%d: kept CUDA-only: %s\n", path, r.issues.items[i].line, r.issues.items[i].what);

@@ -16,6 +16,7 @@ typedef struct {
     char gpu[PATH_MAX], ccl[PATH_MAX];
     const an_catalog *cat; /* for the kernel translator: a fixed file that launches translated kernels gets its
                             * OpenCL C file (<file>.cl) written beside the layers */
+    bool spv_noted; /* the note on compiling the .cl files to SPIR-V (the Level Zero backend) was printed */
 } cli_layers;
 
 /* rw_project.fix_for_file: the compat helper (cli_target_fix_for_file), then the layers' include paths */

@@ -210,7 +210,7 @@ int cli_verify(int argc, char **argv) {
     rw_project_init(&pj);
     pj.cat = o.cat, pj.enabled = o.enabled, pj.fix = fo;
     /* C/C++/CUDA files include the portable layers, written at the root of the patched copy (fix's default) */
-    cli_layers lc = {&o.helper, hv.copy[HV_PATCHED], false, true, {false, false}, "", "", o.cat};
+    cli_layers lc = {&o.helper, hv.copy[HV_PATCHED], false, true, {false, false}, "", "", o.cat, false};
     pj.fix_for_file = cli_layers_fix_for_file, pj.fix_ctx = &lc;
     pj.on_fixed = cli_layers_write, pj.on_fixed_ctx = &lc;
     pj.helper_module = o.helper.module, pj.helper_path = o.helper.path, pj.priority = o.priority;

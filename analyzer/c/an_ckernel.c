@@ -1676,8 +1676,9 @@ static void stubs(tr *t, size_t f, const insts_v *insts, const char *cl_name, co
         ut_buf_printf(st, "%s%s", p ? ", " : "", pn);
         ut_free(pn);
     }
-    ut_buf_puts(st, "); // xpuify: ignore[cuda-kernel-launch]\n}\n#elif defined(XPU_BACKEND_OPENCL)\n");
-    /* OpenCL: one stub, or one specialization per instantiation */
+    ut_buf_puts(st, "); // xpuify: ignore[cuda-kernel-launch]\n}\n#elif defined(XPU_BACKEND_OPENCL) || defined(XPU_BACKEND_LEVEL_ZERO)\n");
+    /* OpenCL and Level Zero (the .cl built at run time, or compiled offline to .spv): one stub, or one
+     * specialization per instantiation; the layer's xpu_cl_launch of the backend enqueues it */
     if (theader)
         ut_buf_printf(st, "%s\nvoid xpu_launch_%s(dim3 grid, dim3 block, size_t shmem, xpuStream_t stream%s);\n", theader,
                       F->name, params_host.data ? params_host.data : "");

@@ -26,6 +26,13 @@ typedef struct {
 
 /* The name of the OpenCL C file for a source path (its base name + ".cl") into buf. */
 void an_ckernel_cl_name(const char *path, char *buf, size_t sz);
+/* The command that compiles a written <x>.cl to the <x>.spv the Level Zero backend loads (a printf format: the .cl
+ * path, then its length less ".cl" and the path again): clang 14's OpenCL C 1.2 front end to LLVM bitcode for
+ * spir64, then Khronos' LLVM-to-SPIR-V translator (Debian: clang-14, llvm-spirv-14). -O0: at -O2 llvm-spirv 14
+ * writes loop blocks before their dominators and spirv-val rejects the module. */
+#define AN_CKERNEL_SPIRV_CMD                                                                                          \
+    "clang-14 -cc1 -triple spir64-unknown-unknown -cl-std=CL1.2 -finclude-default-header -O0 -emit-llvm-bc %s -o - "   \
+    "| llvm-spirv-14 - -o %.*s.spv"
 /* Translates the kernels of one file; cl_name is what the stubs load at run time. False when the file could not be
  * parsed (then out is empty). */
 bool an_ckernel_translate(an_c *c, const an_catalog *cat, const an_source *src, const char *cl_name,

@@ -3,7 +3,8 @@
  *
  * The backend is chosen at compile time:
  *   XPU_BACKEND_CUDA        the original CUDA runtime calls (each xpuX is cudaX): CUDA builds behave exactly as before;
- *   XPU_BACKEND_LEVEL_ZERO  plain C on the oneAPI Level Zero API (Intel GPUs; link with -lze_loader);
+ *   XPU_BACKEND_LEVEL_ZERO  plain C on the oneAPI Level Zero API (Intel GPUs; link with -lze_loader); kernels run
+ *                           from that OpenCL C compiled to SPIR-V (<file>.spv beside the .cl; docs/c-kernels.md);
  *   XPU_BACKEND_SYCL        C++ on SYCL 2020 USM (icpx -fsycl);
  *   XPU_BACKEND_OPENCL      plain C on OpenCL 1.2 (link with -lOpenCL): CPUs (PoCL), NVIDIA and Intel GPUs; kernels
  *                           run from the OpenCL C that `xpuify fix` translates them to (docs/c-kernels.md).
@@ -34,6 +35,9 @@
 #if defined(XPU_BACKEND_LEVEL_ZERO) || defined(XPU_BACKEND_OPENCL)
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef enum xpuError {
     xpuSuccess = 0,
@@ -118,6 +122,62 @@ typedef struct xpuPointerAttributes {
     void *devicePointer;
     void *hostPointer;
 } xpuPointerAttributes;
+
+/* CUDA's launch shape; the host code's `dim3 block(16, 16)` keeps compiling */
+#if defined(__cplusplus)
+struct dim3 {
+    unsigned int x, y, z;
+    dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+};
+#else
+typedef struct dim3 { unsigned int x, y, z; } dim3;
+#endif
+
+/* The launch of a translated kernel (docs/c-kernels.md): the stubs `xpuify fix` writes call
+ * xpu_cl_launch(file, kernel, grid, block, shmem, stream, nargs, args) with one xpu_cl_arg per parameter of the
+ * CUDA kernel, in order. The OpenCL backend builds <file> (OpenCL C) and passes a device pointer as its (buffer,
+ * offset); the Level Zero backend loads <file> with .cl replaced by .spv (the same OpenCL C compiled to SPIR-V) and
+ * passes it as the USM pointer with offset 0. The names say "cl": OpenCL C is the language of the translation. */
+enum { XPU_CL_VALUE = 0, XPU_CL_POINTER = 1, XPU_CL_LOCAL = 2 };
+typedef struct { int kind; size_t size; const void *value; } xpu_cl_arg;
+/* a device pointer becomes two kernel arguments: its buffer (or USM pointer) and its byte offset (ulong) */
+#define XPU_CL_PTR(p) {XPU_CL_POINTER, sizeof(void *), (const void *)(p)}
+#define XPU_CL_VAL(v) {XPU_CL_VALUE, sizeof(v), (const void *)&(v)}
+#define XPU_CL_SHARED(n) {XPU_CL_LOCAL, (size_t)(n), NULL}
+
+/* A kernel file's bytes (malloc'd, NUL-terminated), looked for in $XPUIFY_CL_PATH (directories separated by ':'),
+ * then in this header's own directory (__FILE__ as the compiler saw it); NULL where none is found. */
+static inline char *xpu_cl_read_source(const char *file, size_t *len) {
+    const char *env = getenv("XPUIFY_CL_PATH");
+    char here[4096];
+    snprintf(here, sizeof here, "%s", __FILE__);
+    char *sl = strrchr(here, '/');
+    if (sl) *sl = 0;
+    else snprintf(here, sizeof here, ".");
+    char dirs[8192];
+    snprintf(dirs, sizeof dirs, "%s%s%s", env && *env ? env : "", env && *env ? ":" : "", here);
+    for (char *d = dirs, *end; d; d = end ? end + 1 : NULL) {
+        end = strchr(d, ':');
+        if (end) *end = 0;
+        char path[8192 + 4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", *d ? d : ".", file) >= sizeof path) continue;
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        char *t = n >= 0 ? (char *)malloc((size_t)n + 1) : NULL;
+        if (t && fread(t, 1, (size_t)n, f) == (size_t)n) {
+            t[n] = 0;
+            *len = (size_t)n;
+            fclose(f);
+            return t;
+        }
+        free(t);
+        fclose(f);
+    }
+    return NULL;
+}
 #endif
 
 /* ==== CUDA: the original calls ================================================================================ */
@@ -239,6 +299,8 @@ typedef struct xpuPointerAttributes {
 /* ==== Level Zero: plain C ===================================================================================== */
 #elif defined(XPU_BACKEND_LEVEL_ZERO)
 #include <level_zero/ze_api.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -280,10 +342,17 @@ typedef struct {
     int current;
     xpuError_t last;
     const char *unsupported; /* the call that last returned xpuErrorNotSupported */
+    struct xpu_l0_module *modules; /* the translated kernels' SPIR-V modules, loaded on first launch */
+    struct xpu_l0_kernel *kernels; /* and their kernels, created on first launch */
+    char message[1024];            /* the last kernel load or launch problem (xpuGetErrorString) */
 } xpu_l0_state;
+typedef struct xpu_l0_module { struct xpu_l0_module *next; char *file; int device; ze_module_handle_t module; } xpu_l0_module;
+typedef struct xpu_l0_kernel { struct xpu_l0_kernel *next; xpu_l0_module *module; char *name; ze_kernel_handle_t kernel; } xpu_l0_kernel;
 
 /* one state for the whole program (a weak definition: every translation unit shares it) */
 XPU_SHARED xpu_l0_state xpu_l0_global;
+/* held while a launch sets a kernel's group size and arguments and appends it (a kernel handle is shared) */
+XPU_SHARED pthread_mutex_t xpu_l0_lock = PTHREAD_MUTEX_INITIALIZER;
 
 XPU_API xpuError_t xpu_l0_result(ze_result_t r) {
     switch (r) {
@@ -373,8 +442,10 @@ XPU_API const char *xpuGetErrorName(xpuError_t e) {
     case xpuErrorInvalidValue: return "xpuErrorInvalidValue";
     case xpuErrorMemoryAllocation: return "xpuErrorMemoryAllocation";
     case xpuErrorInitializationError: return "xpuErrorInitializationError";
+    case xpuErrorLaunchFailure: return "xpuErrorLaunchFailure";
     case xpuErrorInvalidDevice: return "xpuErrorInvalidDevice";
     case xpuErrorNoDevice: return "xpuErrorNoDevice";
+    case xpuErrorInvalidKernelImage: return "xpuErrorInvalidKernelImage";
     case xpuErrorNotReady: return "xpuErrorNotReady";
     case xpuErrorNotSupported: return "xpuErrorNotSupported";
     default: return "xpuErrorUnknown";
@@ -383,9 +454,11 @@ XPU_API const char *xpuGetErrorName(xpuError_t e) {
 XPU_API const char *xpuGetErrorString(xpuError_t e) {
     switch (e) {
     case xpuSuccess: return "no error";
-    case xpuErrorInvalidValue: return "invalid argument";
+    case xpuErrorInvalidValue: return xpu_l0_global.message[0] ? xpu_l0_global.message : "invalid argument";
     case xpuErrorMemoryAllocation: return "out of memory";
     case xpuErrorInitializationError: return "initialization error (Level Zero)";
+    case xpuErrorLaunchFailure: return xpu_l0_global.message[0] ? xpu_l0_global.message : "kernel launch failed";
+    case xpuErrorInvalidKernelImage: return xpu_l0_global.message[0] ? xpu_l0_global.message : "the SPIR-V kernel module could not be loaded";
     case xpuErrorInvalidDevice: return "invalid device ordinal";
     case xpuErrorNoDevice: return "no Level Zero GPU is available";
     case xpuErrorNotReady: return "device not ready";
@@ -790,6 +863,147 @@ XPU_API xpuError_t xpuEventElapsedTime(float *ms, xpuEvent_t a, xpuEvent_t b) {
     return xpuSuccess;
 }
 
+/* ---- kernels: the translated OpenCL C, compiled offline to SPIR-V (<source file>.spv beside the .cl), loaded with
+ * zeModuleCreate once per file and device, each kernel created once by name; launched on the stream's command list
+ * with USM pointers as the pointer arguments (no buffer mapping: the offset argument is 0) ---- */
+/* sets the message xpuGetErrorString gives for the error that follows */
+XPU_API void xpu_l0_say(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(xpu_l0_global.message, sizeof xpu_l0_global.message, fmt, ap);
+    va_end(ap);
+}
+XPU_API char *xpu_l0_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = (char *)malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+/* The SPIR-V module of kernel file `file` (x.cu.cl -> x.cu.spv) on the current device; called with the lock held. */
+XPU_API xpuError_t xpu_l0_module_for(const char *file, xpu_l0_module **out) {
+    xpu_l0_state *s = &xpu_l0_global;
+    for (xpu_l0_module *m = s->modules; m; m = m->next)
+        if (m->device == s->current && !strcmp(m->file, file)) { *out = m; return xpuSuccess; }
+    char spv[1024];
+    size_t fl = strlen(file);
+    if (fl >= 3 && !strcmp(file + fl - 3, ".cl")) snprintf(spv, sizeof spv, "%.*s.spv", (int)(fl - 3), file);
+    else snprintf(spv, sizeof spv, "%s.spv", file);
+    size_t len = 0;
+    char *il = xpu_cl_read_source(spv, &len);
+    if (!il) {
+        xpu_l0_say("the SPIR-V kernel file %s was not found ($XPUIFY_CL_PATH or %s's directory); make it from %s: "
+                   "clang-14 -cc1 -triple spir64-unknown-unknown -cl-std=CL1.2 -finclude-default-header -O0 -emit-llvm-bc %s -o - "
+                   "| llvm-spirv-14 - -o %s", spv, __FILE__, file, file, spv);
+        return xpu_l0_status(xpuErrorInvalidKernelImage);
+    }
+    const unsigned char *b = (const unsigned char *)il;
+    if (len < 20 || len % 4 || !((b[0] == 0x03 && b[1] == 0x02 && b[2] == 0x23 && b[3] == 0x07) ||
+                                 (b[0] == 0x07 && b[1] == 0x23 && b[2] == 0x02 && b[3] == 0x03))) {
+        xpu_l0_say("%s is not a SPIR-V module (no SPIR-V magic number 0x07230203)", spv);
+        free(il);
+        return xpu_l0_status(xpuErrorInvalidKernelImage);
+    }
+    ze_module_desc_t md;
+    memset(&md, 0, sizeof md);
+    md.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
+    md.format = ZE_MODULE_FORMAT_IL_SPIRV;
+    md.inputSize = len;
+    md.pInputModule = (const uint8_t *)il;
+    md.pBuildFlags = "";
+    ze_module_handle_t mod = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ze_result_t r = zeModuleCreate(s->context, s->devices[s->current], &md, &mod, &log);
+    free(il);
+    if (r != ZE_RESULT_SUCCESS) {
+        size_t n = 0;
+        char *text = NULL;
+        if (log && zeModuleBuildLogGetString(log, &n, NULL) == ZE_RESULT_SUCCESS && n && (text = (char *)malloc(n + 1))) {
+            if (zeModuleBuildLogGetString(log, &n, text) != ZE_RESULT_SUCCESS) n = 0;
+            text[n] = 0;
+        }
+        /* the whole log on stderr (it can be long), its start in xpuGetErrorString */
+        fprintf(stderr, "xpuify_gpu.h: %s did not build for the Level Zero device (ze_result_t 0x%x); build log:\n%s\n", spv,
+                (unsigned)r, text && *text ? text : "(empty)");
+        xpu_l0_say("%s did not build (ze_result_t 0x%x): %s", spv, (unsigned)r,
+                 text && *text ? text : "(empty build log)");
+        free(text);
+        if (log) zeModuleBuildLogDestroy(log);
+        return xpu_l0_status(xpuErrorInvalidKernelImage);
+    }
+    if (log) zeModuleBuildLogDestroy(log);
+    xpu_l0_module *m = (xpu_l0_module *)calloc(1, sizeof *m);
+    if (!m || !(m->file = xpu_l0_strdup(file))) { free(m); zeModuleDestroy(mod); return xpu_l0_status(xpuErrorMemoryAllocation); }
+    m->device = s->current, m->module = mod, m->next = s->modules, s->modules = m;
+    *out = m;
+    return xpuSuccess;
+}
+/* The kernel `name` of kernel file `file` on the current device (loaded on first use); called with the lock held. */
+XPU_API xpuError_t xpu_l0_kernel_for(const char *file, const char *name, ze_kernel_handle_t *out) {
+    xpu_l0_state *s = &xpu_l0_global;
+    for (xpu_l0_kernel *k = s->kernels; k; k = k->next)
+        if (k->module->device == s->current && !strcmp(k->name, name) && !strcmp(k->module->file, file)) { *out = k->kernel; return xpuSuccess; }
+    xpu_l0_module *m;
+    xpuError_t e = xpu_l0_module_for(file, &m);
+    if (e != xpuSuccess) return e;
+    ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
+    ze_kernel_handle_t kh = NULL;
+    ze_result_t r = zeKernelCreate(m->module, &kd, &kh);
+    if (r != ZE_RESULT_SUCCESS) {
+        xpu_l0_say("the SPIR-V module of %s has no kernel %s (ze_result_t 0x%x)", file, name, (unsigned)r);
+        return xpu_l0_status(xpuErrorInvalidKernelImage);
+    }
+    xpu_l0_kernel *k = (xpu_l0_kernel *)calloc(1, sizeof *k);
+    if (!k || !(k->name = xpu_l0_strdup(name))) { free(k); zeKernelDestroy(kh); return xpu_l0_status(xpuErrorMemoryAllocation); }
+    k->module = m, k->kernel = kh, k->next = s->kernels, s->kernels = k;
+    *out = kh;
+    return xpuSuccess;
+}
+XPU_API xpuError_t xpu_cl_launch(const char *file, const char *name, dim3 grid, dim3 block, size_t shmem, xpuStream_t stream,
+                                 int nargs, const xpu_cl_arg *args) {
+    (void)shmem; /* the dynamic shared memory is the XPU_CL_SHARED argument's size */
+    ze_command_list_handle_t list;
+    xpuError_t e = xpu_l0_stream(stream, &list);
+    if (e != xpuSuccess) return e;
+    if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z) { /* CUDA: an empty grid or block is an error too */
+        xpu_l0_say("launch of %s: grid (%u, %u, %u), block (%u, %u, %u): none may be 0", name,
+                 grid.x, grid.y, grid.z, block.x, block.y, block.z);
+        return xpu_l0_status(xpuErrorInvalidValue);
+    }
+    pthread_mutex_lock(&xpu_l0_lock);
+    ze_kernel_handle_t k = NULL;
+    e = xpu_l0_kernel_for(file, name, &k);
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    const char *step = "zeKernelSetGroupSize";
+    if (e == xpuSuccess) r = zeKernelSetGroupSize(k, block.x, block.y, block.z);
+    uint32_t ai = 0;
+    for (int i = 0; e == xpuSuccess && r == ZE_RESULT_SUCCESS && i < nargs; i++) {
+        const xpu_cl_arg *a = &args[i];
+        step = "zeKernelSetArgumentValue";
+        if (a->kind == XPU_CL_VALUE) {
+            r = zeKernelSetArgumentValue(k, ai++, a->size, a->value);
+        } else if (a->kind == XPU_CL_LOCAL) { /* __local memory: its size, no value */
+            r = zeKernelSetArgumentValue(k, ai++, a->size ? a->size : 1, NULL);
+        } else { /* a USM pointer (device, host or shared memory) as itself, then its offset: 0 */
+            const void *ptr = a->value;
+            uint64_t off = 0;
+            r = zeKernelSetArgumentValue(k, ai++, sizeof ptr, &ptr);
+            if (r == ZE_RESULT_SUCCESS) r = zeKernelSetArgumentValue(k, ai++, sizeof off, &off);
+        }
+    }
+    if (e == xpuSuccess && r == ZE_RESULT_SUCCESS) {
+        ze_group_count_t g = {grid.x, grid.y, grid.z};
+        step = "zeCommandListAppendLaunchKernel";
+        r = zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL);
+    }
+    pthread_mutex_unlock(&xpu_l0_lock);
+    if (e == xpuSuccess && r != ZE_RESULT_SUCCESS) {
+        xpu_l0_say("launch of %s: %s failed (ze_result_t 0x%x)", name, step, (unsigned)r);
+        e = xpu_l0_result(r);
+        if (e == xpuErrorUnknown || e == xpuErrorInvalidValue) e = xpuErrorLaunchFailure;
+    }
+    return xpu_l0_status(e);
+}
+
 /* ==== OpenCL 1.2: plain C on the ICD loader (-lOpenCL) ======================================================== *
  * Runs on any OpenCL platform: CPUs through PoCL, NVIDIA GPUs through NVIDIA's driver, Intel GPUs through Intel's
  * compute runtime. No shared virtual memory is assumed (PoCL 3.1 and NVIDIA's driver have none): xpuMalloc hands
@@ -826,16 +1040,6 @@ XPU_API xpuError_t xpuEventElapsedTime(float *ms, xpuEvent_t a, xpuEvent_t b) {
 #  define XPU_SHARED inline
 #else
 #  define XPU_SHARED __attribute__((weak))
-#endif
-
-/* CUDA's launch shape; the host code's `dim3 block(16, 16)` keeps compiling */
-#if defined(__cplusplus)
-struct dim3 {
-    unsigned int x, y, z;
-    dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
-};
-#else
-typedef struct dim3 { unsigned int x, y, z; } dim3;
 #endif
 
 typedef struct xpu_stream_st { cl_command_queue q; struct xpu_stream_st *next; } *xpuStream_t;
@@ -1319,39 +1523,6 @@ XPU_API xpuError_t xpuEventElapsedTime(float *ms, xpuEvent_t a, xpuEvent_t b) {
 }
 
 /* ---- kernels: OpenCL C files, built once, cached per kernel name ---- */
-/* The directories a kernel file is looked for in: $XPUIFY_CL_PATH, then this header's own directory. */
-XPU_API char *xpu_cl_read_source(const char *file, size_t *len) {
-    const char *env = getenv("XPUIFY_CL_PATH");
-    char here[4096];
-    snprintf(here, sizeof here, "%s", __FILE__);
-    char *sl = strrchr(here, '/');
-    if (sl) *sl = 0;
-    else snprintf(here, sizeof here, ".");
-    char dirs[8192];
-    snprintf(dirs, sizeof dirs, "%s%s%s", env && *env ? env : "", env && *env ? ":" : "", here);
-    for (char *d = dirs, *end; d; d = end ? end + 1 : NULL) {
-        end = strchr(d, ':');
-        if (end) *end = 0;
-        char path[8192 + 4096];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", *d ? d : ".", file) >= sizeof path) continue;
-        FILE *f = fopen(path, "rb");
-        if (!f) continue;
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char *t = n >= 0 ? (char *)malloc((size_t)n + 1) : NULL;
-        if (t && fread(t, 1, (size_t)n, f) == (size_t)n) {
-            t[n] = 0;
-            *len = (size_t)n;
-            fclose(f);
-            return t;
-        }
-        free(t);
-        fclose(f);
-    }
-    return NULL;
-}
-
 XPU_API char *xpu_cl_strdup(const char *s) {
     size_t n = strlen(s) + 1;
     char *d = (char *)malloc(n);
@@ -1402,14 +1573,6 @@ XPU_API xpuError_t xpu_cl_kernel(const char *file, const char *name, cl_kernel *
     *out = kern;
     return xpuSuccess;
 }
-
-/* One argument of a launch, in the order of the translated kernel's parameters. */
-enum { XPU_CL_VALUE = 0, XPU_CL_POINTER = 1, XPU_CL_LOCAL = 2 };
-typedef struct { int kind; size_t size; const void *value; } xpu_cl_arg;
-/* a device pointer becomes two OpenCL arguments: its buffer and its byte offset (ulong) */
-#define XPU_CL_PTR(p) {XPU_CL_POINTER, sizeof(void *), (const void *)(p)}
-#define XPU_CL_VAL(v) {XPU_CL_VALUE, sizeof(v), (const void *)&(v)}
-#define XPU_CL_SHARED(n) {XPU_CL_LOCAL, (size_t)(n), NULL}
 
 XPU_API xpuError_t xpu_cl_launch(const char *file, const char *name, dim3 grid, dim3 block, size_t shmem,
                                  xpuStream_t stream, int nargs, const xpu_cl_arg *args) {

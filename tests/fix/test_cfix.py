@@ -131,6 +131,14 @@ def test_level_zero_backend_compiles_with_patched_host_code(d):
                "host.c on the Level Zero backend (C11)")
     compile_ok(["g++", "-std=c++17", "-Wall", "-Werror", "-DXPU_BACKEND_LEVEL_ZERO", "-c", "launcher.cpp", "-o", "l.o"],
                "launcher.cpp on the Level Zero backend (C++)")
+    # the programs with translated kernels: their launch stubs go to the Level Zero backend's xpu_cl_launch (the
+    # .spv it loads, the launch it makes: tests/runtime/test_kernels_level_zero.py)
+    for p in ("saxpy.cu", "reduction.cu", "streams.cu"):
+        check("#elif defined(XPU_BACKEND_OPENCL) || defined(XPU_BACKEND_LEVEL_ZERO)\n" in read(p), p + ": a stub for Level Zero", read(p))
+        compile_ok(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-x", "c++", "-DXPU_BACKEND_LEVEL_ZERO", p, "-lze_loader",
+                    "-o", p[:-3] + "_l0"], p + " with its translated kernels on the Level Zero backend (C++, linked)")
+        check("xpu_cl_launch" in subprocess.run(["nm", "-C", p[:-3] + "_l0"], capture_output=True, text=True).stdout,
+              p + ": launches through the layer")
     # without an Intel GPU the program runs and reports that cleanly through the layer
     p = subprocess.run(["./host_l0"], capture_output=True, text=True, timeout=60)
     eq(p.returncode, 0, p.stdout + p.stderr)
