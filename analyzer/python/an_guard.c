@@ -4,10 +4,14 @@
 #include "analyzer/python/an_context.h"
 #include "analyzer/python/an_pyregion.h"
 #include "analyzer/python/an_resolve.h"
+#include "analyzer/python/an_pynest.h"
+#include "analyzer/core/an_deps.h"
+#include "analyzer/project/an_modfile.h"
 #include "util/ut_buf.h"
 #include "util/ut_mem.h"
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <tree_sitter/api.h>
@@ -17,6 +21,8 @@ const TSLanguage *tree_sitter_python(void);
 #define GUARD_MAX_CALL_DEPTH 3 /* functions of the file followed through calls */
 #define GUARD_MAX_FLOW_DEPTH 2 /* names assigned from the test, then from those */
 #define GUARD_MAX_WALK_DEPTH 400
+#define GUARD_MAX_MODULE_HOPS 3 /* imports followed from a callee's name to its definition (re-exports included) */
+#define GUARD_MAX_MODULES 24    /* other modules of the project one file's guards read */
 
 struct an_guard {
     const an_source *src;
@@ -28,15 +34,32 @@ struct an_guard {
     an_pyscope scope;
     bool partial; /* tree holds some top-level statements only (parse_partial) */
     bool cut;     /* and of some class, some members only */
+    UT_VEC(struct xmod *) mods; /* the other modules of the project its guards' callees are in (read once each) */
+    char *helper;               /* an_guard_set_helper */
 };
 
+/* another module of the project, parsed whole */
+typedef struct xmod {
+    char *path; /* absolute */
+    an_source src;
+    an_guard *g; /* NULL: not read (unreadable, too deep to parse) */
+} xmod;
+
 typedef struct {
-    an_guard *g;
+    const an_guard *g;
+    uint32_t s;
+} visit;
+
+typedef struct {
+    an_guard *g;    /* the file whose code is being read: the guard's (home), or a callee's module */
+    an_guard *home; /* the guard's file */
+    const an_project *proj; /* its project model (looked up at the first callee in another module) */
+    bool proj_done;
     an_guard_ported_fn ported;
     void *pctx;
     an_guard_kind kind;
     char *why;
-    UT_VEC(uint32_t) visited; /* definitions already followed (by start byte) */
+    UT_VEC(visit) visited; /* definitions already followed (by file and start byte) */
     int call_depth;
     bool need_whole; /* a partial tree lacks what the verdict reads: judged again over the whole file */
 } judge;
@@ -50,6 +73,11 @@ static const char *T(const judge *j, TSNode n) { return j->g->text + S(n); }
 static size_t L(TSNode n) { return E(n) - S(n); }
 static bool eq(const judge *j, TSNode n, const char *w) { return L(n) == strlen(w) && !memcmp(T(j, n), w, L(n)); }
 static TSNode field(TSNode n, const char *f) { return an_py_field(n, f, (uint32_t)strlen(f)); }
+/* what the caller's fixes port in this pass: its own file's code only (another module's fixes are not known here) */
+static bool ported(judge *j, uint32_t s, uint32_t e) { return j->g == j->home && j->ported(j->pctx, s, e); }
+/* CUDA that a fix could port (a torch.cuda reference, a "cuda" string) is CUDA-only in the guard's file; in another
+ * module it is only unproven: that module's own fixes may port it, which this pass does not know */
+static an_guard_kind portable(const judge *j) { return j->g == j->home ? AN_GUARD_CUDA : AN_GUARD_UNPROVEN; }
 
 
 static bool ident_byte(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
@@ -102,7 +130,8 @@ static void add_range(const an_source *src, TSRange *rs, uint32_t *nr, uint32_t 
 static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
     const an_source *src = g->src;
     an_pyunits pu;
-    if (!n || !an_pyregion_units(src, &pu)) {
+    if (!n) return false; /* nothing to judge here (another module, read whole) */
+    if (!an_pyregion_units(src, &pu)) {
         an_pyunits_free(&pu);
         return false;
     }
@@ -180,6 +209,14 @@ static void go_whole(an_guard *g) {
 
 void an_guard_free(an_guard *g) {
     if (!g) return;
+    for (size_t i = 0; i < g->mods.len; i++) {
+        xmod *m = g->mods.items[i];
+        an_guard_free(m->g);
+        an_source_free(&m->src);
+        ut_free(m->path), ut_free(m);
+    }
+    ut_vec_free(&g->mods);
+    ut_free(g->helper);
     if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
     ts_parser_delete(g->parser);
     ut_free(g);
@@ -296,12 +333,13 @@ static void check_code(judge *j, TSNode n);
 /* A definition the guarded code calls: its body must pass the same test (cycles and depth end the search). */
 static void follow_def(judge *j, TSNode def, TSNode call) {
     for (size_t i = 0; i < j->visited.len; i++)
-        if (j->visited.items[i] == S(def)) return;
+        if (j->visited.items[i].g == j->g && j->visited.items[i].s == S(def)) return;
     if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
         verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
         return;
     }
-    ut_vec_push(&j->visited, S(def));
+    visit v = {j->g, S(def)};
+    ut_vec_push(&j->visited, v);
     an_guard_kind before = j->kind;
     j->call_depth++;
     TSNode body = field(def, "body");
@@ -324,6 +362,163 @@ static TSNode enclosing(TSNode n, const char *type) {
     return (TSNode){0};
 }
 
+/* ---- callees in other modules of the project ---------------------------------------------------------------- */
+
+/* The module at path (absolute), read and parsed whole once per guard file: an open editor buffer's text stands
+ * for its file. Each module read is noted as a dependency of the file's findings (an_deps). NULL: not readable. */
+static an_guard *module_at(judge *j, const char *path) {
+    an_guard *h = j->home;
+    for (size_t i = 0; i < h->mods.len; i++)
+        if (!strcmp(h->mods.items[i]->path, path)) return h->mods.items[i]->g;
+    if (h->mods.len >= GUARD_MAX_MODULES) return NULL;
+    xmod *m = ut_calloc(1, sizeof *m);
+    m->path = ut_strdup(path);
+    ut_vec_push(&h->mods, m);
+    size_t len = 0;
+    char *buf = an_project_overlay_text(path, &len), *why = NULL;
+    bool ok;
+    if (buf) an_source_init_mem(&m->src, path, buf, len), ok = true;
+    else ok = an_source_load(&m->src, path, (size_t)8 << 20, &why) == AN_LOAD_OK;
+    ut_free(buf), ut_free(why);
+    if (!ok) return NULL;
+    an_deps_note(path, m->src.text, m->src.len, len != 0 || buf);
+    char *deep = an_py_nesting_why(&m->src); /* tree-sitter does not survive such a file (an_pynest.h) */
+    if (deep) {
+        ut_free(deep);
+        return NULL;
+    }
+    m->g = an_guard_new(&m->src, NULL, 0);
+    return m->g;
+}
+
+/* the node's text into b */
+static void put_text(ut_buf *b, const an_guard *g, TSNode n) { ut_buf_append(b, g->text + S(n), L(n)); }
+
+/* How the module of j->g binds `name` by an import: level (leading dots) and the dotted name it stands for
+ * (`from a.b import f` -> 0, "a.b.f"; `from .m import f as g` -> 1, "m.f"; `import a.b as m` -> 0, "a.b"). */
+static bool import_binding(judge *j, const char *name, size_t n, int *level, ut_buf *dotted) {
+    ut_buf_clear(dotted);
+    bool bound = false;
+    const char *q = an_pyscope_lookup(&j->g->scope, name, n, &bound);
+    if (bound) {
+        if (!q) return false; /* imports that disagree */
+        *level = 0;
+        ut_buf_puts(dotted, q);
+        return true;
+    }
+    /* relative imports (the scope leaves them out: they are the project's own) */
+    TSTreeCursor c = ts_tree_cursor_new(j->g->root);
+    int depth = 0;
+    bool found = false;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        TSNode mod = is(x, "import_from_statement") ? field(x, "module_name") : (TSNode){0};
+        if (is(mod, "relative_import")) {
+            for (uint32_t i = 0, k = ts_node_named_child_count(x); i < k && !found; i++) {
+                TSNode it = ts_node_named_child(x, i), nm = it, al = it;
+                if (ts_node_eq(it, mod)) continue;
+                if (is(it, "aliased_import")) nm = field(it, "name"), al = field(it, "alias");
+                else if (!is(it, "dotted_name")) continue;
+                if (ts_node_is_null(nm) || L(al) != n || memcmp(T(j, al), name, n)) continue;
+                TSNode pre = ts_node_named_child(mod, 0), path = ts_node_named_child(mod, 1);
+                *level = 0;
+                if (is(pre, "import_prefix"))
+                    for (uint32_t b = S(pre); b < E(pre); b++) *level += j->g->text[b] == '.';
+                else path = pre;
+                if (is(path, "dotted_name")) put_text(dotted, j->g, path), ut_buf_putc(dotted, '.');
+                put_text(dotted, j->g, nm);
+                found = *level > 0;
+            }
+        }
+        bool down = depth < GUARD_MAX_WALK_DEPTH && !found &&
+                    (is(x, "module") || is(x, "block") || is(x, "function_definition") || is(x, "class_definition") ||
+                     is(x, "decorated_definition") || is(x, "if_statement") || is(x, "try_statement") ||
+                     is(x, "else_clause") || is(x, "elif_clause") || is(x, "except_clause"));
+        if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+        bool more = false;
+        while (!found && !(more = ts_tree_cursor_goto_next_sibling(&c))) {
+            if (!ts_tree_cursor_goto_parent(&c)) break;
+            depth--;
+        }
+        if (!more) break;
+    }
+    ts_tree_cursor_delete(&c);
+    if (!found) ut_buf_clear(dotted);
+    return found;
+}
+
+static bool follow_import(judge *j, int level, const char *dotted, TSNode call, int hops);
+
+/* The definition named [name, name + n) in module m (or what m's imports bind to that name): followed as the
+ * definitions of the guard's own file are. false: m does not define or import it. */
+static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, TSNode call, int hops) {
+    an_guard *back = j->g;
+    if (j->call_depth >= GUARD_MAX_CALL_DEPTH) { /* said at the caller's call, in the caller's text */
+        verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
+        return true;
+    }
+    j->g = m;
+    node_vec defs = {0};
+    find_defs(j, name, n, &defs);
+    bool any = defs.len > 0;
+    for (size_t i = 0; i < defs.len && j->kind != AN_GUARD_CUDA; i++) follow_def(j, defs.items[i], call);
+    ut_vec_free(&defs);
+    if (!any) { /* a re-export: `from .sub import f` in a package's __init__.py */
+        ut_buf d;
+        ut_buf_init(&d);
+        int lv = 0;
+        if (import_binding(j, name, n, &lv, &d)) any = follow_import(j, lv, d.data, call, hops + 1);
+        ut_buf_free(&d);
+    }
+    j->g = back;
+    return any;
+}
+
+/* A callee that j->g's imports name `dotted` (level leading dots): its module found through the project model, its
+ * definition followed. false: no module of the project defines it (third-party, standard library, or too far). */
+void an_guard_set_helper(an_guard *g, const char *module) {
+    ut_free(g->helper);
+    g->helper = module && *module ? ut_strdup(module) : NULL;
+}
+
+/* `dotted` names something of the compat helper's module (`from .. import xpuify_device`) */
+static bool in_helper(const judge *j, const char *dotted) {
+    const char *h = j->home->helper;
+    size_t hl = h ? strlen(h) : 0;
+    for (const char *p = dotted; h && *p; p += strcspn(p, "."), p += *p == '.')
+        if (!strncmp(p, h, hl) && (p[hl] == '.' || !p[hl])) return true;
+    return false;
+}
+
+static bool follow_import(judge *j, int level, const char *dotted, TSNode call, int hops) {
+    const char *from = j->g->src->path;
+    if (in_helper(j, dotted)) return true; /* device-generic by construction */
+    if (hops >= GUARD_MAX_MODULE_HOPS || !from || !*dotted) return false;
+    if (!j->proj_done) j->proj = j->home->src->path ? an_project_shared(j->home->src->path) : NULL, j->proj_done = true;
+    const an_project *p = j->proj; /* the guard file's: the callees' modules are in the same project */
+    if (!level && !p) return false;
+    char mod[512], file[4096];
+    size_t dl = strlen(dotted);
+    if (dl >= sizeof mod) return false;
+    /* the longest prefix that is a module of the project: the rest names a definition in it */
+    for (size_t cut = dl; cut > 0; cut--) {
+        if (dotted[cut - 1] != '.' && cut != dl) continue;
+        size_t ml = cut == dl ? 0 : cut - 1; /* module [0, ml), name after it */
+        if (cut == dl) { /* the whole name a module: only `from . import f` (level > 0, no module part) */
+            if (!level || memchr(dotted, '.', dl)) continue;
+        }
+        if (!ml && !level) continue;
+        memcpy(mod, dotted, ml), mod[ml] = 0;
+        const char *name = cut == dl ? dotted : dotted + cut;
+        size_t nl = strcspn(name, ".");
+        if (!an_modfile_find(p, from, level, mod, file, sizeof file)) continue;
+        an_guard *m = module_at(j, file);
+        if (!m || !m->tree) return false;
+        return follow_in_module(j, m, name, nl, call, hops);
+    }
+    return false;
+}
+
 /* The callee of a call in guarded code. */
 static void check_call(judge *j, TSNode call) {
     TSNode fn = field(call, "function");
@@ -339,10 +534,14 @@ static void check_call(judge *j, TSNode call) {
         } else if (!bound && in_list(T(j, fn), L(fn), builtins)) {
         } else if (bound && qualname(j, fn, &q)) {
             size_t r = strcspn(q.data, ".");
-            if (q.data[0] == '.' || !in_list(q.data, r, generic_mods))
+            if ((q.data[0] == '.' || !in_list(q.data, r, generic_mods)) && !follow_import(j, 0, q.data, call, 0))
                 verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
         } else {
-            verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, whose definition xpuify does not see");
+            /* `from .mod import f`: a module of the project */
+            int lv = 0;
+            bool seen = !bound && !j->need_whole && import_binding(j, T(j, fn), L(fn), &lv, &q) &&
+                        follow_import(j, lv, q.data, call, 0);
+            if (!seen) verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, whose definition xpuify does not see");
         }
         ut_vec_free(&defs);
     } else if (is(fn, "attribute")) {
@@ -368,14 +567,39 @@ static void check_call(judge *j, TSNode call) {
             an_pyscope_lookup(&j->g->scope, T(j, root), L(root), &bound);
             if (bound && qualname(j, fn, &q)) {
                 size_t r = strcspn(q.data, ".");
-                if (q.data[0] == '.' || !in_list(q.data, r, generic_mods))
-                    verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
+                if (q.data[0] == '.' || !in_list(q.data, r, generic_mods)) {
+                    ut_buf d;
+                    ut_buf_init(&d);
+                    ut_buf_puts(&d, q.data);
+                    if (!follow_import(j, 0, d.data, call, 0))
+                        verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
+                    ut_buf_free(&d);
+                }
                 else if (!strncmp(q.data, "torch.utils.cpp_extension", 25))
                     verdict(j, AN_GUARD_CUDA, fn, "builds a C++/CUDA extension (`%.*s`)");
                 else if (!strcmp(q.data, "torch.load") && !memmem(T(j, call), L(call), "map_location", 12))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
                 else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
+            }
+            if (!bound) {
+                /* `Cls.apply(...)`, `helper.run(...)`: a class or function of this module, or a name a relative
+                 * import binds (a module of the project, or something of one) */
+                node_vec defs = {0};
+                int lv = 0;
+                find_defs(j, T(j, root), L(root), &defs);
+                for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], call);
+                if (!defs.len && !j->need_whole && import_binding(j, T(j, root), L(root), &lv, &q)) {
+                    for (uint32_t b = E(root); b < E(fn); b++)
+                        if (!isspace((unsigned char)j->g->text[b]) && j->g->text[b] != '\\') ut_buf_putc(&q, j->g->text[b]);
+                    ut_buf d;
+                    ut_buf_init(&d);
+                    ut_buf_puts(&d, q.data);
+                    if (!follow_import(j, lv, d.data, call, 0))
+                        verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
+                    ut_buf_free(&d);
+                }
+                ut_vec_free(&defs);
             }
             /* otherwise a method of an object: the object's device is the code's own business */
         }
@@ -405,10 +629,10 @@ static void check_code(judge *j, TSNode n) {
             for (uint32_t i = 0, k = down ? ts_node_named_child_count(x) : 0; i < k; i++) {
                 TSNode p = ts_node_named_child(x, i);
                 if (!is(p, "string_content")) continue;
-                if (word_in(T(j, p), L(p), "cuda") && !j->ported(j->pctx, S(x), E(x)))
-                    verdict(j, AN_GUARD_CUDA, x, "names CUDA (%.*s)");
-                else if (word_in(T(j, p), L(p), "nccl") && !j->ported(j->pctx, S(x), E(x)))
-                    verdict(j, AN_GUARD_CUDA, x, "names NCCL (%.*s)");
+                if (word_in(T(j, p), L(p), "cuda") && !ported(j, S(x), E(x)))
+                    verdict(j, portable(j), x, "names CUDA (%.*s)");
+                else if (word_in(T(j, p), L(p), "nccl") && !ported(j, S(x), E(x)))
+                    verdict(j, portable(j), x, "names NCCL (%.*s)");
             }
         } else if (!strcmp(t, "identifier")) {
             size_t tok;
@@ -419,10 +643,10 @@ static void check_code(judge *j, TSNode n) {
                           (strncmp(T(j, x), "current_device", 14) || called_attr || is(ts_node_parent(x), "call"));
             if (result)
                 verdict(j, AN_GUARD_CUDA, x, "reads a CUDA-only result (`%.*s`)");
-            else if (j->ported(j->pctx, S(x), E(x)))
+            else if (ported(j, S(x), E(x)))
                 ;
             else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok))
-                verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, named for CUDA");
+                verdict(j, portable(j), x, "uses `%.*s`, named for CUDA");
             else if (in_list(T(j, x), L(x), cuda_libs))
                 verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, which is CUDA-only");
         } else if (!strcmp(t, "attribute")) {
@@ -431,10 +655,10 @@ static void check_code(judge *j, TSNode n) {
             bool called = is(p, "call") && ts_node_eq(field(p, "function"), x);
             if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || called))
                 verdict(j, AN_GUARD_CUDA, a, "reads a CUDA-only result (`%.*s`)");
-            else if (j->ported(j->pctx, S(x), E(x)) || harmless_setting(j, x))
+            else if (ported(j, S(x), E(x)) || harmless_setting(j, x))
                 down = false;
         } else if (!strcmp(t, "call")) {
-            if (!j->ported(j->pctx, S(x), E(x))) check_call(j, x);
+            if (!ported(j, S(x), E(x))) check_call(j, x);
         }
         if (j->kind == AN_GUARD_CUDA) break;
         if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
@@ -595,7 +819,7 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
 
 static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
     judge j = {0};
-    j.g = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
+    j.g = j.home = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
     out->kind = AN_GUARD_UNPROVEN, out->why = NULL;
     if (!g->tree) return true;
     TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
