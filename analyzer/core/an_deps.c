@@ -18,6 +18,24 @@ void an_deps_begin(void) {
     an_deps_free(rec);
 }
 
+static an_dep *add(const char *path) {
+    for (size_t i = 0; i < rec->len; i++)
+        if (!strcmp(rec->items[i].path, path)) return NULL;
+    if (rec->len == rec->cap) {
+        rec->cap = rec->cap ? rec->cap * 2 : 4;
+        rec->items = ut_realloc(rec->items, rec->cap * sizeof *rec->items);
+    }
+    an_dep *d = &rec->items[rec->len++];
+    d->path = ut_strdup(path);
+    d->buffer = false;
+    return d;
+}
+
+void an_deps_note_hash(const char *path, const uint8_t content[20]) {
+    an_dep *d = rec && path ? add(path) : NULL;
+    if (d) memcpy(d->content, content, 20);
+}
+
 void an_deps_note(const char *path, const char *text, size_t len, bool buffer) {
     if (!rec || !path) return;
     for (size_t i = 0; i < rec->len; i++)

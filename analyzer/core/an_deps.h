@@ -23,6 +23,8 @@ typedef struct {
 void an_deps_begin(void);
 /* Notes that the analysis read path's text (once per path). */
 void an_deps_note(const char *path, const char *text, size_t len, bool buffer);
+/* The same with the content's hash (an_cache_content) already known. */
+void an_deps_note_hash(const char *path, const uint8_t content[20]);
 /* Stops recording: what was noted moves to out (emptied first). */
 void an_deps_end(an_deps *out);
 void an_deps_free(an_deps *d);

@@ -9,7 +9,12 @@
 #include "analyzer/project/an_modfile.h"
 #include "util/ut_buf.h"
 #include "util/ut_mem.h"
+#include "util/ut_smap.h"
 #include <ctype.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "analyzer/core/an_cache.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +39,13 @@ struct an_guard {
     an_pyscope scope;
     bool partial; /* tree holds some top-level statements only (parse_partial) */
     bool cut;     /* and of some class, some members only */
-    UT_VEC(struct xmod *) mods; /* the other modules of the project its guards' callees are in (read once each) */
+    UT_VEC(struct xmod *) mods;  /* the other modules of the project its guards' callees are in (read once each) */
+    UT_VEC(struct xmod *) owned; /* those of them it frees (the others are the thread's memo's) */
     char *helper;               /* an_guard_set_helper */
+    /* the whole tree's definitions and relative imports by name, made at the first lookup (index_defs) */
+    bool indexed;
+    ut_smap defs; /* name -> node_vec of function and class definitions */
+    ut_smap rels; /* local name -> the dotted name (val) a relative import binds it to, num: its level */
 };
 
 /* another module of the project, parsed whole */
@@ -44,6 +54,7 @@ typedef struct xmod {
     an_source src;
     an_guard *g; /* NULL: not read (unreadable, too deep to parse) */
 } xmod;
+static void xmod_free(xmod *m);
 
 typedef struct {
     const an_guard *g;
@@ -65,6 +76,20 @@ typedef struct {
 } judge;
 
 typedef UT_VEC(TSNode) node_vec;
+
+static void node_vec_free(void *v) {
+    node_vec *nv = v;
+    ut_vec_free(nv);
+    ut_free(nv);
+}
+
+static void index_free(an_guard *g) {
+    if (!g->indexed) return;
+    ut_smap_free(&g->defs, node_vec_free);
+    ut_smap_free(&g->rels, ut_free);
+    memset(&g->defs, 0, sizeof g->defs), memset(&g->rels, 0, sizeof g->rels);
+    g->indexed = false;
+}
 
 static bool is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
 static uint32_t S(TSNode n) { return ts_node_start_byte(n); }
@@ -197,6 +222,7 @@ an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t ntest
 
 /* from a partial tree to the whole file's */
 static void go_whole(an_guard *g) {
+    index_free(g);
     if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
     memset(&g->scope, 0, sizeof g->scope);
     g->partial = g->cut = false;
@@ -209,13 +235,10 @@ static void go_whole(an_guard *g) {
 
 void an_guard_free(an_guard *g) {
     if (!g) return;
-    for (size_t i = 0; i < g->mods.len; i++) {
-        xmod *m = g->mods.items[i];
-        an_guard_free(m->g);
-        an_source_free(&m->src);
-        ut_free(m->path), ut_free(m);
-    }
+    for (size_t i = 0; i < g->owned.len; i++) xmod_free(g->owned.items[i]);
+    ut_vec_free(&g->owned);
     ut_vec_free(&g->mods);
+    index_free(g);
     ut_free(g->helper);
     if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
     ts_parser_delete(g->parser);
@@ -299,25 +322,61 @@ static bool harmless_setting(judge *j, TSNode attr) {
     return ok;
 }
 
-/* the module-level or nested definitions (function or class) of that name in the file */
-static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
-    if (j->g->partial) {
-        if (maybe_defined(j->g, name, n)) j->need_whole = true;
-        return;
+static bool container(TSNode x) {
+    return is(x, "module") || is(x, "block") || is(x, "function_definition") || is(x, "class_definition") ||
+           is(x, "decorated_definition") || is(x, "if_statement") || is(x, "try_statement") ||
+           is(x, "else_clause") || is(x, "elif_clause") || is(x, "except_clause");
+}
+
+/* the names a relative import statement binds, into g->rels (the first binding of a name wins) */
+static void index_relative(an_guard *g, TSNode x) {
+    TSNode mod = field(x, "module_name");
+    if (!is(mod, "relative_import")) return;
+    TSNode pre = ts_node_named_child(mod, 0), path = ts_node_named_child(mod, 1);
+    int level = 0;
+    if (is(pre, "import_prefix"))
+        for (uint32_t b = S(pre); b < E(pre); b++) level += g->text[b] == '.';
+    else
+        path = pre;
+    if (!level) return;
+    for (uint32_t i = 0, k = ts_node_named_child_count(x); i < k; i++) {
+        TSNode it = ts_node_named_child(x, i), nm = it, al = it;
+        if (ts_node_eq(it, mod)) continue;
+        if (is(it, "aliased_import")) nm = field(it, "name"), al = field(it, "alias");
+        else if (!is(it, "dotted_name")) continue;
+        if (ts_node_is_null(nm) || ts_node_is_null(al)) continue;
+        bool added = false;
+        ut_smap_slot *sl = ut_smap_put(&g->rels, g->text + S(al), L(al), &added);
+        if (!added) continue;
+        ut_buf d;
+        ut_buf_init(&d);
+        if (is(path, "dotted_name")) ut_buf_append(&d, g->text + S(path), L(path)), ut_buf_putc(&d, '.');
+        ut_buf_append(&d, g->text + S(nm), L(nm));
+        sl->val = ut_buf_take(&d);
+        sl->num = level;
     }
-    TSTreeCursor c = ts_tree_cursor_new(j->g->root);
+}
+
+/* One walk of the whole tree's statement containers: its definitions and relative imports by name. */
+static void index_defs(an_guard *g) {
+    g->indexed = true;
+    if (!g->tree) return;
+    TSTreeCursor c = ts_tree_cursor_new(g->root);
     int depth = 0;
     for (;;) {
         TSNode x = ts_tree_cursor_current_node(&c);
         bool def = is(x, "function_definition") || is(x, "class_definition");
         if (def) {
             TSNode nm = field(x, "name");
-            if (!ts_node_is_null(nm) && L(nm) == n && !memcmp(T(j, nm), name, n)) ut_vec_push(out, x);
+            if (!ts_node_is_null(nm)) {
+                ut_smap_slot *sl = ut_smap_put(&g->defs, g->text + S(nm), L(nm), NULL);
+                if (!sl->val) sl->val = ut_calloc(1, sizeof(node_vec));
+                ut_vec_push((node_vec *)sl->val, x);
+            }
+        } else if (is(x, "import_from_statement")) {
+            index_relative(g, x);
         }
-        bool down = depth < GUARD_MAX_WALK_DEPTH && (is(x, "module") || is(x, "block") || def ||
-                                                     is(x, "decorated_definition") || is(x, "if_statement") ||
-                                                     is(x, "try_statement") || is(x, "else_clause") ||
-                                                     is(x, "elif_clause") || is(x, "except_clause"));
+        bool down = depth < GUARD_MAX_WALK_DEPTH && container(x);
         if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
         while (!ts_tree_cursor_goto_next_sibling(&c)) {
             if (!ts_tree_cursor_goto_parent(&c)) goto done;
@@ -326,6 +385,18 @@ static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
     }
 done:
     ts_tree_cursor_delete(&c);
+}
+
+/* the module-level or nested definitions (function or class) of that name in the file */
+static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
+    if (j->g->partial) {
+        if (maybe_defined(j->g, name, n)) j->need_whole = true;
+        return;
+    }
+    if (!j->g->indexed) index_defs(j->g);
+    const ut_smap_slot *sl = ut_smap_find(&j->g->defs, name, n);
+    const node_vec *nv = sl ? sl->val : NULL;
+    for (size_t i = 0; nv && i < nv->len; i++) ut_vec_push(out, nv->items[i]);
 }
 
 static void check_code(judge *j, TSNode n);
@@ -364,35 +435,116 @@ static TSNode enclosing(TSNode n, const char *type) {
 
 /* ---- callees in other modules of the project ---------------------------------------------------------------- */
 
-/* The module at path (absolute), read and parsed whole once per guard file: an open editor buffer's text stands
- * for its file. Each module read is noted as a dependency of the file's findings (an_deps). NULL: not readable. */
+/* Modules read for earlier files, kept per thread while their stamp holds (a module of a project is the callee
+ * of many files' guards): the run's (or the language server's) memory of them. One thread reads each tree. */
+#define GUARD_MEMO_MAX 256
+#define GUARD_RACY_NS (3LL * 1000000000) /* a file changed this close to its read may change again unseen */
+typedef struct {
+    xmod *m;
+    an_stamp st;
+    int64_t read_ns;
+    uint8_t content[20];
+} memo_ent;
+typedef UT_VEC(memo_ent) memo_vec;
+static pthread_key_t memo_key;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+
+static void xmod_free(xmod *m) {
+    if (!m) return;
+    an_guard_free(m->g);
+    an_source_free(&m->src);
+    ut_free(m->path), ut_free(m);
+}
+
+static void memo_free(void *v) {
+    memo_vec *mv = v;
+    for (size_t i = 0; i < mv->len; i++) xmod_free(mv->items[i].m);
+    ut_vec_free(mv);
+    ut_free(mv);
+}
+
+static void memo_init(void) { pthread_key_create(&memo_key, memo_free); }
+
+static memo_vec *memo(void) {
+    pthread_once(&memo_once, memo_init);
+    memo_vec *mv = pthread_getspecific(memo_key);
+    if (!mv) mv = ut_calloc(1, sizeof *mv), pthread_setspecific(memo_key, mv);
+    return mv;
+}
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static xmod *xmod_parse(xmod *m) {
+    char *deep = an_py_nesting_why(&m->src); /* tree-sitter does not survive such a file (an_pynest.h) */
+    if (deep) ut_free(deep);
+    else m->g = an_guard_new(&m->src, NULL, 0);
+    return m;
+}
+
+/* The module at path (absolute), read and parsed whole: an open editor buffer's text stands for its file; a file
+ * read for an earlier guard file is reused while its stamp holds. Each module is noted as a dependency of the guard
+ * file's findings (an_deps). NULL: not readable. */
 static an_guard *module_at(judge *j, const char *path) {
     an_guard *h = j->home;
     for (size_t i = 0; i < h->mods.len; i++)
         if (!strcmp(h->mods.items[i]->path, path)) return h->mods.items[i]->g;
     if (h->mods.len >= GUARD_MAX_MODULES) return NULL;
+    size_t len = 0;
+    char *buf = an_project_overlay_text(path, &len);
+    if (buf) { /* an editor's buffer: this guard file's own copy */
+        xmod *m = ut_calloc(1, sizeof *m);
+        m->path = ut_strdup(path);
+        an_source_init_mem(&m->src, path, buf, len);
+        ut_free(buf);
+        an_deps_note(path, m->src.text, m->src.len, true);
+        ut_vec_push(&h->mods, xmod_parse(m));
+        ut_vec_push(&h->owned, m);
+        return m->g;
+    }
+    memo_vec *mv = memo();
+    struct stat st;
+    an_stamp now = {0};
+    if (stat(path, &st) == 0) an_stamp_of(&st, &now);
+    for (size_t i = 0; i < mv->len; i++) {
+        memo_ent *e = &mv->items[i];
+        if (strcmp(e->m->path, path)) continue;
+        if (an_stamp_eq(&e->st, &now) && now.mtime_ns < e->read_ns - GUARD_RACY_NS &&
+            now.ctime_ns < e->read_ns - GUARD_RACY_NS) {
+            an_deps_note_hash(path, e->content);
+            ut_vec_push(&h->mods, e->m);
+            return e->m->g;
+        }
+        break; /* changed: read again (the old copy stays until the thread ends: earlier guards may hold it) */
+    }
     xmod *m = ut_calloc(1, sizeof *m);
     m->path = ut_strdup(path);
+    char *why = NULL;
+    an_stamp seen = {0};
+    int64_t t = now_ns();
+    bool ok = an_source_load_stamped(&m->src, path, (size_t)8 << 20, &why, &seen) == AN_LOAD_OK;
+    ut_free(why);
+    if (ok) an_deps_note(path, m->src.text, m->src.len, false);
+    if (ok) xmod_parse(m);
     ut_vec_push(&h->mods, m);
-    size_t len = 0;
-    char *buf = an_project_overlay_text(path, &len), *why = NULL;
-    bool ok;
-    if (buf) an_source_init_mem(&m->src, path, buf, len), ok = true;
-    else ok = an_source_load(&m->src, path, (size_t)8 << 20, &why) == AN_LOAD_OK;
-    ut_free(buf), ut_free(why);
-    if (!ok) return NULL;
-    an_deps_note(path, m->src.text, m->src.len, len != 0 || buf);
-    char *deep = an_py_nesting_why(&m->src); /* tree-sitter does not survive such a file (an_pynest.h) */
-    if (deep) {
-        ut_free(deep);
-        return NULL;
+    if (ok && seen.valid && mv->len < GUARD_MEMO_MAX) {
+        memo_ent e = {m, seen, t, {0}};
+        an_cache_content(m->src.text, m->src.len, e.content);
+        for (size_t i = 0; i < mv->len; i++)
+            if (!strcmp(mv->items[i].m->path, path)) { /* the stale copy: moved to the guard file's to free */
+                ut_vec_push(&h->owned, mv->items[i].m);
+                mv->items[i] = mv->items[--mv->len];
+                break;
+            }
+        ut_vec_push(mv, e);
+    } else {
+        ut_vec_push(&h->owned, m);
     }
-    m->g = an_guard_new(&m->src, NULL, 0);
     return m->g;
 }
-
-/* the node's text into b */
-static void put_text(ut_buf *b, const an_guard *g, TSNode n) { ut_buf_append(b, g->text + S(n), L(n)); }
 
 /* How the module of j->g binds `name` by an import: level (leading dots) and the dotted name it stands for
  * (`from a.b import f` -> 0, "a.b.f"; `from .m import f as g` -> 1, "m.f"; `import a.b as m` -> 0, "a.b"). */
@@ -407,47 +559,133 @@ static bool import_binding(judge *j, const char *name, size_t n, int *level, ut_
         return true;
     }
     /* relative imports (the scope leaves them out: they are the project's own) */
-    TSTreeCursor c = ts_tree_cursor_new(j->g->root);
+    if (!j->g->indexed) index_defs(j->g); /* a partial tree holds every import statement */
+    const ut_smap_slot *sl = ut_smap_find(&j->g->rels, name, n);
+    if (!sl) return false;
+    *level = (int)sl->num;
+    ut_buf_puts(dotted, sl->val);
+    return true;
+}
+
+static bool follow_import(judge *j, int level, const char *dotted, TSNode call, int hops);
+
+/* Whether the function around `at` binds [name, name + n) itself (a parameter, an assignment, a for target): then
+ * a module-level thing of that name is not what it means there. */
+static bool local_in_function(judge *j, TSNode at, const char *name, size_t n) {
+    TSNode fn = enclosing(at, "function_definition");
+    if (ts_node_is_null(fn)) return false;
+    if (an_pyscope_shadowed(&j->g->scope, at, j->g->text)) return true;
+    TSTreeCursor c = ts_tree_cursor_new(field(fn, "body"));
     int depth = 0;
     bool found = false;
     for (;;) {
         TSNode x = ts_tree_cursor_current_node(&c);
-        TSNode mod = is(x, "import_from_statement") ? field(x, "module_name") : (TSNode){0};
-        if (is(mod, "relative_import")) {
-            for (uint32_t i = 0, k = ts_node_named_child_count(x); i < k && !found; i++) {
-                TSNode it = ts_node_named_child(x, i), nm = it, al = it;
-                if (ts_node_eq(it, mod)) continue;
-                if (is(it, "aliased_import")) nm = field(it, "name"), al = field(it, "alias");
-                else if (!is(it, "dotted_name")) continue;
-                if (ts_node_is_null(nm) || L(al) != n || memcmp(T(j, al), name, n)) continue;
-                TSNode pre = ts_node_named_child(mod, 0), path = ts_node_named_child(mod, 1);
-                *level = 0;
-                if (is(pre, "import_prefix"))
-                    for (uint32_t b = S(pre); b < E(pre); b++) *level += j->g->text[b] == '.';
-                else path = pre;
-                if (is(path, "dotted_name")) put_text(dotted, j->g, path), ut_buf_putc(dotted, '.');
-                put_text(dotted, j->g, nm);
-                found = *level > 0;
-            }
+        if (is(x, "identifier") && L(x) == n && !memcmp(T(j, x), name, n)) {
+            TSNode p = ts_node_parent(x);
+            found = (is(p, "assignment") || is(p, "augmented_assignment") || is(p, "for_statement") ||
+                     is(p, "pattern_list") || is(p, "tuple_pattern") || is(p, "as_pattern_target") ||
+                     is(p, "global_statement") || is(p, "nonlocal_statement")) &&
+                    !ts_node_eq(field(p, "right"), x);
         }
-        bool down = depth < GUARD_MAX_WALK_DEPTH && !found &&
-                    (is(x, "module") || is(x, "block") || is(x, "function_definition") || is(x, "class_definition") ||
-                     is(x, "decorated_definition") || is(x, "if_statement") || is(x, "try_statement") ||
-                     is(x, "else_clause") || is(x, "elif_clause") || is(x, "except_clause"));
-        if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+        if (found) break;
+        if (depth < GUARD_MAX_WALK_DEPTH && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
         bool more = false;
-        while (!found && !(more = ts_tree_cursor_goto_next_sibling(&c))) {
-            if (!ts_tree_cursor_goto_parent(&c)) break;
+        while (!(more = ts_tree_cursor_goto_next_sibling(&c))) {
+            if (depth == 0 || !ts_tree_cursor_goto_parent(&c)) break;
             depth--;
         }
         if (!more) break;
     }
     ts_tree_cursor_delete(&c);
-    if (!found) ut_buf_clear(dotted);
     return found;
 }
 
-static bool follow_import(judge *j, int level, const char *dotted, TSNode call, int hops);
+/* whether the module's top level assigns the name (`name = ...`) */
+static bool module_assigned(const an_guard *g, const char *name, size_t n) {
+    for (uint32_t i = 0, k = g->tree ? ts_node_named_child_count(g->root) : 0; i < k; i++) {
+        TSNode st = ts_node_named_child(g->root, i), a = ts_node_named_child(st, 0);
+        if (!is(st, "expression_statement") || !is(a, "assignment")) continue;
+        TSNode left = field(a, "left");
+        if (is(left, "identifier") && L(left) == n && !memcmp(g->text + S(left), name, n)) return true;
+    }
+    return false;
+}
+
+/* A module-level `name = <value>` of j->g (`to_2tuple = _ntuple(2)`, `deform_conv = _DeformConv.apply`): calling
+ * the name runs what the value is made of, so the value is read as a callee's body is. false: no such assignment. */
+static bool follow_assigned(judge *j, const char *name, size_t n, TSNode call) {
+    if (j->g->partial) { /* module-level statements the partial tree may lack */
+        for (const char *p = j->g->text, *e = p + j->g->len; p < e && (p = word_at_or_after(p, (size_t)(e - p), name, n)); p++) {
+            if (p != j->g->text && p[-1] != '\n') continue;
+            const char *q = p + n;
+            while (q < e && (*q == ' ' || *q == '\t')) q++;
+            if (q + 1 < e && *q == '=' && q[1] != '=') {
+                j->need_whole = true;
+                return true;
+            }
+        }
+        return false;
+    }
+    bool any = false;
+    for (uint32_t i = 0, k = ts_node_named_child_count(j->g->root); i < k && j->kind != AN_GUARD_CUDA; i++) {
+        TSNode st = ts_node_named_child(j->g->root, i), a = ts_node_named_child(st, 0);
+        if (!is(st, "expression_statement") || !is(a, "assignment")) continue;
+        TSNode left = field(a, "left"), right = field(a, "right");
+        if (!is(left, "identifier") || L(left) != n || memcmp(T(j, left), name, n) || ts_node_is_null(right)) continue;
+        any = true;
+        bool seen = false;
+        for (size_t v = 0; v < j->visited.len && !seen; v++) seen = j->visited.items[v].g == j->g && j->visited.items[v].s == S(a);
+        if (seen) continue;
+        if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
+            verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
+            break;
+        }
+        visit vi = {j->g, S(a)};
+        ut_vec_push(&j->visited, vi);
+        an_guard_kind before = j->kind;
+        j->call_depth++;
+        check_code(j, right);
+        /* a value that is itself a callable (`_DeformConv.apply`, `other_name`): what it names is what runs */
+        TSNode root = right;
+        while (is(root, "attribute")) root = field(root, "object");
+        if (is(root, "identifier") && !ported(j, S(right), E(right))) {
+            bool bound = false;
+            an_pyscope_lookup(&j->g->scope, T(j, root), L(root), &bound);
+            node_vec defs = {0};
+            ut_buf q;
+            ut_buf_init(&q);
+            int lv = 0;
+            if (!bound) find_defs(j, T(j, root), L(root), &defs);
+            for (size_t d = 0; d < defs.len; d++) follow_def(j, defs.items[d], call);
+            if (defs.len || j->need_whole) {
+            } else if (!bound && in_list(T(j, root), L(root), builtins)) {
+            } else if (bound && qualname(j, right, &q) && in_list(q.data, strcspn(q.data, "."), generic_mods)) {
+            } else {
+                if (bound) ut_buf_clear(&q), qualname(j, right, &q);
+                else if (import_binding(j, T(j, root), L(root), &lv, &q))
+                    ut_buf_append(&q, j->g->text + E(root), E(right) - E(root));
+                else ut_buf_clear(&q);
+                ut_buf d;
+                ut_buf_init(&d);
+                ut_buf_puts(&d, q.data ? q.data : "");
+                if (!q.len || !follow_import(j, lv, d.data, call, 0))
+                    verdict(j, AN_GUARD_UNPROVEN, right, "calls `%.*s`, which xpuify cannot see into");
+                ut_buf_free(&d);
+            }
+            ut_buf_free(&q);
+            ut_vec_free(&defs);
+        }
+        j->call_depth--;
+        if (j->kind != before && j->why && !strstr(j->why, ", whose body ")) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "calls `%.*s`, whose value %s", (int)n, name, j->why);
+            ut_free(j->why);
+            j->why = ut_buf_take(&b);
+        }
+    }
+    return any;
+}
 
 /* The definition named [name, name + n) in module m (or what m's imports bind to that name): followed as the
  * definitions of the guard's own file are. false: m does not define or import it. */
@@ -463,6 +701,7 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
     bool any = defs.len > 0;
     for (size_t i = 0; i < defs.len && j->kind != AN_GUARD_CUDA; i++) follow_def(j, defs.items[i], call);
     ut_vec_free(&defs);
+    if (!any) any = follow_assigned(j, name, n, call);
     if (!any) { /* a re-export: `from .sub import f` in a package's __init__.py */
         ut_buf d;
         ut_buf_init(&d);
@@ -529,9 +768,13 @@ static void check_call(judge *j, TSNode call) {
         an_pyscope_lookup(&j->g->scope, T(j, fn), L(fn), &bound);
         node_vec defs = {0};
         if (!bound) find_defs(j, T(j, fn), L(fn), &defs);
+        TSNode cls = eq(j, fn, "cls") ? enclosing(call, "class_definition") : (TSNode){0};
         if (defs.len) {
             for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], call);
         } else if (!bound && in_list(T(j, fn), L(fn), builtins)) {
+        } else if (!ts_node_is_null(cls)) { /* `cls(...)` in a class method: the class itself */
+            if (j->g->cut) j->need_whole = true; /* the class's other members */
+            else follow_def(j, cls, call);
         } else if (bound && qualname(j, fn, &q)) {
             size_t r = strcspn(q.data, ".");
             if ((q.data[0] == '.' || !in_list(q.data, r, generic_mods)) && !follow_import(j, 0, q.data, call, 0))
@@ -539,8 +782,14 @@ static void check_call(judge *j, TSNode call) {
         } else {
             /* `from .mod import f`: a module of the project */
             int lv = 0;
-            bool seen = !bound && !j->need_whole && import_binding(j, T(j, fn), L(fn), &lv, &q) &&
-                        follow_import(j, lv, q.data, call, 0);
+            bool seen = false;
+            if (!bound && !j->need_whole) {
+                bool imp = import_binding(j, T(j, fn), L(fn), &lv, &q);
+                /* a name the function binds itself (a parameter, a local) is none of the module's */
+                if ((imp || j->g->partial || module_assigned(j->g, T(j, fn), L(fn))) &&
+                    !local_in_function(j, fn, T(j, fn), L(fn)))
+                    seen = (imp && follow_import(j, lv, q.data, call, 0)) || follow_assigned(j, T(j, fn), L(fn), call);
+            }
             if (!seen) verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, whose definition xpuify does not see");
         }
         ut_vec_free(&defs);
