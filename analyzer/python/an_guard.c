@@ -731,7 +731,9 @@ static bool in_helper(const judge *j, const char *dotted) {
 
 static bool follow_import(judge *j, int level, const char *dotted, TSNode call, int hops) {
     const char *from = j->g->src->path;
-    if (in_helper(j, dotted)) return true; /* device-generic by construction */
+    /* the helper: device-generic by construction; in another module it stands for CUDA code that module's fixes
+     * ported (said at its name, check_code), so that a run after those fixes judges as the run before them did */
+    if (in_helper(j, dotted)) return true;
     if (hops >= GUARD_MAX_MODULE_HOPS || !from || !*dotted) return false;
     if (!j->proj_done) j->proj = j->home->src->path ? an_project_shared(j->home->src->path) : NULL, j->proj_done = true;
     const an_project *p = j->proj; /* the guard file's: the callees' modules are in the same project */
@@ -879,9 +881,9 @@ static void check_code(judge *j, TSNode n) {
                 TSNode p = ts_node_named_child(x, i);
                 if (!is(p, "string_content")) continue;
                 if (word_in(T(j, p), L(p), "cuda") && !ported(j, S(x), E(x)))
-                    verdict(j, portable(j), x, "names CUDA (%.*s)");
+                    verdict(j, portable(j), x, j->g == j->home ? "names CUDA (%.*s)" : "names CUDA (%.*s) in a module whose own fixes this pass does not see");
                 else if (word_in(T(j, p), L(p), "nccl") && !ported(j, S(x), E(x)))
-                    verdict(j, portable(j), x, "names NCCL (%.*s)");
+                    verdict(j, portable(j), x, j->g == j->home ? "names NCCL (%.*s)" : "names NCCL (%.*s) in a module whose own fixes this pass does not see");
             }
         } else if (!strcmp(t, "identifier")) {
             size_t tok;
@@ -894,8 +896,11 @@ static void check_code(judge *j, TSNode n) {
                 verdict(j, AN_GUARD_CUDA, x, "reads a CUDA-only result (`%.*s`)");
             else if (ported(j, S(x), E(x)))
                 ;
+            else if (j->g != j->home && j->home->helper && L(x) == strlen(j->home->helper) &&
+                     !memcmp(T(j, x), j->home->helper, L(x)))
+                verdict(j, AN_GUARD_UNPROVEN, x, "uses `%.*s` where its module's fixes ported CUDA code, in a module whose own fixes this pass does not see");
             else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok))
-                verdict(j, portable(j), x, "uses `%.*s`, named for CUDA");
+                verdict(j, portable(j), x, j->g == j->home ? "uses `%.*s`, named for CUDA" : "uses `%.*s`, named for CUDA, in a module whose own fixes this pass does not see");
             else if (in_list(T(j, x), L(x), cuda_libs))
                 verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, which is CUDA-only");
         } else if (!strcmp(t, "attribute")) {
