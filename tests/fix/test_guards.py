@@ -155,7 +155,8 @@ def test_verdicts_in_a_large_class_are_those_of_the_whole_class(d):
         eq(key(grown), key(alone), "verdicts with the class grown")
 
 
-XMOD = os.path.join(FIX, "guards", "xmod")
+# a project whose guards call into its other modules (also a golden project: tests/fix/test_projects.py)
+XMOD = os.path.join(ROOT, "fixtures", "golden", "projects", "xguard", "input")
 
 
 def applicability(found, ln):
@@ -187,17 +188,22 @@ def test_callees_in_other_modules_of_the_project(d):
           msg("third_party"))
 
 
-def test_fix_of_a_project_rewrites_guards_of_generic_callees(d):
-    """Plain `fix` of the project (golden): the guards of device-generic callees elsewhere become accelerator tests,
-    the callee module's own CUDA call is ported, the other guards stay; a second run changes nothing (the guard
-    over `util.sync`, whose body the first run ported, stays as it was)."""
+def test_second_fix_judges_as_the_first(d):
+    """After a fix has ported the callee module's own CUDA call (`torch.cuda.synchronize()` in pkg/util.py), the
+    guard over it is judged as before (unsafe: the helper stands for the CUDA it replaced), so a second `fix`
+    with --unsafe-fixes off changes nothing and check reports the same applicability."""
     shutil.copytree(XMOD, "xmod")
-    args = ["fix", "-q", "--no-cache", "--target", "compat"]
-    r = run(*args, ".", cwd="xmod")
+    before = {x["line"]: applicability({x["line"]: x}, x["line"])
+              for x in run("check", "--no-cache", "--format", "json", "--exit-zero", "pkg/train.py", cwd="xmod").json()
+              if x["code"] == "XPU105"}
+    r = run("fix", "-q", "--no-cache", "--target", "compat", ".", cwd="xmod")
     check(r.code in (0, 1), "fix failed", r)
-    eq(read("xmod/pkg/train.py"), read(os.path.join(FIX, "guards", "xmod_train.compat.py")), "xmod_train.compat.py")
-    eq(read("xmod/pkg/util.py"), read(os.path.join(FIX, "guards", "xmod_util.compat.py")), "xmod_util.compat.py")
-    r2 = run(*args, "--diff", ".", cwd="xmod")
+    check("xpuify_device.synchronize()" in read("xmod/pkg/util.py"), "the callee's own call is ported", read("xmod/pkg/util.py"))
+    after = {x["line"]: applicability({x["line"]: x}, x["line"])
+             for x in run("check", "--no-cache", "--format", "json", "--exit-zero", "pkg/train.py", cwd="xmod").json()
+             if x["code"] == "XPU105"}
+    eq(sorted(after.values()), sorted(v for v in before.values() if v != "safe"), "the guards left keep their verdicts")
+    r2 = run("fix", "-q", "--no-cache", "--target", "compat", "--diff", ".", cwd="xmod")
     eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
 
 
