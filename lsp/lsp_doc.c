@@ -54,6 +54,8 @@ static void doc_free(lsp_doc *doc) {
     ut_free(doc->uri);
     an_source_free(&doc->src);
     an_incr_free(doc->inc);
+    for (size_t i = 0; i < doc->deps.len; i++) ut_free(doc->deps.items[i]);
+    ut_vec_free(&doc->deps);
     ut_free(doc->enabled);
     ut_free(doc);
 }

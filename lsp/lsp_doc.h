@@ -33,6 +33,8 @@ typedef struct lsp_doc {
     bool usable;            /* the findings describe the text (false: too large, not analyzable) */
     double settle_ms;       /* when to settle a provisional analysis (0: nothing to settle) */
     uint64_t published;     /* hash of the findings last published */
+    UT_VEC(char *) deps;    /* other files its findings read (a guard's callees in other modules, an_deps): a
+                             * change of one of them, on disk or in its buffer, analyzes it again */
 } lsp_doc;
 
 typedef struct {

@@ -5,9 +5,12 @@
 #include "lsp/lsp_server_int.h"
 #include "analyzer/project/an_project.h"
 #include "analyzer/core/an_suppress.h"
+#include "analyzer/core/an_deps.h"
 #include "analyzer/python/an_pynest.h"
 #include "lsp/lsp_io.h"
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <malloc.h>
 #include <math.h>
 #include <poll.h>
@@ -211,9 +214,31 @@ static void project_changed(lsp_server *s, const char *path) {
     if (s->pull && s->pull_refresh) lsp_rpc_request(&s->rpc, "workspace/diagnostic/refresh", NULL, NULL, NULL);
 }
 
+/* The file at path changed (on disk, or the buffer that stands for it): the open documents whose findings read it
+ * (a guard's callee in it) are analyzed again, from scratch. */
+static void dependents_changed(lsp_server *s, const char *path, const lsp_doc *except) {
+    char real[PATH_MAX];
+    const char *alt = realpath(path, real) ? real : path;
+    bool any = false;
+    for (size_t i = 0; i < s->docs.items.len; i++) {
+        lsp_doc *d = s->docs.items.items[i];
+        bool hit = false;
+        for (size_t k = 0; k < d->deps.len && !hit && d != except; k++)
+            hit = !strcmp(d->deps.items[k], path) || !strcmp(d->deps.items[k], alt);
+        if (!hit) continue;
+        lsp_log(s, LSP_LOG_INFO, "%s: %s, which its findings read, changed; analyzed again", d->src.path, path);
+        an_incr_reset(d->inc);
+        lsp_doc_invalidate(d);
+        d->due_ms = 0;
+        any = true;
+    }
+    if (any && s->pull && s->pull_refresh) lsp_rpc_request(&s->rpc, "workspace/diagnostic/refresh", NULL, NULL, NULL);
+}
+
 /* an open Python buffer's text stands for its file in the project model */
 static void buffer_model(lsp_server *s, lsp_doc *doc, bool closing) {
     if (doc->lang != AN_LANG_PYTHON || doc->src.path[0] != '/') return;
+    dependents_changed(s, doc->src.path, doc);
     if (an_project_overlay(doc->src.path, closing ? NULL : doc->src.text, closing ? 0 : doc->src.len))
         project_changed(s, doc->src.path);
 }
@@ -238,6 +263,18 @@ static void client_settings(lsp_server *s, const cJSON *obj) {
 /* ---- analysis ------------------------------------------------------------------------------------------------ */
 
 static const an_diag_list no_findings = {0};
+
+/* the other files the analysis just made read (an_deps), added to the document's */
+static void note_deps(lsp_doc *doc) {
+    an_deps d = {0};
+    an_deps_end(&d);
+    for (size_t i = 0; i < d.len; i++) {
+        bool known = false;
+        for (size_t k = 0; k < doc->deps.len && !known; k++) known = !strcmp(doc->deps.items[k], d.items[i].path);
+        if (!known) ut_vec_push(&doc->deps, ut_strdup(d.items[i].path));
+    }
+    an_deps_free(&d);
+}
 
 bool lsp_analyze(lsp_server *s, lsp_doc *doc) {
     if (!doc->settings_ready) resolve_settings(s, doc);
@@ -264,7 +301,9 @@ bool lsp_analyze(lsp_server *s, lsp_doc *doc) {
     doc->skipped = false;
     double t0 = now_ms();
     if (!doc->incremental) an_incr_reset(doc->inc);
+    an_deps_begin();
     an_incr_analyze(doc->inc, s->opt->cat, doc->lang, &doc->src, doc->enabled, &doc->fix);
+    note_deps(doc);
     doc->settle_ms = an_incr_provisional(doc->inc) ? now_ms() + SETTLE_IDLE_MS : 0;
     const an_incr_stats *st = an_incr_last(doc->inc);
     if (s->opt->log) /* the log file only: one line per analysis would flood the client */
@@ -307,7 +346,9 @@ static double run_due(lsp_server *s, double now) {
             }
             /* the user paused on a broken buffer: replace the provisional result by the fresh analysis */
             d->settle_ms = 0;
+            an_deps_begin();
             an_incr_settle(d->inc, s->opt->cat, d->lang, &d->src, d->enabled, &d->fix);
+            note_deps(d);
             if (!s->pull) lsp_publish(s, d); /* only when the findings changed */
             else if (s->pull_refresh) lsp_rpc_request(&s->rpc, "workspace/diagnostic/refresh", NULL, NULL, NULL);
         }
@@ -502,9 +543,10 @@ static void on_watched_files(lsp_server *s, const cJSON *params) {
         const char *uri = lsp_param_str(c, "uri");
         size_t n = uri ? strlen(uri) : 0, k = strlen("/" LSP_CONFIG_NAME);
         if (n >= k && !strcmp(uri + n - k, "/" LSP_CONFIG_NAME)) config = true;
-        else if (uri && !model) {
+        else if (uri) {
             char *path = lsp_uri_to_path(uri);
-            if (path[0] == '/' && an_project_file_changed(path)) model = path;
+            if (path[0] == '/') dependents_changed(s, path, NULL);
+            if (!model && path[0] == '/' && an_project_file_changed(path)) model = path;
             else ut_free(path);
         }
     }

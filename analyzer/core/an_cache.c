@@ -323,7 +323,7 @@ static uint32_t entry_index(const an_diag *d) {
     return NONE;
 }
 
-static void encode(const an_diag_list *l, bool parsed, ut_buf *b) {
+static void encode(const an_diag_list *l, bool parsed, const an_deps *deps, ut_buf *b) {
     ut_buf_putc(b, (char)parsed);
     put32(b, (uint32_t)l->len);
     for (size_t i = 0; i < l->len; i++) {
@@ -347,6 +347,14 @@ static void encode(const an_diag_list *l, bool parsed, ut_buf *b) {
             put32(b, e->start);
             put32(b, e->end);
             put_str(b, e->text);
+        }
+    }
+    /* the other files the findings depend on (an_deps): the entry holds while each has the content noted */
+    if (deps && deps->len) {
+        put32(b, (uint32_t)deps->len);
+        for (size_t i = 0; i < deps->len; i++) {
+            put_str(b, deps->items[i].path);
+            ut_buf_append(b, (const char *)deps->items[i].content, 20);
         }
     }
 }
@@ -409,7 +417,7 @@ static bool diag_fits(const an_diag *d, size_t textlen) {
 }
 
 static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint32_t len, size_t textlen,
-                   an_diag_list *out, bool *parsed) {
+                   an_diag_list *out, bool *parsed, an_deps *deps) {
     rd r = {blob, blob + len, false};
     *parsed = get8(&r) != 0;
     uint32_t n = get32(&r);
@@ -446,8 +454,29 @@ static bool decode(an_cache *c, const an_catalog *cat, const uint8_t *blob, uint
         ut_vec_push(&l, d);
         if (!r.bad && !diag_fits(&d, textlen)) r.bad = true;
     }
+    if (!r.bad && r.p != r.end) { /* the files the findings depend on */
+        uint32_t nd = get32(&r);
+        for (uint32_t i = 0; i < nd && !r.bad; i++) {
+            char *path = get_str(&r);
+            if (!path || r.end - r.p < 20) {
+                ut_free(path);
+                r.bad = true;
+                break;
+            }
+            if (deps->len == deps->cap) {
+                deps->cap = deps->cap ? deps->cap * 2 : 4;
+                deps->items = ut_realloc(deps->items, deps->cap * sizeof *deps->items);
+            }
+            an_dep *d = &deps->items[deps->len++];
+            d->path = path, d->buffer = false;
+            memcpy(d->content, r.p, 20);
+            r.p += 20;
+        }
+        if (!nd) r.bad = true;
+    }
     if (r.bad || r.p != r.end) {
         an_diag_list_free(&l);
+        an_deps_free(deps);
         return false;
     }
     for (size_t i = 0; i < l.len; i++) ut_vec_push(out, l.items[i]);
@@ -490,11 +519,25 @@ bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
                   const an_fix_options *fix, const uint8_t content[20], size_t len, an_diag_list *out, bool *parsed) {
     uint8_t key[20];
     an_cache_key(run, path, fix, key);
+    an_deps deps = {0};
+    size_t before = out->len;
     pthread_mutex_lock(&c->mu);
     entry *e = &c->tab[slot(c, key)];
     bool hit = e->blob && !memcmp(e->content, content, 20) && authentic(c, e) &&
-               decode(c, cat, e->blob, e->len, len, out, parsed);
-    if (hit) e->used = true, c->hits++;
+               decode(c, cat, e->blob, e->len, len, out, parsed, &deps);
+    pthread_mutex_unlock(&c->mu);
+    /* findings that depend on other files (read outside the lock): a miss when one of them changed */
+    if (hit && deps.len && !an_deps_hold(deps.items, deps.len)) {
+        an_diag_list rest = {out->items + before, out->len - before, out->len - before};
+        for (size_t i = 0; i < rest.len; i++) ut_free(rest.items[i].message), an_fix_free(rest.items[i].fix);
+        out->len = before;
+        hit = false;
+    }
+    an_deps_free(&deps);
+    pthread_mutex_lock(&c->mu);
+    e = &c->tab[slot(c, key)]; /* the table may have grown meanwhile */
+    if (hit && e->blob) e->used = true;
+    if (hit) c->hits++;
     else c->misses++;
     pthread_mutex_unlock(&c->mu);
     return hit;
@@ -502,12 +545,18 @@ bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
 
 void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
                   const an_fix_options *fix, const uint8_t content[20], const an_diag_list *diags, bool parsed) {
+    an_cache_put_deps(c, cat, run, path, fix, content, diags, parsed, NULL);
+}
+
+void an_cache_put_deps(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
+                       const an_fix_options *fix, const uint8_t content[20], const an_diag_list *diags, bool parsed,
+                       const an_deps *deps) {
     (void)cat;
     uint8_t key[20];
     an_cache_key(run, path, fix, key);
     ut_buf b;
     ut_buf_init(&b);
-    encode(diags, parsed, &b);
+    encode(diags, parsed, deps, &b);
     pthread_mutex_lock(&c->mu);
     entry *e = insert(c, key);
     memcpy(e->content, content, 20);

@@ -20,6 +20,7 @@
 #ifndef AN_CACHE_H
 #define AN_CACHE_H
 #include "analyzer/core/an_cachekey.h"
+#include "analyzer/core/an_deps.h"
 #include "analyzer/core/an_diag.h"
 #include "analyzer/core/an_rule.h"
 
@@ -48,6 +49,11 @@ bool an_cache_get(an_cache *c, const an_catalog *cat, const an_cache_run *run, c
                   const an_fix_options *fix, const uint8_t content[20], size_t len, an_diag_list *out, bool *parsed);
 void an_cache_put(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
                   const an_fix_options *fix, const uint8_t content[20], const an_diag_list *diags, bool parsed);
+/* The same for findings that depend on other files too (an_deps: a guard's callees in other modules): a later get
+ * hits only while each of them still has the content noted (it is read and hashed again). */
+void an_cache_put_deps(an_cache *c, const an_catalog *cat, const an_cache_run *run, const char *path,
+                       const an_fix_options *fix, const uint8_t content[20], const an_diag_list *diags, bool parsed,
+                       const an_deps *deps);
 /* Stamps. Nothing is stored until the run says when it began: files changed less than a few seconds before
  * began_ns (CLOCK_REALTIME) are not trusted. */
 void an_cache_trust_stamps(an_cache *c, int64_t began_ns);

@@ -212,9 +212,13 @@ static void work_file(job *j, worker_state *ws, size_t i) {
             finish(j, r);
             return;
         }
+        an_deps deps = {0};
+        if (cache) an_deps_begin(); /* the other files the findings come to depend on */
         analyze(ws, j->cat, f->lang, &r->src, en, &fo, !j->opt->whole_files, &r->diags, &r->parsed, &r->parsed_bytes,
                 &why);
-        if (cache && !why) an_cache_put(cache, j->cat, run, f->path, &fo, content, &r->diags, r->parsed);
+        if (cache) an_deps_end(&deps);
+        if (cache && !why) an_cache_put_deps(cache, j->cat, run, f->path, &fo, content, &r->diags, r->parsed, &deps);
+        an_deps_free(&deps);
     }
     if (cache && !why && hashed && an_stamp_eq(&seen, &f->stamp)) an_cache_stamp_put(cache, run, f->path, &seen, content);
     if (why) {

@@ -471,6 +471,8 @@ static pthread_mutex_t sums_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef struct {
     char *path; /* absolute, as the walk names it */
     summary *fast, *cfg;
+    char *text; /* the buffer's text (an_project_overlay_text) */
+    size_t len;
 } overlay;
 static UT_VEC(overlay) overlays;
 static bool abs_file(const char *file, char *out, size_t sz);
@@ -1086,13 +1088,17 @@ bool an_project_overlay(const char *file, const char *text, size_t len) {
     pthread_mutex_lock(&sums_lock);
     size_t i = 0;
     while (i < overlays.len && strcmp(overlays.items[i].path, abs)) i++;
-    if (i < overlays.len) summary_free(overlays.items[i].fast), summary_free(overlays.items[i].cfg);
+    if (i < overlays.len) {
+        summary_free(overlays.items[i].fast), summary_free(overlays.items[i].cfg);
+        ut_free(overlays.items[i].text), overlays.items[i].text = NULL;
+    }
     if (text) {
         if (i == overlays.len) {
-            overlay o = {ut_strdup(abs), NULL, NULL};
+            overlay o = {ut_strdup(abs), NULL, NULL, NULL, 0};
             ut_vec_push(&overlays, o);
         }
         overlays.items[i].fast = fast, overlays.items[i].cfg = cfg;
+        overlays.items[i].text = ut_strndup(text, len), overlays.items[i].len = len;
     } else {
         if (i < overlays.len) {
             ut_free(overlays.items[i].path);
@@ -1102,6 +1108,17 @@ bool an_project_overlay(const char *file, const char *text, size_t len) {
     }
     pthread_mutex_unlock(&sums_lock);
     return changed;
+}
+
+char *an_project_overlay_text(const char *file, size_t *len) {
+    char abs[PATH_MAX];
+    if (!abs_file(file, abs, sizeof abs)) return NULL;
+    char *r = NULL;
+    pthread_mutex_lock(&sums_lock);
+    for (size_t i = 0; i < overlays.len && !r; i++)
+        if (!strcmp(overlays.items[i].path, abs)) r = ut_strndup(overlays.items[i].text, overlays.items[i].len), *len = overlays.items[i].len;
+    pthread_mutex_unlock(&sums_lock);
+    return r;
 }
 
 bool an_project_file_changed(const char *file) {

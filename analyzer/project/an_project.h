@@ -33,6 +33,9 @@ void an_project_refresh(void);
  * now on (text NULL: the file on disk again, when the buffer is closed). True when the models were built from
  * other imports for it: an_project_refresh then brings them up to date. */
 bool an_project_overlay(const char *file, const char *text, size_t len);
+/* The text of the open buffer that stands for `file` (heap, NUL-terminated, *len its length), or NULL when no
+ * buffer does (the file on disk is the file). */
+char *an_project_overlay_text(const char *file, size_t *len);
 /* A file created, changed or deleted on disk: true when the models may be out of date (an __init__.py, packaging
  * metadata, a directory, a module added or gone, or other imports in a module that no buffer stands for). */
 bool an_project_file_changed(const char *file);

@@ -4,10 +4,19 @@
 #include "analyzer/python/an_context.h"
 #include "analyzer/python/an_pyregion.h"
 #include "analyzer/python/an_resolve.h"
+#include "analyzer/python/an_pynest.h"
+#include "analyzer/core/an_deps.h"
+#include "analyzer/project/an_modfile.h"
 #include "util/ut_buf.h"
 #include "util/ut_mem.h"
+#include "util/ut_smap.h"
 #include <ctype.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "analyzer/core/an_cache.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <tree_sitter/api.h>
@@ -17,6 +26,8 @@ const TSLanguage *tree_sitter_python(void);
 #define GUARD_MAX_CALL_DEPTH 3 /* functions of the file followed through calls */
 #define GUARD_MAX_FLOW_DEPTH 2 /* names assigned from the test, then from those */
 #define GUARD_MAX_WALK_DEPTH 400
+#define GUARD_MAX_MODULE_HOPS 3 /* imports followed from a callee's name to its definition (re-exports included) */
+#define GUARD_MAX_MODULES 24    /* other modules of the project one file's guards read */
 
 struct an_guard {
     const an_source *src;
@@ -28,15 +39,38 @@ struct an_guard {
     an_pyscope scope;
     bool partial; /* tree holds some top-level statements only (parse_partial) */
     bool cut;     /* and of some class, some members only */
+    UT_VEC(struct xmod *) mods;  /* the other modules of the project its guards' callees are in (read once each) */
+    UT_VEC(struct xmod *) owned; /* those of them it frees (the others are the thread's memo's) */
+    char *helper;               /* an_guard_set_helper */
+    /* the whole tree's definitions and relative imports by name, made at the first lookup (index_defs) */
+    bool indexed;
+    ut_smap defs; /* name -> node_vec of function and class definitions */
+    ut_smap rels; /* local name -> the dotted name (val) a relative import binds it to, num: its level */
 };
 
+/* another module of the project, parsed whole */
+typedef struct xmod {
+    char *path; /* absolute */
+    an_source src;
+    an_guard *g; /* NULL: not read (unreadable, too deep to parse) */
+} xmod;
+static void xmod_free(xmod *m);
+
 typedef struct {
-    an_guard *g;
+    const an_guard *g;
+    uint32_t s;
+} visit;
+
+typedef struct {
+    an_guard *g;    /* the file whose code is being read: the guard's (home), or a callee's module */
+    an_guard *home; /* the guard's file */
+    const an_project *proj; /* its project model (looked up at the first callee in another module) */
+    bool proj_done;
     an_guard_ported_fn ported;
     void *pctx;
     an_guard_kind kind;
     char *why;
-    UT_VEC(uint32_t) visited; /* definitions already followed (by start byte) */
+    UT_VEC(visit) visited; /* definitions already followed (by file and start byte) */
     int call_depth;
     bool need_whole; /* a partial tree lacks what the verdict reads: judged again over the whole file */
     bool in_exit;    /* judging the code after an early exit (after_exit) */
@@ -45,6 +79,20 @@ typedef struct {
 
 typedef UT_VEC(TSNode) node_vec;
 
+static void node_vec_free(void *v) {
+    node_vec *nv = v;
+    ut_vec_free(nv);
+    ut_free(nv);
+}
+
+static void index_free(an_guard *g) {
+    if (!g->indexed) return;
+    ut_smap_free(&g->defs, node_vec_free);
+    ut_smap_free(&g->rels, ut_free);
+    memset(&g->defs, 0, sizeof g->defs), memset(&g->rels, 0, sizeof g->rels);
+    g->indexed = false;
+}
+
 static bool is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
 static uint32_t S(TSNode n) { return ts_node_start_byte(n); }
 static uint32_t E(TSNode n) { return ts_node_end_byte(n); }
@@ -52,6 +100,11 @@ static const char *T(const judge *j, TSNode n) { return j->g->text + S(n); }
 static size_t L(TSNode n) { return E(n) - S(n); }
 static bool eq(const judge *j, TSNode n, const char *w) { return L(n) == strlen(w) && !memcmp(T(j, n), w, L(n)); }
 static TSNode field(TSNode n, const char *f) { return an_py_field(n, f, (uint32_t)strlen(f)); }
+/* what the caller's fixes port in this pass: its own file's code only (another module's fixes are not known here) */
+static bool ported(judge *j, uint32_t s, uint32_t e) { return j->g == j->home && j->ported(j->pctx, s, e); }
+/* CUDA that a fix could port (a torch.cuda reference, a "cuda" string) is CUDA-only in the guard's file; in another
+ * module it is only unproven: that module's own fixes may port it, which this pass does not know */
+static an_guard_kind portable(const judge *j) { return j->g == j->home ? AN_GUARD_CUDA : AN_GUARD_UNPROVEN; }
 
 
 static bool ident_byte(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
@@ -104,7 +157,8 @@ static void add_range(const an_source *src, TSRange *rs, uint32_t *nr, uint32_t 
 static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
     const an_source *src = g->src;
     an_pyunits pu;
-    if (!n || !an_pyregion_units(src, &pu)) {
+    if (!n) return false; /* nothing to judge here (another module, read whole) */
+    if (!an_pyregion_units(src, &pu)) {
         an_pyunits_free(&pu);
         return false;
     }
@@ -170,6 +224,7 @@ an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t ntest
 
 /* from a partial tree to the whole file's */
 static void go_whole(an_guard *g) {
+    index_free(g);
     if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
     memset(&g->scope, 0, sizeof g->scope);
     g->partial = g->cut = false;
@@ -182,6 +237,11 @@ static void go_whole(an_guard *g) {
 
 void an_guard_free(an_guard *g) {
     if (!g) return;
+    for (size_t i = 0; i < g->owned.len; i++) xmod_free(g->owned.items[i]);
+    ut_vec_free(&g->owned);
+    ut_vec_free(&g->mods);
+    index_free(g);
+    ut_free(g->helper);
     if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
     ts_parser_delete(g->parser);
     ut_free(g);
@@ -265,25 +325,61 @@ static bool harmless_setting(judge *j, TSNode attr) {
     return ok;
 }
 
-/* the module-level or nested definitions (function or class) of that name in the file */
-static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
-    if (j->g->partial) {
-        if (maybe_defined(j->g, name, n)) j->need_whole = true;
-        return;
+static bool container(TSNode x) {
+    return is(x, "module") || is(x, "block") || is(x, "function_definition") || is(x, "class_definition") ||
+           is(x, "decorated_definition") || is(x, "if_statement") || is(x, "try_statement") ||
+           is(x, "else_clause") || is(x, "elif_clause") || is(x, "except_clause");
+}
+
+/* the names a relative import statement binds, into g->rels (the first binding of a name wins) */
+static void index_relative(an_guard *g, TSNode x) {
+    TSNode mod = field(x, "module_name");
+    if (!is(mod, "relative_import")) return;
+    TSNode pre = ts_node_named_child(mod, 0), path = ts_node_named_child(mod, 1);
+    int level = 0;
+    if (is(pre, "import_prefix"))
+        for (uint32_t b = S(pre); b < E(pre); b++) level += g->text[b] == '.';
+    else
+        path = pre;
+    if (!level) return;
+    for (uint32_t i = 0, k = ts_node_named_child_count(x); i < k; i++) {
+        TSNode it = ts_node_named_child(x, i), nm = it, al = it;
+        if (ts_node_eq(it, mod)) continue;
+        if (is(it, "aliased_import")) nm = field(it, "name"), al = field(it, "alias");
+        else if (!is(it, "dotted_name")) continue;
+        if (ts_node_is_null(nm) || ts_node_is_null(al)) continue;
+        bool added = false;
+        ut_smap_slot *sl = ut_smap_put(&g->rels, g->text + S(al), L(al), &added);
+        if (!added) continue;
+        ut_buf d;
+        ut_buf_init(&d);
+        if (is(path, "dotted_name")) ut_buf_append(&d, g->text + S(path), L(path)), ut_buf_putc(&d, '.');
+        ut_buf_append(&d, g->text + S(nm), L(nm));
+        sl->val = ut_buf_take(&d);
+        sl->num = level;
     }
-    TSTreeCursor c = ts_tree_cursor_new(j->g->root);
+}
+
+/* One walk of the whole tree's statement containers: its definitions and relative imports by name. */
+static void index_defs(an_guard *g) {
+    g->indexed = true;
+    if (!g->tree) return;
+    TSTreeCursor c = ts_tree_cursor_new(g->root);
     int depth = 0;
     for (;;) {
         TSNode x = ts_tree_cursor_current_node(&c);
         bool def = is(x, "function_definition") || is(x, "class_definition");
         if (def) {
             TSNode nm = field(x, "name");
-            if (!ts_node_is_null(nm) && L(nm) == n && !memcmp(T(j, nm), name, n)) ut_vec_push(out, x);
+            if (!ts_node_is_null(nm)) {
+                ut_smap_slot *sl = ut_smap_put(&g->defs, g->text + S(nm), L(nm), NULL);
+                if (!sl->val) sl->val = ut_calloc(1, sizeof(node_vec));
+                ut_vec_push((node_vec *)sl->val, x);
+            }
+        } else if (is(x, "import_from_statement")) {
+            index_relative(g, x);
         }
-        bool down = depth < GUARD_MAX_WALK_DEPTH && (is(x, "module") || is(x, "block") || def ||
-                                                     is(x, "decorated_definition") || is(x, "if_statement") ||
-                                                     is(x, "try_statement") || is(x, "else_clause") ||
-                                                     is(x, "elif_clause") || is(x, "except_clause"));
+        bool down = depth < GUARD_MAX_WALK_DEPTH && container(x);
         if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
         while (!ts_tree_cursor_goto_next_sibling(&c)) {
             if (!ts_tree_cursor_goto_parent(&c)) goto done;
@@ -294,17 +390,30 @@ done:
     ts_tree_cursor_delete(&c);
 }
 
+/* the module-level or nested definitions (function or class) of that name in the file */
+static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
+    if (j->g->partial) {
+        if (maybe_defined(j->g, name, n)) j->need_whole = true;
+        return;
+    }
+    if (!j->g->indexed) index_defs(j->g);
+    const ut_smap_slot *sl = ut_smap_find(&j->g->defs, name, n);
+    const node_vec *nv = sl ? sl->val : NULL;
+    for (size_t i = 0; nv && i < nv->len; i++) ut_vec_push(out, nv->items[i]);
+}
+
 static void check_code(judge *j, TSNode n);
 
 /* A definition the guarded code calls: its body must pass the same test (cycles and depth end the search). */
 static void follow_def(judge *j, TSNode def, TSNode call) {
     for (size_t i = 0; i < j->visited.len; i++)
-        if (j->visited.items[i] == S(def)) return;
+        if (j->visited.items[i].g == j->g && j->visited.items[i].s == S(def)) return;
     if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
         verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
         return;
     }
-    ut_vec_push(&j->visited, S(def));
+    visit v = {j->g, S(def)};
+    ut_vec_push(&j->visited, v);
     an_guard_kind before = j->kind;
     j->call_depth++;
     TSNode body = field(def, "body");
@@ -327,6 +436,333 @@ static TSNode enclosing(TSNode n, const char *type) {
     return (TSNode){0};
 }
 
+/* ---- callees in other modules of the project ---------------------------------------------------------------- */
+
+/* Modules read for earlier files, kept per thread while their stamp holds (a module of a project is the callee
+ * of many files' guards): the run's (or the language server's) memory of them. One thread reads each tree. */
+#define GUARD_MEMO_MAX 256
+#define GUARD_RACY_NS (3LL * 1000000000) /* a file changed this close to its read may change again unseen */
+typedef struct {
+    xmod *m;
+    an_stamp st;
+    int64_t read_ns;
+    uint8_t content[20];
+} memo_ent;
+typedef UT_VEC(memo_ent) memo_vec;
+static pthread_key_t memo_key;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+
+static void xmod_free(xmod *m) {
+    if (!m) return;
+    an_guard_free(m->g);
+    an_source_free(&m->src);
+    ut_free(m->path), ut_free(m);
+}
+
+static void memo_free(void *v) {
+    memo_vec *mv = v;
+    for (size_t i = 0; i < mv->len; i++) xmod_free(mv->items[i].m);
+    ut_vec_free(mv);
+    ut_free(mv);
+}
+
+static void memo_init(void) { pthread_key_create(&memo_key, memo_free); }
+
+static memo_vec *memo(void) {
+    pthread_once(&memo_once, memo_init);
+    memo_vec *mv = pthread_getspecific(memo_key);
+    if (!mv) mv = ut_calloc(1, sizeof *mv), pthread_setspecific(memo_key, mv);
+    return mv;
+}
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static xmod *xmod_parse(xmod *m) {
+    char *deep = an_py_nesting_why(&m->src); /* tree-sitter does not survive such a file (an_pynest.h) */
+    if (deep) ut_free(deep);
+    else m->g = an_guard_new(&m->src, NULL, 0);
+    return m;
+}
+
+/* The module at path (absolute), read and parsed whole: an open editor buffer's text stands for its file; a file
+ * read for an earlier guard file is reused while its stamp holds. Each module is noted as a dependency of the guard
+ * file's findings (an_deps). NULL: not readable. */
+static an_guard *module_at(judge *j, const char *path) {
+    an_guard *h = j->home;
+    for (size_t i = 0; i < h->mods.len; i++)
+        if (!strcmp(h->mods.items[i]->path, path)) return h->mods.items[i]->g;
+    if (h->mods.len >= GUARD_MAX_MODULES) return NULL;
+    size_t len = 0;
+    char *buf = an_project_overlay_text(path, &len);
+    if (buf) { /* an editor's buffer: this guard file's own copy */
+        xmod *m = ut_calloc(1, sizeof *m);
+        m->path = ut_strdup(path);
+        an_source_init_mem(&m->src, path, buf, len);
+        ut_free(buf);
+        an_deps_note(path, m->src.text, m->src.len, true);
+        ut_vec_push(&h->mods, xmod_parse(m));
+        ut_vec_push(&h->owned, m);
+        return m->g;
+    }
+    memo_vec *mv = memo();
+    struct stat st;
+    an_stamp now = {0};
+    if (stat(path, &st) == 0) an_stamp_of(&st, &now);
+    for (size_t i = 0; i < mv->len; i++) {
+        memo_ent *e = &mv->items[i];
+        if (strcmp(e->m->path, path)) continue;
+        if (an_stamp_eq(&e->st, &now) && now.mtime_ns < e->read_ns - GUARD_RACY_NS &&
+            now.ctime_ns < e->read_ns - GUARD_RACY_NS) {
+            an_deps_note_hash(path, e->content);
+            ut_vec_push(&h->mods, e->m);
+            return e->m->g;
+        }
+        break; /* changed: read again (the old copy stays until the thread ends: earlier guards may hold it) */
+    }
+    xmod *m = ut_calloc(1, sizeof *m);
+    m->path = ut_strdup(path);
+    char *why = NULL;
+    an_stamp seen = {0};
+    int64_t t = now_ns();
+    bool ok = an_source_load_stamped(&m->src, path, (size_t)8 << 20, &why, &seen) == AN_LOAD_OK;
+    ut_free(why);
+    if (ok) an_deps_note(path, m->src.text, m->src.len, false);
+    if (ok) xmod_parse(m);
+    ut_vec_push(&h->mods, m);
+    if (ok && seen.valid && mv->len < GUARD_MEMO_MAX) {
+        memo_ent e = {m, seen, t, {0}};
+        an_cache_content(m->src.text, m->src.len, e.content);
+        for (size_t i = 0; i < mv->len; i++)
+            if (!strcmp(mv->items[i].m->path, path)) { /* the stale copy: moved to the guard file's to free */
+                ut_vec_push(&h->owned, mv->items[i].m);
+                mv->items[i] = mv->items[--mv->len];
+                break;
+            }
+        ut_vec_push(mv, e);
+    } else {
+        ut_vec_push(&h->owned, m);
+    }
+    return m->g;
+}
+
+/* How the module of j->g binds `name` by an import: level (leading dots) and the dotted name it stands for
+ * (`from a.b import f` -> 0, "a.b.f"; `from .m import f as g` -> 1, "m.f"; `import a.b as m` -> 0, "a.b"). */
+static bool import_binding(judge *j, const char *name, size_t n, int *level, ut_buf *dotted) {
+    ut_buf_clear(dotted);
+    bool bound = false;
+    const char *q = an_pyscope_lookup(&j->g->scope, name, n, &bound);
+    if (bound) {
+        if (!q) return false; /* imports that disagree */
+        *level = 0;
+        ut_buf_puts(dotted, q);
+        return true;
+    }
+    /* relative imports (the scope leaves them out: they are the project's own) */
+    if (!j->g->indexed) index_defs(j->g); /* a partial tree holds every import statement */
+    const ut_smap_slot *sl = ut_smap_find(&j->g->rels, name, n);
+    if (!sl) return false;
+    *level = (int)sl->num;
+    ut_buf_puts(dotted, sl->val);
+    return true;
+}
+
+static bool follow_import(judge *j, int level, const char *dotted, TSNode call, int hops);
+
+/* Whether the function around `at` binds [name, name + n) itself (a parameter, an assignment, a for target): then
+ * a module-level thing of that name is not what it means there. */
+static bool local_in_function(judge *j, TSNode at, const char *name, size_t n) {
+    TSNode fn = enclosing(at, "function_definition");
+    if (ts_node_is_null(fn)) return false;
+    if (an_pyscope_shadowed(&j->g->scope, at, j->g->text)) return true;
+    TSTreeCursor c = ts_tree_cursor_new(field(fn, "body"));
+    int depth = 0;
+    bool found = false;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        if (is(x, "identifier") && L(x) == n && !memcmp(T(j, x), name, n)) {
+            TSNode p = ts_node_parent(x);
+            found = (is(p, "assignment") || is(p, "augmented_assignment") || is(p, "for_statement") ||
+                     is(p, "pattern_list") || is(p, "tuple_pattern") || is(p, "as_pattern_target") ||
+                     is(p, "global_statement") || is(p, "nonlocal_statement")) &&
+                    !ts_node_eq(field(p, "right"), x);
+        }
+        if (found) break;
+        if (depth < GUARD_MAX_WALK_DEPTH && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+        bool more = false;
+        while (!(more = ts_tree_cursor_goto_next_sibling(&c))) {
+            if (depth == 0 || !ts_tree_cursor_goto_parent(&c)) break;
+            depth--;
+        }
+        if (!more) break;
+    }
+    ts_tree_cursor_delete(&c);
+    return found;
+}
+
+/* whether the module's top level assigns the name (`name = ...`) */
+static bool module_assigned(const an_guard *g, const char *name, size_t n) {
+    for (uint32_t i = 0, k = g->tree ? ts_node_named_child_count(g->root) : 0; i < k; i++) {
+        TSNode st = ts_node_named_child(g->root, i), a = ts_node_named_child(st, 0);
+        if (!is(st, "expression_statement") || !is(a, "assignment")) continue;
+        TSNode left = field(a, "left");
+        if (is(left, "identifier") && L(left) == n && !memcmp(g->text + S(left), name, n)) return true;
+    }
+    return false;
+}
+
+/* A module-level `name = <value>` of j->g (`to_2tuple = _ntuple(2)`, `deform_conv = _DeformConv.apply`): calling
+ * the name runs what the value is made of, so the value is read as a callee's body is. false: no such assignment. */
+static bool follow_assigned(judge *j, const char *name, size_t n, TSNode call) {
+    if (j->g->partial) { /* module-level statements the partial tree may lack */
+        for (const char *p = j->g->text, *e = p + j->g->len; p < e && (p = word_at_or_after(p, (size_t)(e - p), name, n)); p++) {
+            if (p != j->g->text && p[-1] != '\n') continue;
+            const char *q = p + n;
+            while (q < e && (*q == ' ' || *q == '\t')) q++;
+            if (q + 1 < e && *q == '=' && q[1] != '=') {
+                j->need_whole = true;
+                return true;
+            }
+        }
+        return false;
+    }
+    bool any = false;
+    for (uint32_t i = 0, k = ts_node_named_child_count(j->g->root); i < k && j->kind != AN_GUARD_CUDA; i++) {
+        TSNode st = ts_node_named_child(j->g->root, i), a = ts_node_named_child(st, 0);
+        if (!is(st, "expression_statement") || !is(a, "assignment")) continue;
+        TSNode left = field(a, "left"), right = field(a, "right");
+        if (!is(left, "identifier") || L(left) != n || memcmp(T(j, left), name, n) || ts_node_is_null(right)) continue;
+        any = true;
+        bool seen = false;
+        for (size_t v = 0; v < j->visited.len && !seen; v++) seen = j->visited.items[v].g == j->g && j->visited.items[v].s == S(a);
+        if (seen) continue;
+        if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
+            verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
+            break;
+        }
+        visit vi = {j->g, S(a)};
+        ut_vec_push(&j->visited, vi);
+        an_guard_kind before = j->kind;
+        j->call_depth++;
+        check_code(j, right);
+        /* a value that is itself a callable (`_DeformConv.apply`, `other_name`): what it names is what runs */
+        TSNode root = right;
+        while (is(root, "attribute")) root = field(root, "object");
+        if (is(root, "identifier") && !ported(j, S(right), E(right))) {
+            bool bound = false;
+            an_pyscope_lookup(&j->g->scope, T(j, root), L(root), &bound);
+            node_vec defs = {0};
+            ut_buf q;
+            ut_buf_init(&q);
+            int lv = 0;
+            if (!bound) find_defs(j, T(j, root), L(root), &defs);
+            for (size_t d = 0; d < defs.len; d++) follow_def(j, defs.items[d], call);
+            if (defs.len || j->need_whole) {
+            } else if (!bound && in_list(T(j, root), L(root), builtins)) {
+            } else if (bound && qualname(j, right, &q) && in_list(q.data, strcspn(q.data, "."), generic_mods)) {
+            } else {
+                if (bound) ut_buf_clear(&q), qualname(j, right, &q);
+                else if (import_binding(j, T(j, root), L(root), &lv, &q))
+                    ut_buf_append(&q, j->g->text + E(root), E(right) - E(root));
+                else ut_buf_clear(&q);
+                ut_buf d;
+                ut_buf_init(&d);
+                ut_buf_puts(&d, q.data ? q.data : "");
+                if (!q.len || !follow_import(j, lv, d.data, call, 0))
+                    verdict(j, AN_GUARD_UNPROVEN, right, "calls `%.*s`, which xpuify cannot see into");
+                ut_buf_free(&d);
+            }
+            ut_buf_free(&q);
+            ut_vec_free(&defs);
+        }
+        j->call_depth--;
+        if (j->kind != before && j->why && !strstr(j->why, ", whose body ")) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "calls `%.*s`, whose value %s", (int)n, name, j->why);
+            ut_free(j->why);
+            j->why = ut_buf_take(&b);
+        }
+    }
+    return any;
+}
+
+/* The definition named [name, name + n) in module m (or what m's imports bind to that name): followed as the
+ * definitions of the guard's own file are. false: m does not define or import it. */
+static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, TSNode call, int hops) {
+    an_guard *back = j->g;
+    if (j->call_depth >= GUARD_MAX_CALL_DEPTH) { /* said at the caller's call, in the caller's text */
+        verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
+        return true;
+    }
+    j->g = m;
+    node_vec defs = {0};
+    find_defs(j, name, n, &defs);
+    bool any = defs.len > 0;
+    for (size_t i = 0; i < defs.len && j->kind != AN_GUARD_CUDA; i++) follow_def(j, defs.items[i], call);
+    ut_vec_free(&defs);
+    if (!any) any = follow_assigned(j, name, n, call);
+    if (!any) { /* a re-export: `from .sub import f` in a package's __init__.py */
+        ut_buf d;
+        ut_buf_init(&d);
+        int lv = 0;
+        if (import_binding(j, name, n, &lv, &d)) any = follow_import(j, lv, d.data, call, hops + 1);
+        ut_buf_free(&d);
+    }
+    j->g = back;
+    return any;
+}
+
+/* A callee that j->g's imports name `dotted` (level leading dots): its module found through the project model, its
+ * definition followed. false: no module of the project defines it (third-party, standard library, or too far). */
+void an_guard_set_helper(an_guard *g, const char *module) {
+    ut_free(g->helper);
+    g->helper = module && *module ? ut_strdup(module) : NULL;
+}
+
+/* `dotted` names something of the compat helper's module (`from .. import xpuify_device`) */
+static bool in_helper(const judge *j, const char *dotted) {
+    const char *h = j->home->helper;
+    size_t hl = h ? strlen(h) : 0;
+    for (const char *p = dotted; h && *p; p += strcspn(p, "."), p += *p == '.')
+        if (!strncmp(p, h, hl) && (p[hl] == '.' || !p[hl])) return true;
+    return false;
+}
+
+static bool follow_import(judge *j, int level, const char *dotted, TSNode call, int hops) {
+    const char *from = j->g->src->path;
+    /* the helper: device-generic by construction; in another module it stands for CUDA code that module's fixes
+     * ported (said at its name, check_code), so that a run after those fixes judges as the run before them did */
+    if (in_helper(j, dotted)) return true;
+    if (hops >= GUARD_MAX_MODULE_HOPS || !from || !*dotted) return false;
+    if (!j->proj_done) j->proj = j->home->src->path ? an_project_shared(j->home->src->path) : NULL, j->proj_done = true;
+    const an_project *p = j->proj; /* the guard file's: the callees' modules are in the same project */
+    if (!level && !p) return false;
+    char mod[512], file[4096];
+    size_t dl = strlen(dotted);
+    if (dl >= sizeof mod) return false;
+    /* the longest prefix that is a module of the project: the rest names a definition in it */
+    for (size_t cut = dl; cut > 0; cut--) {
+        if (dotted[cut - 1] != '.' && cut != dl) continue;
+        size_t ml = cut == dl ? 0 : cut - 1; /* module [0, ml), name after it */
+        if (cut == dl) { /* the whole name a module: only `from . import f` (level > 0, no module part) */
+            if (!level || memchr(dotted, '.', dl)) continue;
+        }
+        if (!ml && !level) continue;
+        memcpy(mod, dotted, ml), mod[ml] = 0;
+        const char *name = cut == dl ? dotted : dotted + cut;
+        size_t nl = strcspn(name, ".");
+        if (!an_modfile_find(p, from, level, mod, file, sizeof file)) continue;
+        an_guard *m = module_at(j, file);
+        if (!m || !m->tree) return false;
+        return follow_in_module(j, m, name, nl, call, hops);
+    }
+    return false;
+}
+
 /* The callee of a call in guarded code. */
 static void check_call(judge *j, TSNode call) {
     TSNode fn = field(call, "function");
@@ -337,15 +773,29 @@ static void check_call(judge *j, TSNode call) {
         an_pyscope_lookup(&j->g->scope, T(j, fn), L(fn), &bound);
         node_vec defs = {0};
         if (!bound) find_defs(j, T(j, fn), L(fn), &defs);
+        TSNode cls = eq(j, fn, "cls") ? enclosing(call, "class_definition") : (TSNode){0};
         if (defs.len) {
             for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], call);
         } else if (!bound && in_list(T(j, fn), L(fn), builtins)) {
+        } else if (!ts_node_is_null(cls)) { /* `cls(...)` in a class method: the class itself */
+            if (j->g->cut) j->need_whole = true; /* the class's other members */
+            else follow_def(j, cls, call);
         } else if (bound && qualname(j, fn, &q)) {
             size_t r = strcspn(q.data, ".");
-            if (q.data[0] == '.' || !in_list(q.data, r, generic_mods))
+            if ((q.data[0] == '.' || !in_list(q.data, r, generic_mods)) && !follow_import(j, 0, q.data, call, 0))
                 verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
         } else {
-            verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, whose definition xpuify does not see");
+            /* `from .mod import f`: a module of the project */
+            int lv = 0;
+            bool seen = false;
+            if (!bound && !j->need_whole) {
+                bool imp = import_binding(j, T(j, fn), L(fn), &lv, &q);
+                /* a name the function binds itself (a parameter, a local) is none of the module's */
+                if ((imp || j->g->partial || module_assigned(j->g, T(j, fn), L(fn))) &&
+                    !local_in_function(j, fn, T(j, fn), L(fn)))
+                    seen = (imp && follow_import(j, lv, q.data, call, 0)) || follow_assigned(j, T(j, fn), L(fn), call);
+            }
+            if (!seen) verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, whose definition xpuify does not see");
         }
         ut_vec_free(&defs);
     } else if (is(fn, "attribute")) {
@@ -371,14 +821,39 @@ static void check_call(judge *j, TSNode call) {
             an_pyscope_lookup(&j->g->scope, T(j, root), L(root), &bound);
             if (bound && qualname(j, fn, &q)) {
                 size_t r = strcspn(q.data, ".");
-                if (q.data[0] == '.' || !in_list(q.data, r, generic_mods))
-                    verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
+                if (q.data[0] == '.' || !in_list(q.data, r, generic_mods)) {
+                    ut_buf d;
+                    ut_buf_init(&d);
+                    ut_buf_puts(&d, q.data);
+                    if (!follow_import(j, 0, d.data, call, 0))
+                        verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
+                    ut_buf_free(&d);
+                }
                 else if (!strncmp(q.data, "torch.utils.cpp_extension", 25))
                     verdict(j, AN_GUARD_CUDA, fn, "builds a C++/CUDA extension (`%.*s`)");
                 else if (!strcmp(q.data, "torch.load") && !memmem(T(j, call), L(call), "map_location", 12))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
                 else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
+            }
+            if (!bound) {
+                /* `Cls.apply(...)`, `helper.run(...)`: a class or function of this module, or a name a relative
+                 * import binds (a module of the project, or something of one) */
+                node_vec defs = {0};
+                int lv = 0;
+                find_defs(j, T(j, root), L(root), &defs);
+                for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], call);
+                if (!defs.len && !j->need_whole && import_binding(j, T(j, root), L(root), &lv, &q)) {
+                    for (uint32_t b = E(root); b < E(fn); b++)
+                        if (!isspace((unsigned char)j->g->text[b]) && j->g->text[b] != '\\') ut_buf_putc(&q, j->g->text[b]);
+                    ut_buf d;
+                    ut_buf_init(&d);
+                    ut_buf_puts(&d, q.data);
+                    if (!follow_import(j, lv, d.data, call, 0))
+                        verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
+                    ut_buf_free(&d);
+                }
+                ut_vec_free(&defs);
             }
             /* otherwise a method of an object: the object's device is the code's own business */
         }
@@ -408,10 +883,10 @@ static void check_code(judge *j, TSNode n) {
             for (uint32_t i = 0, k = down ? ts_node_named_child_count(x) : 0; i < k; i++) {
                 TSNode p = ts_node_named_child(x, i);
                 if (!is(p, "string_content")) continue;
-                if (word_in(T(j, p), L(p), "cuda") && !j->ported(j->pctx, S(x), E(x)))
-                    verdict(j, AN_GUARD_CUDA, x, "names CUDA (%.*s)");
-                else if (word_in(T(j, p), L(p), "nccl") && !j->ported(j->pctx, S(x), E(x)))
-                    verdict(j, AN_GUARD_CUDA, x, "names NCCL (%.*s)");
+                if (word_in(T(j, p), L(p), "cuda") && !ported(j, S(x), E(x)))
+                    verdict(j, portable(j), x, j->g == j->home ? "names CUDA (%.*s)" : "names CUDA (%.*s) in a module whose own fixes this pass does not see");
+                else if (word_in(T(j, p), L(p), "nccl") && !ported(j, S(x), E(x)))
+                    verdict(j, portable(j), x, j->g == j->home ? "names NCCL (%.*s)" : "names NCCL (%.*s) in a module whose own fixes this pass does not see");
             }
         } else if (!strcmp(t, "identifier")) {
             size_t tok;
@@ -422,10 +897,13 @@ static void check_code(judge *j, TSNode n) {
                           (strncmp(T(j, x), "current_device", 14) || called_attr || is(ts_node_parent(x), "call"));
             if (result)
                 verdict(j, AN_GUARD_CUDA, x, "reads a CUDA-only result (`%.*s`)");
-            else if (j->ported(j->pctx, S(x), E(x)))
+            else if (ported(j, S(x), E(x)))
                 ;
+            else if (j->g != j->home && j->home->helper && L(x) == strlen(j->home->helper) &&
+                     !memcmp(T(j, x), j->home->helper, L(x)))
+                verdict(j, AN_GUARD_UNPROVEN, x, "uses `%.*s` where its module's fixes ported CUDA code, in a module whose own fixes this pass does not see");
             else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok))
-                verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, named for CUDA");
+                verdict(j, portable(j), x, j->g == j->home ? "uses `%.*s`, named for CUDA" : "uses `%.*s`, named for CUDA, in a module whose own fixes this pass does not see");
             else if (in_list(T(j, x), L(x), cuda_libs))
                 verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, which is CUDA-only");
         } else if (!strcmp(t, "attribute")) {
@@ -434,10 +912,10 @@ static void check_code(judge *j, TSNode n) {
             bool called = is(p, "call") && ts_node_eq(field(p, "function"), x);
             if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || called))
                 verdict(j, AN_GUARD_CUDA, a, "reads a CUDA-only result (`%.*s`)");
-            else if (j->ported(j->pctx, S(x), E(x)) || harmless_setting(j, x))
+            else if (ported(j, S(x), E(x)) || harmless_setting(j, x))
                 down = false;
         } else if (!strcmp(t, "call")) {
-            if (!j->ported(j->pctx, S(x), E(x))) check_call(j, x);
+            if (!ported(j, S(x), E(x))) check_call(j, x);
         }
         if (j->kind == AN_GUARD_CUDA) break;
         if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
@@ -777,7 +1255,7 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
 
 static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
     judge j = {0};
-    j.g = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
+    j.g = j.home = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
     out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false;
     if (!g->tree) return true;
     TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);

@@ -9,8 +9,11 @@
  * of a local (or private attribute) assigned from it. That code must name nothing CUDA-only (torch.cuda, `.cuda()`, a "cuda" or "nccl"
  * string, cuDNN and NVTX beyond harmless flag settings, CUDA-only libraries, names with a cuda word), read no
  * CUDA-only result (compute capability, the device index) and call only what is known: builtins, torch, the
- * standard library and a few device-generic libraries, methods of objects, and functions of the same file whose
- * bodies pass the same test. A thing the caller's fixes port in the same pass counts as ported. */
+ * standard library and a few device-generic libraries, methods of objects, and functions and classes whose bodies
+ * pass the same test: of the same file, or of other modules of the project, found through their imports (absolute,
+ * relative, re-exported by a package) and the project model's import roots (an_modfile), read once per file and
+ * noted as dependencies of its findings (an_deps). A thing the caller's fixes port in the same pass counts as
+ * ported; in another module, CUDA that its own fixes could port only leaves the verdict unproven. */
 #ifndef AN_GUARD_H
 #define AN_GUARD_H
 #include "analyzer/core/an_source.h"
@@ -40,6 +43,9 @@ typedef struct an_guard an_guard;
  * then whole when a verdict reads beyond them (a definition of the file, the rest of the module); the verdicts are
  * those over the whole file's tree. */
 an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t n);
+/* The compat helper's module name (xpuify_device): a callee in it is device-generic by construction, not a module
+ * of the project to read (NULL: none). */
+void an_guard_set_helper(an_guard *g, const char *module);
 /* [s, e): the reference to the CUDA test (`torch.cuda.is_available`, the callee of its call). */
 void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out);
 void an_guard_free(an_guard *g);

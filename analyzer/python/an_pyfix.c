@@ -418,6 +418,7 @@ static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
         for (size_t i = 0; i < f->diags->len; i++)
             if (f->diags->items[i].rule && f->diags->items[i].rule->guard_condition) ut_vec_push(&tests, f->diags->items[i].start);
         f->guard = an_guard_new(f->src, tests.items, tests.len);
+        an_guard_set_helper(f->guard, f->opt->helper_module);
         ut_vec_free(&tests);
     }
     an_guard_judge(f->guard, d->start, d->end, fix_ports, f, &f->verdict);

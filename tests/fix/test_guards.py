@@ -259,5 +259,85 @@ def test_verdicts_in_a_large_class_are_those_of_the_whole_class(d):
         eq(key(grown), key(alone), "verdicts with the class grown")
 
 
+# a project whose guards call into its other modules (also a golden project: tests/fix/test_projects.py)
+XMOD = os.path.join(ROOT, "fixtures", "golden", "projects", "xguard", "input")
+
+
+def applicability(found, ln):
+    return (found[ln].get("fix") or {}).get("applicability", "none") if ln in found else "missing"
+
+
+def test_callees_in_other_modules_of_the_project(d):
+    """A guard's callees in other modules of the project are followed through its imports (absolute, relative,
+    re-exported by a package's __init__.py, `import pkg.mod as m; m.f()`), the project model's import roots finding
+    their files: a device-generic class or function there makes the rewrite safe; a CUDA library there gives
+    guidance and no fix; CUDA that the other module's own fixes port, a compiled extension, a third-party library
+    and a module that is no file of the project keep it unsafe; a cycle of calls between two modules ends."""
+    shutil.copytree(XMOD, "xmod")
+    lines = read("xmod/pkg/train.py").split("\n")
+    want = {i + 1: m.group(1) for i, l in enumerate(lines) if (m := LABEL.search(l))}
+    check(len(want) == 8 and {"safe", "unsafe", "none"} <= set(want.values()), "every kind is labelled", want)
+    r = run("check", "--no-cache", "--format", "json", "pkg/train.py", cwd="xmod")
+    check(r.code in (0, 1), "check failed", r)
+    found = {x["line"]: x for x in r.json() if x["code"] == "XPU105"}
+    eq({ln: applicability(found, ln) for ln in want}, want, "applicability per labelled guard")
+    msg = lambda name: found[lines.index(f"def {name}(x):") + 2]["message"]
+    check("calls `fused`, whose body uses `flash_attn`, which is CUDA-only" in msg("attention_library"), "why none",
+          msg("attention_library"))
+    check("calls `sync`, whose body uses `cuda`, named for CUDA, in a module whose own fixes this pass does not see"
+          in msg("synchronize_elsewhere"), "why unsafe", msg("synchronize_elsewhere"))
+    check("calls `_Deform`, whose body calls `_C.deform_forward`, which xpuify cannot see into" in msg("extension"),
+          "the module-level value `deform = _Deform.apply` is followed", msg("extension"))
+    check("`transformers.AutoModel.from_pretrained`, which xpuify cannot see into" in msg("third_party"), "third-party",
+          msg("third_party"))
+
+
+def test_second_fix_judges_as_the_first(d):
+    """After a fix has ported the callee module's own CUDA call (`torch.cuda.synchronize()` in pkg/util.py), the
+    guard over it is judged as before (unsafe: the helper stands for the CUDA it replaced), so a second `fix`
+    with --unsafe-fixes off changes nothing and check reports the same applicability."""
+    shutil.copytree(XMOD, "xmod")
+    before = {x["line"]: applicability({x["line"]: x}, x["line"])
+              for x in run("check", "--no-cache", "--format", "json", "--exit-zero", "pkg/train.py", cwd="xmod").json()
+              if x["code"] == "XPU105"}
+    r = run("fix", "-q", "--no-cache", "--target", "compat", ".", cwd="xmod")
+    check(r.code in (0, 1), "fix failed", r)
+    check("xpuify_device.synchronize()" in read("xmod/pkg/util.py"), "the callee's own call is ported", read("xmod/pkg/util.py"))
+    after = {x["line"]: applicability({x["line"]: x}, x["line"])
+             for x in run("check", "--no-cache", "--format", "json", "--exit-zero", "pkg/train.py", cwd="xmod").json()
+             if x["code"] == "XPU105"}
+    eq(sorted(after.values()), sorted(v for v in before.values() if v != "safe"), "the guards left keep their verdicts")
+    r2 = run("fix", "-q", "--no-cache", "--target", "compat", "--diff", ".", cwd="xmod")
+    eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
+
+
+def test_cached_verdict_follows_its_callee(d):
+    """A verdict read from another module is cached with that module's content: with the results cache on, editing
+    only the callee's file changes the guard's finding (its own file unchanged), and editing it back restores it."""
+    shutil.copytree(XMOD, "xmod")
+    args = ["check", "--format", "json", "--exit-zero", "--cache-dir", "../cache", "pkg/train.py"]
+    line = read("xmod/pkg/train.py").split("\n").index("def generic_function(x):") + 2
+
+    def verdict():
+        r = run(*args, cwd="xmod", env={"XPUIFY_CACHE_STATS": "1"})
+        check(r.code == 0, "check failed", r)
+        hits = re.search(r"cache: (\d+) hits, (\d+) misses", r.err)
+        check(hits, "cache statistics", r.err)
+        found = {x["line"]: x for x in r.json() if x["code"] == "XPU105"}
+        return applicability(found, line), int(hits.group(1))
+
+    eq(verdict(), ("safe", 0), "first run: computed")
+    eq(verdict(), ("safe", 1), "second run: from the cache")
+    util = read("xmod/pkg/util.py")
+    with open("xmod/pkg/util.py", "w") as f:
+        f.write(util.replace("    return x * 2\n", "    return flash_attn.flash_attn_func(x, x, x)\n"))
+    eq(verdict(), ("none", 0), "the callee now calls a CUDA library: the cached entry no longer holds")
+    eq(verdict(), ("none", 1), "and the new verdict is cached")
+    with open("xmod/pkg/util.py", "w") as f:
+        f.write(util)
+    eq(verdict(), ("safe", 0), "edited back: computed again (a file has one entry, the last run's)")
+    eq(verdict(), ("safe", 1), "and cached again")
+
+
 if __name__ == "__main__":
     main(globals())

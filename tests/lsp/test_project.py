@@ -122,5 +122,44 @@ def test_packaging_metadata_saved(d):
     eq(s.stop(), 0)
 
 
+GUARD = "import torch\n\nfrom pkg.util import prep\n\n\ndef f(x):\n    if torch.cuda.is_available():\n        print(prep(x))\n"
+GENERIC = "def prep(x):\n    return x * 2\n"
+KERNEL = "import flash_attn\n\n\ndef prep(x):\n    return flash_attn.flash_attn_func(x, x, x)\n"
+
+
+def guard_says(s, uri, words):
+    """Waits for the publication of uri whose XPU105 finding says words (one is sent when the findings change)."""
+    def ok(m):
+        if m.get("method") != "textDocument/publishDiagnostics" or m["params"]["uri"] != uri:
+            return False
+        return any(x["code"] == "XPU105" and words in x["message"] for x in m["params"]["diagnostics"])
+    s.wait(ok, what=f"an XPU105 finding of {uri} saying {words!r}")
+
+
+def test_guard_callee_edited_in_its_buffer_and_on_disk(d):
+    """A guard's verdict that reads a callee in another module (an_guard) follows that module as the server sees it:
+    its unsaved buffer, then the file on disk again once the buffer is closed, then the file changed on disk."""
+    write("p/setup.py", "from setuptools import setup\nsetup(name='x')\n")
+    write("p/pkg/__init__.py", "")
+    write("p/pkg/util.py", GENERIC)
+    write("p/pkg/train.py", GUARD)
+    s = start("p")
+    train, util = uri_of("p/pkg/train.py"), uri_of("p/pkg/util.py")
+    s.open(train, GUARD)
+    guard_says(s, train, "Safe here")
+    s.open(util, GENERIC)
+    s.change(util, 2, [{"text": KERNEL}])  # unsaved
+    guard_says(s, train, "whose body uses `flash_attn`, which is CUDA-only")
+    s.notify("textDocument/didClose", {"textDocument": {"uri": util}})
+    guard_says(s, train, "Safe here")
+    write("p/pkg/util.py", KERNEL)
+    watched(s, "p/pkg/util.py", 2)
+    guard_says(s, train, "whose body uses `flash_attn`, which is CUDA-only")
+    r = run("check", "--format", "json", "--exit-zero", "--no-cache", "pkg/train.py", cwd="p")
+    check(any("whose body uses `flash_attn`" in x["message"] for x in r.json() if x["code"] == "XPU105"), "check agrees",
+          r.out)
+    eq(s.stop(), 0)
+
+
 if __name__ == "__main__":
     main(globals())

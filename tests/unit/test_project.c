@@ -2,12 +2,13 @@
  * helper goes, on small project trees written to a temporary directory: a namespace package imported from the root,
  * an __init__.py chain nobody imports, a package imported from two roots, scripts beside packages, a module that
  * also runs by path (the guarded fallback; withheld when symlinked), an exec-loaded config, a directory named like a
- * module imported elsewhere. */
+ * module imported elsewhere; which file a module name imported from a file stands for (an_modfile). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include "analyzer/project/an_project.h"
+#include "analyzer/project/an_modfile.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +267,48 @@ static void test_unmarked_directory_is_not_walked(void **s) {
     snprintf(root, sizeof root, "%s", saved);
 }
 
+/* the file (relative to root) of module `dotted` imported from `from` with `level` dots; NULL: none */
+static void expect_module(an_project *p, const char *from, int level, const char *dotted, const char *want) {
+    char f[512], out[4096], real_root[4096];
+    snprintf(f, sizeof f, "%s/%s", root, from);
+    bool ok = an_modfile_find(p, f, level, dotted, out, sizeof out);
+    if (!want) {
+        assert_false(ok);
+        return;
+    }
+    assert_true(ok);
+    assert_non_null(realpath(root, real_root));
+    char w[4096 + 512];
+    snprintf(w, sizeof w, "%s/%s", real_root, want);
+    assert_string_equal(out, w);
+}
+
+static void test_module_files(void **s) {
+    (void)s;
+    an_project *p = model();
+    /* absolute: through the importing file's import roots (the project root, a script's own directory) */
+    expect_module(p, "inference.py", 0, "models.bs_roformer.attend", "models/bs_roformer/attend.py"); /* namespace */
+    expect_module(p, "bench.py", 0, "ex.speech.taco", "ex/speech/taco/__init__.py");
+    expect_module(p, "ex/speech/infer.py", 0, "taco.layers", "ex/speech/taco/layers.py"); /* run from its dir */
+    expect_module(p, "lib/sub/tool.py", 0, "lib.sub.m", "lib/sub/m.py");
+    /* relative: from the file's package, up one package per extra dot */
+    expect_module(p, "lib/sub/tool.py", 1, "m", "lib/sub/m.py");
+    expect_module(p, "lib/sub/tool.py", 1, "", "lib/sub/__init__.py");
+    expect_module(p, "lib/sub/tool.py", 2, "utils.io", "lib/utils/io.py");
+    /* no file of the project: third-party, standard library, a name not there, beyond the file system's root */
+    expect_module(p, "inference.py", 0, "torch", NULL);
+    expect_module(p, "inference.py", 0, "os.path", NULL);
+    expect_module(p, "lib/sub/tool.py", 1, "missing", NULL);
+    expect_module(p, "lib/sub/tool.py", 64, "m", NULL);
+    expect_module(p, "inference.py", 0, "", NULL);
+    /* names that are no dotted module names do not walk the file system */
+    expect_module(p, "lib/sub/tool.py", 1, "../sub/m", NULL);
+    expect_module(p, "lib/sub/tool.py", 1, "sub/m", NULL);
+    expect_module(p, "inference.py", 0, "models..bs_roformer", NULL);
+    expect_module(p, "inference.py", 0, ".models", NULL);
+    an_project_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_counts_files), cmocka_unit_test(test_namespace_package),
@@ -273,6 +316,7 @@ int main(void) {
         cmocka_unit_test(test_helper_import_in), cmocka_unit_test(test_two_roots),
         cmocka_unit_test(test_scripts_and_configs), cmocka_unit_test(test_forced_path_and_no_model),
         cmocka_unit_test(test_package_dir), cmocka_unit_test(test_unmarked_directory_is_not_walked),
+        cmocka_unit_test(test_module_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

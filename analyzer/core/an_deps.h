@@ -1,0 +1,34 @@
+/* an_deps: the other files an analysis read (a guard's callees in other modules of the project, an_guard), noted
+ * per thread while one file is analyzed, so that the results cache keys that file's entry on their contents too
+ * (an_cache_put_deps) and the language server knows which open documents to analyze again when one of them
+ * changes. A thread that did not begin a recording notes nothing. */
+#ifndef AN_DEPS_H
+#define AN_DEPS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    char *path;          /* as the analysis opened it (absolute) */
+    uint8_t content[20]; /* an_cache_content of the text read (an editor's buffer or the file) */
+    bool buffer;         /* the text was an editor's buffer, not the file */
+} an_dep;
+
+typedef struct {
+    an_dep *items;
+    size_t len, cap;
+} an_deps;
+
+/* Starts recording on this thread (what was recorded before is dropped). */
+void an_deps_begin(void);
+/* Notes that the analysis read path's text (once per path). */
+void an_deps_note(const char *path, const char *text, size_t len, bool buffer);
+/* The same with the content's hash (an_cache_content) already known. */
+void an_deps_note_hash(const char *path, const uint8_t content[20]);
+/* Stops recording: what was noted moves to out (emptied first). */
+void an_deps_end(an_deps *out);
+void an_deps_free(an_deps *d);
+/* Whether every dependency still has the content noted (a file read again and hashed; a buffer dependency never
+ * holds for a file on disk). */
+bool an_deps_hold(const an_dep *d, size_t n);
+#endif
