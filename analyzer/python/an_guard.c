@@ -37,6 +37,7 @@ struct an_guard {
     TSTree *tree;
     TSNode root;
     an_pyscope scope;
+    bool borrowed; /* tree and scope are the caller's (an_guard_borrow): not freed here */
     bool partial; /* tree holds some top-level statements only (parse_partial) */
     bool cut;     /* and of some class, some members only */
     UT_VEC(struct xmod *) mods;  /* the other modules of the project its guards' callees are in (read once each) */
@@ -222,6 +223,15 @@ an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t ntest
     return g;
 }
 
+an_guard *an_guard_borrow(const an_source *src, TSNode root, const an_pyscope *scope) {
+    an_guard *g = ut_calloc(1, sizeof *g);
+    g->src = src, g->text = src->text, g->len = (uint32_t)src->len;
+    g->tree = (TSTree *)root.tree, g->root = root;
+    g->scope = *scope;
+    g->borrowed = true;
+    return g;
+}
+
 /* from a partial tree to the whole file's */
 static void go_whole(an_guard *g) {
     index_free(g);
@@ -242,8 +252,8 @@ void an_guard_free(an_guard *g) {
     ut_vec_free(&g->mods);
     index_free(g);
     ut_free(g->helper);
-    if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
-    ts_parser_delete(g->parser);
+    if (g->tree && !g->borrowed) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
+    if (g->parser) ts_parser_delete(g->parser);
     ut_free(g);
 }
 

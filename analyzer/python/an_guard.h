@@ -17,6 +17,8 @@
 #ifndef AN_GUARD_H
 #define AN_GUARD_H
 #include "analyzer/core/an_source.h"
+#include "analyzer/python/an_resolve.h"
+#include <tree_sitter/api.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +45,9 @@ typedef struct an_guard an_guard;
  * then whole when a verdict reads beyond them (a definition of the file, the rest of the module); the verdicts are
  * those over the whole file's tree. */
 an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t n);
+/* The same over a tree of the whole file the caller parsed already (its root) and its scope: neither is copied nor
+ * freed, and both must outlive the guard. */
+an_guard *an_guard_borrow(const an_source *src, TSNode root, const an_pyscope *scope);
 /* The compat helper's module name (xpuify_device): a callee in it is device-generic by construction, not a module
  * of the project to read (NULL: none). */
 void an_guard_set_helper(an_guard *g, const char *module);

@@ -38,6 +38,7 @@ typedef struct {
     bool need_torch, need_dev, need_helper;
     /* guard rewrites: the file parsed whole (lazily), the findings whose fixes count as ported, the last verdict */
     an_guard *guard;
+    bool whole;        /* root is a tree of the whole file (not of regions): the guard judges over it */
     const an_diag_list *diags;
     an_guard_verdict verdict;
     bool guard_judged; /* the last finding's fix was a guard judged by an_guard */
@@ -417,7 +418,8 @@ static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
         UT_VEC(uint32_t) tests = {0};
         for (size_t i = 0; i < f->diags->len; i++)
             if (f->diags->items[i].rule && f->diags->items[i].rule->guard_condition) ut_vec_push(&tests, f->diags->items[i].start);
-        f->guard = an_guard_new(f->src, tests.items, tests.len);
+        /* over the front end's tree when it parsed the whole file; else the guard parses what it reads */
+        f->guard = f->whole ? an_guard_borrow(f->src, f->root, f->scope) : an_guard_new(f->src, tests.items, tests.len);
         an_guard_set_helper(f->guard, f->opt->helper_module);
         ut_vec_free(&tests);
     }
@@ -1348,8 +1350,8 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
     }
 }
 
-unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pyscope *scope,
-                           an_diag_list *diags, unsigned extra_needs) {
+unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, bool whole,
+                           const an_pyscope *scope, an_diag_list *diags, unsigned extra_needs) {
     an_fix_options o = *opt;
     if (!o.helper_module) o.helper_module = "xpuify_device";
     char helper_import[256];
@@ -1358,7 +1360,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
         o.helper_import = helper_import;
     }
     fx f = {0};
-    f.opt = &o, f.src = src, f.text = src->text, f.root = root, f.scope = scope;
+    f.opt = &o, f.src = src, f.text = src->text, f.root = root, f.scope = scope, f.whole = whole;
     analyze_header(&f);
     const char *nl = memchr(f.text, '\n', src->len);
     f.crlf = nl && nl > f.text && nl[-1] == '\r';

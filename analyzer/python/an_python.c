@@ -1432,7 +1432,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     }
     mine.len = w;
     run->needs = 0;
-    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, &c.scope, &mine, run->extra_needs);
+    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, !run->tree, &c.scope, &mine, run->extra_needs);
     /* suppressions that hid nothing (after every other finding is known) */
     const an_rule *unused = an_catalog_builtin(cat, "unused-suppression");
     if (unused && enabled(&c, unused) && sup.items.len && !an_suppress_hides_unused(&sup, unused))
