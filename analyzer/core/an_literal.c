@@ -564,7 +564,8 @@ long an_plain_find(const an_plain *p, const char *text, size_t len, size_t from,
     }
     const unsigned char *fold = fold_table();
     if (p->before == AN_PLAIN_NOT_ALNUM) {
-        /* every match starts a run of alphanumerics: look at the first byte of each run only */
+        /* a match starts where the byte before is no letter or digit: the first letters and digits of runs of them,
+         * and every other byte (an alternative may start with `_` or `.`) */
         static const unsigned char lower_digit[256] = {
             ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
             ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
