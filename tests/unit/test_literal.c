@@ -233,7 +233,8 @@ static const char *const plain_ok[] = {
     "xpu", "\\bcuda\\b", "torch\\.backends\\.", "\\bxpu\\b|torch\\.accelerator", "NCCL_", "nvidia-smi",
     "\\.cuda\\b", "\\bcu", "a\\\\b", "(?i)cuda out of memory",
     "(?i)(?<![a-z0-9])(?:npu|mps|hip|hipx|sk|privateuseone)(?![a-z0-9])",
-    "(?<![a-z0-9])(?:mps|hip)(?![a-z0-9])", "\\b(?:xpu|cuda)", "(?:cu|cuda)\\b", NULL};
+    "(?<![a-z0-9])(?:mps|hip)(?![a-z0-9])", "(?i)(?<![a-z0-9])(?:_cu|\\.xpu|npu)(?![a-z0-9])",
+    "\\b(?:xpu|cuda)", "(?:cu|cuda)\\b", NULL};
 static const char *const plain_not[] = {
     "\\.cuda\\s*\\(", "\\.cu[\"']", "cuda|", "(?:cuda", "\\bcu\\bda", "cuda.", "\\bclass\\s+\\w*(?:CUDA|Cuda|cuda)",
     "(?i)(?<![a-z])(?:npu)", "\\d", "", "(?:)", "caf\xc3\xa9", NULL};
