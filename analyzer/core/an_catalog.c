@@ -423,7 +423,10 @@ done:
 /* ---- catalog ----------------------------------------------------------------------------------------------- */
 
 static void free_covers(an_cover_vec *v) {
-    for (size_t i = 0; i < v->len; i++) ut_vec_free(&v->items[i].ids);
+    for (size_t i = 0; i < v->len; i++) {
+        ut_vec_free(&v->items[i].ids);
+        an_plain_free(&v->items[i].plain);
+    }
     v->len = 0;
 }
 
@@ -645,8 +648,9 @@ static void compile_each(strvec *alts, an_re_vec *out, an_lits *lits, an_cover_v
         } else {
             pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
             ut_vec_push(out, re);
-            an_cover cv = {{0}, false};
+            an_cover cv = {{0}, false, {0}};
             cv.always = !an_lits_cover(lits, alts->items[i], &cv.ids);
+            an_plain_parse(alts->items[i], &cv.plain);
             if (getenv("XPUIFY_DEBUG_PREFILTER"))
                 fprintf(stderr, "%s[%s]: %s: %s (%zu literals)\n", what, an_lang_name(lang), alts->items[i],
                         cv.always ? "no literal cover, always run" : "covered", cv.ids.len);
@@ -1025,6 +1029,24 @@ void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *tex
     for (size_t k = 0; k < c->locality[lang].len; k++) live[k] = may_match(&c->locality_cov[lang].items[k], found);
     if (found != stack && found != given) ut_free((uint8_t *)found);
 }
+
+int an_catalog_locality_match(const an_catalog *c, an_lang lang, size_t k, const char *text, size_t len, size_t off,
+                              bool caseless_safe, struct pcre2_real_match_data_8 *md, size_t *s, size_t *e) {
+    const an_plain *p = &c->locality_cov[lang].items[k].plain;
+    if (p->alts && (!p->nocase || caseless_safe)) {
+        long at = an_plain_find(p, text, len, off, e);
+        if (at < 0) return PCRE2_ERROR_NOMATCH;
+        *s = (size_t)at;
+        return 1;
+    }
+    int rc = pcre2_match(c->locality[lang].items[k], (PCRE2_SPTR)text, len, off, PCRE2_NO_UTF_CHECK, md, NULL);
+    if (rc >= 0) {
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+        *s = ov[0], *e = ov[1];
+    }
+    return rc;
+}
+
 
 /* Builds the query sets if they are not built yet (one thread builds, the others wait); their errors into err. */
 static int ensure_queries(an_catalog *c, ut_buf *err) {

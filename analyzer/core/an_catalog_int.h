@@ -15,6 +15,7 @@ typedef UT_VEC(pcre2_code *) an_re_vec;
 typedef struct {
     an_u32_vec ids;
     bool always;
+    an_plain plain; /* the pattern when it is one literal (an_plain_find finds its matches), else plain.lit NULL */
 } an_cover;
 typedef UT_VEC(an_cover) an_cover_vec;
 typedef struct {

@@ -180,7 +180,9 @@ static void work_file(job *j, worker_state *ws, size_t i) {
         return;
     }
     an_stamp seen;
-    r->status = an_source_load_stamped(&r->src, f->path, j->opt->max_file_size, &r->error, &seen);
+    /* the line table is built only for a file that goes on past the prefilter (or may be printed) */
+    r->status = an_source_read_stamped(&r->src, f->path, j->opt->max_file_size, &r->error, &seen);
+    if (r->status == AN_LOAD_OK && j->opt->keep_sources) an_source_index(&r->src);
     bool same = k != AN_CACHE_STAMP_UNKNOWN && an_stamp_eq(&seen, &f->stamp);
     if (cached && (!same || r->status != AN_LOAD_OK)) { /* changed since the walk: read afresh below */
         an_diag_list_free(&r->diags);
@@ -189,6 +191,7 @@ static void work_file(job *j, worker_state *ws, size_t i) {
     }
     if (r->status != AN_LOAD_OK) return;
     if (cached || (same && k == AN_CACHE_STAMP_REJECTED)) {
+        if (!j->opt->keep_sources) an_source_index(&r->src);
         for (size_t d = 0; d < r->diags.len; d++) r->diags.items[d].severity = r->diags.items[d].rule->severity;
         finish(j, r);
         return;
@@ -199,6 +202,7 @@ static void work_file(job *j, worker_state *ws, size_t i) {
         finish(j, r);
         return;
     }
+    if (!j->opt->keep_sources) an_source_index(&r->src);
     if (!fo_set && j->opt->fix_for_file && fo.target != AN_TARGET_NONE)
         j->opt->fix_for_file(j->opt->fix_ctx, f->path, &fo, buf, sizeof buf);
     char *why = NULL;

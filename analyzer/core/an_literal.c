@@ -409,3 +409,195 @@ bool an_lits_any(const uint8_t *found, const uint32_t *ids, size_t n) {
         if (found[ids[i]]) return true;
     return false;
 }
+
+/* ---- patterns that are literals only ------------------------------------------------------------------------- */
+
+static bool word_byte(unsigned char c) { return isalnum(c) || c == '_'; }
+
+/* ASCII lower case of every byte (the C locale's tolower, without a call per byte) */
+static const unsigned char *fold_table(void) {
+    static unsigned char t[256];
+    static bool done;
+    if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+        for (int c = 0; c < 256; c++) t[c] = (unsigned char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        __atomic_store_n(&done, true, __ATOMIC_RELEASE);
+    }
+    return t;
+}
+
+static bool starts(const char *s, const char *w) { return !strncmp(s, w, strlen(w)); }
+
+/* a boundary at *s (advanced past it): AN_PLAIN_* (ahead: a lookahead, else a lookbehind) */
+static uint8_t guard(const char **s, bool ahead) {
+    const char *la = ahead ? "(?![a-z0-9])" : "(?<![a-z0-9])";
+    if (starts(*s, "\\b")) return *s += 2, AN_PLAIN_WB;
+    if (starts(*s, la)) return *s += strlen(la), AN_PLAIN_NOT_ALNUM;
+    return AN_PLAIN_ANY;
+}
+
+/* one literal at *s up to `|`, `)` (when grouped), a `\b` or the end: its bytes into lit; false when something else */
+static bool literal(const char **s, bool grouped, ut_buf *lit) {
+    const char *p = *s;
+    for (; *p && *p != '|' && !(grouped && *p == ')'); p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\\') {
+            unsigned char e = (unsigned char)p[1];
+            if (e == 'b') break; /* a boundary after the literal */
+            if (!e || isalnum(e) || e >= 0x80 || e < 0x21) return false; /* \s, \d, \x41...: not one byte */
+            ut_buf_putc(lit, (char)e);
+            p++;
+            continue;
+        }
+        if (c >= 0x80 || c < 0x20 || strchr("^$.?*+()[]{}", c)) return false;
+        ut_buf_putc(lit, (char)c);
+    }
+    *s = p;
+    return lit->len > 0;
+}
+
+static void add_alt(an_plain *out, ut_buf *lit, uint8_t before, uint8_t after) {
+    out->alts = ut_realloc(out->alts, (out->nalt + 1) * sizeof *out->alts);
+    out->alts[out->nalt++] = (an_plain_alt){ut_strndup(lit->data, lit->len), lit->len, before, after, 0};
+    ut_buf_free(lit);
+    ut_buf_init(lit);
+}
+
+void an_plain_parse(const char *re, an_plain *out) {
+    memset(out, 0, sizeof *out);
+    const char *s = re;
+    ut_buf lit;
+    ut_buf_init(&lit);
+    if (starts(s, "(?i)")) out->nocase = true, s += 4;
+    uint8_t before = guard(&s, false);
+    if (starts(s, "(?:")) { /* [(?i)] [guard] (?:a|b|c) [guard] */
+        s += 3;
+        size_t first = out->nalt;
+        for (;;) {
+            if (!literal(&s, true, &lit) || (*s != '|' && *s != ')')) goto no;
+            add_alt(out, &lit, before, AN_PLAIN_ANY);
+            if (*s++ == ')') break;
+        }
+        uint8_t after = guard(&s, true);
+        if (*s) goto no;
+        for (size_t k = first; k < out->nalt; k++) out->alts[k].after = after;
+    } else { /* [guard] a [guard] | [guard] b [guard] ... */
+        for (;;) {
+            if (!literal(&s, false, &lit)) goto no;
+            uint8_t after = guard(&s, true);
+            add_alt(out, &lit, before, after);
+            if (!*s) break;
+            if (*s++ != '|') goto no;
+            before = guard(&s, false);
+        }
+    }
+    if (out->nalt >= UINT16_MAX) goto no;
+    out->before = out->alts[0].before;
+    for (size_t k = 1; k < out->nalt; k++)
+        if (out->alts[k].before != out->before) out->before = AN_PLAIN_ANY;
+    for (size_t k = out->nalt; k-- > 0;) { /* chained in the pattern's order */
+        unsigned char c = (unsigned char)out->alts[k].lit[0];
+        if (out->nocase) c = fold_table()[c];
+        out->alts[k].next = out->head[c];
+        out->head[c] = (uint16_t)(k + 1);
+    }
+    ut_buf_free(&lit);
+    return;
+no:
+    ut_buf_free(&lit);
+    an_plain_free(out);
+}
+
+void an_plain_free(an_plain *p) {
+    for (size_t k = 0; k < p->nalt; k++) ut_free(p->alts[k].lit);
+    ut_free(p->alts);
+    memset(p, 0, sizeof *p);
+}
+
+static bool alnum_at(const unsigned char *t, size_t len, size_t i, bool nocase) {
+    return i < len && (isdigit(t[i]) || islower(t[i]) || (nocase && isupper(t[i])));
+}
+
+/* whether the boundary g holds between t[at - 1] and t[at] (either may be outside [0, len)); inner: the byte of
+ * the literal beside it */
+static bool holds(uint8_t g, const unsigned char *t, size_t len, size_t at, bool before, unsigned char inner,
+                  bool nocase) {
+    if (g == AN_PLAIN_ANY) return true;
+    size_t o = before ? at - 1 : at; /* the byte outside the literal (at - 1 wraps when at is 0: not < len) */
+    bool outside_in = before && at == 0 ? false : o < len;
+    if (g == AN_PLAIN_WB) return (outside_in && word_byte(t[o])) != word_byte(inner);
+    return !(outside_in && alnum_at(t, len, o, nocase));
+}
+
+static bool same(const unsigned char *t, const char *lit, size_t n, bool nocase) {
+    if (!nocase) return !memcmp(t, lit, n);
+    const unsigned char *fold = fold_table();
+    for (size_t i = 0; i < n; i++)
+        if (fold[t[i]] != fold[(unsigned char)lit[i]]) return false;
+    return true;
+}
+
+/* the first alternative that matches at, its end in *end */
+static bool match_at(const an_plain *p, const unsigned char *t, size_t len, size_t at, size_t *end) {
+    unsigned char c = p->nocase ? fold_table()[t[at]] : t[at];
+    for (uint16_t k = p->head[c]; k; k = p->alts[k - 1].next) {
+        const an_plain_alt *a = &p->alts[k - 1];
+        if (len - at < a->n || !same(t + at, a->lit, a->n, p->nocase)) continue;
+        if (!holds(a->before, t, len, at, true, (unsigned char)a->lit[0], p->nocase)) continue;
+        if (!holds(a->after, t, len, at + a->n, false, (unsigned char)a->lit[a->n - 1], p->nocase)) continue;
+        *end = at + a->n;
+        return true;
+    }
+    return false;
+}
+
+long an_plain_find(const an_plain *p, const char *text, size_t len, size_t from, size_t *end) {
+    if (!p->alts || from > len) return -1;
+    const unsigned char *t = (const unsigned char *)text;
+    if (p->nalt == 1 && !p->nocase) { /* one literal: memmem */
+        const an_plain_alt *a = &p->alts[0];
+        for (const char *q = text + from; (size_t)(text + len - q) >= a->n; q++) {
+            q = memmem(q, (size_t)(text + len - q), a->lit, a->n);
+            if (!q) return -1;
+            if (match_at(p, t, len, (size_t)(q - text), end)) return q - text;
+        }
+        return -1;
+    }
+    const unsigned char *fold = fold_table();
+    if (p->before == AN_PLAIN_NOT_ALNUM) {
+        /* a match starts where the byte before is no letter or digit: the first letters and digits of runs of them,
+         * and every other byte (an alternative may start with `_` or `.`) */
+        static const unsigned char lower_digit[256] = {
+            ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+            ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
+            ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+            ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1};
+        bool prev = from > 0 && lower_digit[p->nocase ? fold[t[from - 1]] : t[from - 1]];
+        for (size_t at = from; at < len; at++) {
+            unsigned char c = p->nocase ? fold[t[at]] : t[at];
+            bool cur = lower_digit[c];
+            if (!prev && p->head[c] && match_at(p, t, len, at, end)) return (long)at;
+            prev = cur;
+        }
+        return -1;
+    }
+    for (size_t at = from; at < len; at++) {
+        unsigned char c = p->nocase ? fold[t[at]] : t[at];
+        if (p->head[c] && match_at(p, t, len, at, end)) return (long)at;
+    }
+    return -1;
+}
+
+bool an_plain_caseless_safe(const char *text, size_t len) {
+    const unsigned char *t = (const unsigned char *)text;
+    size_t i = 0;
+    unsigned char high = 0; /* most files are ASCII: one OR over every byte (vectorized) says so */
+    for (; i < len; i++) high |= t[i];
+    if (!(high & 0x80)) return true;
+    for (i = 0; i + 1 < len; i++) {
+        if (t[i] < 0xC4) continue;
+        if ((t[i] == 0xC4 && (t[i + 1] == 0xB0 || t[i + 1] == 0xB1)) || (t[i] == 0xC5 && t[i + 1] == 0xBF) ||
+            (t[i] == 0xE2 && t[i + 1] == 0x84 && i + 2 < len && t[i + 2] == 0xAA))
+            return false;
+    }
+    return true;
+}

@@ -24,4 +24,34 @@ size_t an_lits_count(const an_lits *l);
 void an_lits_scan(const an_lits *l, const char *text, size_t len, uint8_t *found);
 /* Any of ids found (an empty list: false). */
 bool an_lits_any(const uint8_t *found, const uint32_t *ids, size_t n);
+
+/* A pattern that is literals only, each perhaps between boundaries: `xpu`, `\bcuda\b`, `torch\.backends\.`,
+ * `\bxpu\b|torch\.accelerator`, `(?i)(?<![a-z0-9])(?:npu|mps|hip)(?![a-z0-9])`. Its matches are found with memmem
+ * or a loop over the text where PCRE2 (JIT or not) steps through it one candidate byte at a time; they are PCRE2's
+ * (compiled with PCRE2_UTF, without PCRE2_UCP: `\b` is between an ASCII word byte, [A-Za-z0-9_], and anything else
+ * or either end of the subject). A caseless pattern needs an_plain_caseless_safe texts: PCRE2 also matches the long
+ * s and the Kelvin sign to `s` and `k` there. */
+typedef struct {
+    char *lit;
+    size_t n;
+    uint8_t before, after; /* AN_PLAIN_* that must hold before, after the literal */
+    uint16_t next;         /* 1 + the next alternative with the same first byte (caseless: folded), 0: none */
+} an_plain_alt;
+enum { AN_PLAIN_ANY, AN_PLAIN_WB /* \b */, AN_PLAIN_NOT_ALNUM /* (?<![a-z0-9]), (?![a-z0-9]) */ };
+typedef struct {
+    an_plain_alt *alts; /* in the pattern's order; NULL: the pattern is not such literals */
+    size_t nalt;
+    bool nocase;       /* (?i) before everything */
+    uint8_t before;     /* the boundary every alternative has before it (AN_PLAIN_ANY when they differ) */
+    uint16_t head[256]; /* by first byte (caseless: ASCII lower case): 1 + the first such alternative, 0: none */
+} an_plain;
+/* re's literals into out (out->alts NULL when re is anything else, or holds bytes above 0x7f). */
+void an_plain_parse(const char *re, an_plain *out);
+void an_plain_free(an_plain *p);
+/* The first match in the subject text[0, len) that starts at from or later, as pcre2_match with start offset from
+ * finds it (a boundary reads the byte before from): its start, with its end in *end; or -1. */
+long an_plain_find(const an_plain *p, const char *text, size_t len, size_t from, size_t *end);
+/* text holds none of the non-ASCII letters that caseless PCRE2 matches to an ASCII one (U+017F, U+212A; U+0130 and
+ * U+0131 to be safe). */
+bool an_plain_caseless_safe(const char *text, size_t len);
 #endif

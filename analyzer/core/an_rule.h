@@ -157,6 +157,13 @@ const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang)
 /* Region selection (an_pyregion.c): matches of `locality` lie inside the statements that can hold a finding. */
 struct pcre2_real_code_8;
 size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2_real_code_8 *const **res);
+/* The first match of the k-th locality pattern in the subject text[0, len) from offset off on, as pcre2_match finds
+ * it (its return code: >= 0 a match, [*s, *e); PCRE2_ERROR_NOMATCH none; below that an error such as a match
+ * limit). A pattern of literals only is matched without PCRE2 (an_plain; a caseless one only where caseless_safe:
+ * an_plain_caseless_safe of the whole text). md: match data of one pair at least. */
+struct pcre2_real_match_data_8;
+int an_catalog_locality_match(const an_catalog *c, an_lang lang, size_t k, const char *text, size_t len, size_t off,
+                              bool caseless_safe, struct pcre2_real_match_data_8 *md, size_t *s, size_t *e);
 /* live[k]: the k-th locality pattern can match text (one of its literals occurs in it); others need not run.
  * found: the prefilter's literal scan of the same text (an_catalog_prefilter), or NULL to scan here. */
 void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, const uint8_t *found,

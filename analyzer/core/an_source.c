@@ -139,6 +139,12 @@ an_load_status an_source_load(an_source *src, const char *path, size_t max_size,
 }
 
 an_load_status an_source_load_stamped(an_source *src, const char *path, size_t max_size, char **why, an_stamp *seen) {
+    an_load_status st = an_source_read_stamped(src, path, max_size, why, seen);
+    if (st == AN_LOAD_OK) index_lines(src);
+    return st;
+}
+
+an_load_status an_source_read_stamped(an_source *src, const char *path, size_t max_size, char **why, an_stamp *seen) {
     memset(src, 0, sizeof *src);
     *why = NULL;
     seen->valid = false;
@@ -217,7 +223,6 @@ an_load_status an_source_load_stamped(an_source *src, const char *path, size_t m
     src->path = ut_strdup(path);
     src->text = buf;
     src->len = (uint32_t)n;
-    index_lines(src);
     return AN_LOAD_OK;
 }
 

@@ -49,6 +49,9 @@ typedef enum {
 an_load_status an_source_load(an_source *src, const char *path, size_t max_size, char **why);
 /* The same, with the stamp of the bytes read into *seen (not valid when the file changed size while read). */
 an_load_status an_source_load_stamped(an_source *src, const char *path, size_t max_size, char **why, an_stamp *seen);
+/* The same without the line table, the ASCII flag, the column marks and body (the BOM): text and len only, until
+ * an_source_index (most files of a walk are rejected by the prefilter, which reads the text alone). */
+an_load_status an_source_read_stamped(an_source *src, const char *path, size_t max_size, char **why, an_stamp *seen);
 /* Takes a copy of text that is already in memory (editor buffers, tests). No validation. */
 void an_source_init_mem(an_source *src, const char *path, const char *text, size_t len);
 void an_source_free(an_source *src);

@@ -2,6 +2,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "analyzer/python/an_pyregion.h"
 #include "analyzer/python/an_context.h"
+#include "analyzer/core/an_literal.h"
 #include <ctype.h>
 #include <pcre2.h>
 
@@ -547,17 +548,19 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
     md = pcre2_match_data_create(1, NULL);
     live = ut_malloc(nloc);
     an_catalog_locality_live(cat, AN_LANG_PYTHON, src->text, src->len, found, live);
+    bool caseless_safe = an_plain_caseless_safe(src->text, src->len);
     for (size_t k = 0; k < nloc; k++)
-        for (PCRE2_SIZE off = 0; live[k] && off < src->len;) {
-            int rc = pcre2_match(locs[k], (PCRE2_SPTR)src->text, src->len, off, PCRE2_NO_UTF_CHECK, md, NULL);
+        for (size_t off = 0; live[k] && off < src->len;) {
+            size_t ms, me;
+            int rc = an_catalog_locality_match(cat, AN_LANG_PYTHON, k, src->text, src->len, off, caseless_safe, md,
+                                               &ms, &me);
             if (rc < PCRE2_ERROR_NOMATCH) goto done; /* a match limit: hits unknown, the whole file is parsed */
             if (rc < 0) break;
-            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-            if (!in_spans(&inert, (uint32_t)ov[0])) { /* a comment or a docstring holds nothing to report */
-                ut_vec_push(&hits, (uint32_t)ov[0]);
-                ut_vec_push(&out->hits, (uint32_t)ov[0]);
+            if (!in_spans(&inert, (uint32_t)ms)) { /* a comment or a docstring holds nothing to report */
+                ut_vec_push(&hits, (uint32_t)ms);
+                ut_vec_push(&out->hits, (uint32_t)ms);
             }
-            off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+            off = me > ms ? me : ms + 1;
         }
     for (size_t k = 0; k < ls.len; k++) {
         const lline *l = &ls.items[k];
@@ -568,7 +571,9 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
                         (helper && next_word(src->text, src->text + l->first, src->text + l->end, helper, strlen(helper)));
         bool hit = false;
         for (size_t q = 0; q < nloc && !hit; q++) {
-            int rc = live[q] ? pcre2_match(locs[q], (PCRE2_SPTR)src->text, l->end, l->first, PCRE2_NO_UTF_CHECK, md, NULL)
+            size_t ms, me;
+            int rc = live[q] ? an_catalog_locality_match(cat, AN_LANG_PYTHON, q, src->text, l->end, l->first,
+                                                         caseless_safe, md, &ms, &me)
                              : PCRE2_ERROR_NOMATCH;
             if (rc < PCRE2_ERROR_NOMATCH) goto done; /* as above: parse the whole file */
             hit = rc >= 0;

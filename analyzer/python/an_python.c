@@ -1088,9 +1088,10 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
             *bytes = reg.selected;
         }
     }
-    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
+    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false};
     if (reg.hits_known && reg.hits.len) run.hits = reg.hits.items, run.nhits = reg.hits.len;
     if (tree) run.spans = reg.spans.items, run.nspans = reg.spans.len;
+    run.probe_scoped = tree != NULL; /* see below */
     size_t first = out->len;
     an_python_run(py, cat, src, en, fix, &run, out);
     /* a design finding's scope (a CUDA backend, a dispatch's CUDA branch) reaches over statements the regions left
@@ -1105,7 +1106,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         tree = NULL;
         if (ok) {
             tree = parse_spans(py, src, &wide, bytes);
-            an_pyrun again = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
+            an_pyrun again = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false};
             if (reg.hits_known && reg.hits.len) again.hits = reg.hits.items, again.nhits = reg.hits.len;
             again.spans = wide.items, again.nspans = wide.len;
             an_python_run(py, cat, src, en, fix, &again, out);
@@ -1125,7 +1126,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         }
         ut_vec_free(&wide);
         if (!ok) {
-            an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
+            an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false};
             *bytes = src->len - src->body;
             an_python_run(py, cat, src, en, fix, &whole, out);
         }
@@ -1432,6 +1433,12 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     }
     mine.len = w;
     run->needs = 0;
+    if (run->probe_scoped)
+        for (size_t i = 0; i < mine.len; i++)
+            if (mine.items[i].scope_end) { /* analyzed again (an_python_analyze): these findings are dropped */
+                an_suppress_free(&sup);
+                goto finish;
+            }
     if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, !run->tree, &c.scope, &mine, run->extra_needs);
     /* suppressions that hid nothing (after every other finding is known) */
     const an_rule *unused = an_catalog_builtin(cat, "unused-suppression");

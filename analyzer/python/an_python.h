@@ -46,6 +46,9 @@ typedef struct {
      * file. Whole-file text scans that only decide whether the tree can hold something read these only. */
     const an_span *spans;
     size_t nspans;
+    /* The caller analyzes the file again when a finding has a scope (an_python_analyze's regions): a run that
+     * finds one then stops before the fixes, which the caller would drop with the findings. */
+    bool probe_scoped;
 } an_pyrun;
 void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
                    const an_fix_options *fix, an_pyrun *run, an_diag_list *out);

@@ -105,6 +105,8 @@ static bool word_part_at(const char *s, size_t n, size_t i, const char *w, size_
 
 bool an_py_mentions_agnostic(const char *s, size_t n) {
     for (size_t i = 0; i + 3 <= n; i++) {
+        char c = (char)(s[i] | 0x20); /* x or s in either case, or nothing to compare */
+        if (c != 'x' && c != 's') continue;
         /* xpu, is_xpu_available, RNGType.XPU; SYCL_HOME, use_sycl (the SYCL build of an extension is its XPU
          * build) */
         if (word_part_at(s, n, i, "xpu", 3)) return true;

@@ -227,9 +227,109 @@ static void property_on_fixtures(void **s) {
     ut_vec_free(&files);
 }
 
+/* ---- an_plain: patterns of literals only, matched without PCRE2 ---- */
+
+static const char *const plain_ok[] = {
+    "xpu", "\\bcuda\\b", "torch\\.backends\\.", "\\bxpu\\b|torch\\.accelerator", "NCCL_", "nvidia-smi",
+    "\\.cuda\\b", "\\bcu", "a\\\\b", "(?i)cuda out of memory",
+    "(?i)(?<![a-z0-9])(?:npu|mps|hip|hipx|sk|privateuseone)(?![a-z0-9])",
+    "(?<![a-z0-9])(?:mps|hip)(?![a-z0-9])", "(?i)(?<![a-z0-9])(?:_cu|\\.xpu|npu)(?![a-z0-9])",
+    "\\b(?:xpu|cuda)", "(?:cu|cuda)\\b", NULL};
+static const char *const plain_not[] = {
+    "\\.cuda\\s*\\(", "\\.cu[\"']", "cuda|", "(?:cuda", "\\bcu\\bda", "cuda.", "\\bclass\\s+\\w*(?:CUDA|Cuda|cuda)",
+    "(?i)(?<![a-z])(?:npu)", "\\d", "", "(?:)", "caf\xc3\xa9", NULL};
+
+/* every match from successive offsets (as region selection steps through them), and from each offset of a prefix
+ * of the text, the same as PCRE2's */
+static void same_as_pcre(const char *re, const char *text, size_t len) {
+    an_plain p;
+    an_plain_parse(re, &p);
+    assert_non_null(p.alts);
+    int ec;
+    PCRE2_SIZE eo;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_DUPNAMES, &ec, &eo, NULL);
+    assert_non_null(code);
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    for (size_t cut = 0; cut < 4 && cut < len; cut++) { /* the whole text, then shorter subjects */
+        size_t sub = len - cut;
+        if (sub < len && ((unsigned char)text[sub] & 0xC0) == 0x80) continue; /* not inside a character */
+        for (size_t from = 0; from <= sub; from++) {
+            size_t end = 0;
+            long at = an_plain_find(&p, text, sub, from, &end);
+            /* a start inside a character is no offset PCRE2 takes */
+            if (from < sub && ((unsigned char)text[from] & 0xC0) == 0x80) continue;
+            int rc = pcre2_match(code, (PCRE2_SPTR)text, sub, from, 0, md, NULL);
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+            if (rc < 0) {
+                if (at >= 0) fail_msg("`%s` in \"%.*s\" from %zu: found at %ld, PCRE2 none", re, (int)sub, text, from, at);
+            } else if (at != (long)ov[0] || end != ov[1]) {
+                fail_msg("`%s` in \"%.*s\" from %zu: [%ld, %zu), PCRE2 [%zu, %zu)", re, (int)sub, text, from, at, end,
+                         (size_t)ov[0], (size_t)ov[1]);
+            }
+        }
+    }
+    pcre2_match_data_free(md);
+    pcre2_code_free(code);
+    an_plain_free(&p);
+}
+
+static void plain_parses(void **s) {
+    (void)s;
+    for (size_t i = 0; plain_ok[i]; i++) {
+        an_plain p;
+        an_plain_parse(plain_ok[i], &p);
+        if (!p.alts) fail_msg("`%s` is literals only", plain_ok[i]);
+        an_plain_free(&p);
+    }
+    for (size_t i = 0; plain_not[i]; i++) {
+        an_plain p;
+        an_plain_parse(plain_not[i], &p);
+        if (p.alts) fail_msg("`%s` is not literals only", plain_not[i]);
+    }
+    an_plain p;
+    an_plain_parse("(?i)(?<![a-z0-9])(?:npu|mps)(?![a-z0-9])", &p);
+    assert_true(p.nocase);
+    assert_int_equal(p.nalt, 2);
+    assert_int_equal(p.alts[1].before, AN_PLAIN_NOT_ALNUM);
+    assert_int_equal(p.alts[1].after, AN_PLAIN_NOT_ALNUM);
+    an_plain_free(&p);
+    an_plain_parse("a\\\\b", &p); /* an escaped backslash, then the letter b */
+    assert_string_equal(p.alts[0].lit, "a\\b");
+    assert_int_equal(p.alts[0].after, AN_PLAIN_ANY);
+    an_plain_free(&p);
+}
+
+static void plain_matches_pcre(void **s) {
+    (void)s;
+    /* texts of fragments around every boundary the patterns test: words, digits, dots, upper case, non-ASCII */
+    static const char *const frag[] = {"cuda", "CUDA", "xpu", "Xpu", "_", "a", "1", " ", ".", "torch", ".backends.",
+                                       "mps", "MPS", "hip", "hipx", "sk", "SK", "npu", "\xc3\xa9", "\n", "\\", "b",
+                                       "nvidia-smi", "out of memory", "accelerator", "privateuseone", "cu"};
+    size_t nf = sizeof frag / sizeof *frag;
+    unsigned seed = 12345;
+    char text[200];
+    for (int round = 0; round < 400; round++) {
+        size_t len = 0;
+        while (len < 120) {
+            seed = seed * 1103515245u + 12345u;
+            const char *f = frag[(seed >> 16) % nf];
+            memcpy(text + len, f, strlen(f));
+            len += strlen(f);
+        }
+        text[len] = 0;
+        assert_true(an_plain_caseless_safe(text, len));
+        for (size_t i = 0; plain_ok[i]; i++) same_as_pcre(plain_ok[i], text, len);
+    }
+    /* the characters caseless PCRE2 matches to ASCII letters: such texts go to PCRE2 */
+    assert_false(an_plain_caseless_safe("mp\xc5\xbf", 4));         /* the long s */
+    assert_false(an_plain_caseless_safe("s\xe2\x84\xaa", 4));      /* the Kelvin sign */
+    assert_true(an_plain_caseless_safe("caf\xc3\xa9 \xe2\x84", 8)); /* other non-ASCII, a cut character */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(covers), cmocka_unit_test(scanner),
                                        cmocka_unit_test(scanner_matches_naive_search),
-                                       cmocka_unit_test(property_on_fixtures)};
+                                       cmocka_unit_test(property_on_fixtures), cmocka_unit_test(plain_parses),
+                                       cmocka_unit_test(plain_matches_pcre)};
     return cmocka_run_group_tests_name("literal", tests, NULL, NULL);
 }
