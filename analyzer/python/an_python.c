@@ -1064,6 +1064,17 @@ static TSTree *parse_spans(an_python *py, const an_source *src, const an_span_ve
     return ts_parser_parse_string(py->parser, NULL, src->text, src->len);
 }
 
+/* some integer device index in a device position of the text (XPU109, when enabled) */
+static bool int_devices_in(const an_catalog *cat, const bool *en, const an_source *src) {
+    const an_rule *ix = an_catalog_builtin(cat, "integer-device");
+    if (!ix || (en && !en[ix->index])) return false;
+    an_flow_facts iv = {0};
+    an_flow_int_devices(src->text, (uint32_t)src->len, 0, UINT32_MAX, &iv);
+    bool any = iv.len > 0;
+    an_flow_free(&iv);
+    return any;
+}
+
 bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *src, const bool *en,
                        const an_fix_options *fix, bool regions, const uint8_t *found, an_diag_list *out,
                        uint32_t *bytes) {
@@ -1077,6 +1088,10 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
     if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
         an_pyregion_select(cat, src, found, fix && fix->target == AN_TARGET_COMPAT ? fix->helper_module : NULL, &reg);
+        /* integer device indexes are found in the text, not by the locality patterns: a file whose only CUDA word is
+         * a comment (`device = 0  # shorthand for cuda:0`) still passes the index to `.to(gpu_id)`; it is parsed
+         * whole, as --whole-files does */
+        if (reg.nothing && int_devices_in(cat, en, src)) reg.nothing = false, reg.whole = true;
         if (reg.nothing) {
             an_pyregions_free(&reg);
             *bytes = 0;
