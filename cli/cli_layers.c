@@ -38,11 +38,45 @@ static void layer_include(const char *layer_dir, const char *file, const char *h
     ut_buf_free(&b);
 }
 
+/* The GPU layer's revision in the text of a layer already written (XPUIFY_GPU_LAYER; 0 when it has none). */
+static int layer_revision(const char *text, size_t n) {
+    static const char key[] = "#define XPUIFY_GPU_LAYER ";
+    const char *p = memmem(text, n, key, sizeof key - 1);
+    return p ? atoi(p + sizeof key - 1) : 0;
+}
+
+/* A layer the project already has is the user's (never overwritten); one older than this xpuify's lacks what the
+ * fixed code may now call (the Level Zero launcher of translated kernels): said once per run. */
+static void warn_outdated_layer(const char *path) {
+    static bool said;
+    size_t tn;
+    const char *t = an_template_text(AN_CFIX_GPU_HEADER, &tn);
+    int want = t ? layer_revision(t, tn) : 0;
+    an_source src;
+    char *why = NULL;
+    if (said || !want || an_source_load(&src, path, (size_t)4 << 20, &why) != AN_LOAD_OK) {
+        ut_free(why);
+        return;
+    }
+    int have = layer_revision(src.text, src.len);
+    an_source_free(&src);
+    if (have >= want) return;
+    said = true;
+    fprintf(stderr,
+            "xpuify: warning: %s is an older portable layer (revision %d; this xpuify writes %d): kernels translated "
+            "now may not launch through it on Level Zero; xpuify never overwrites it: delete it and run `xpuify fix` "
+            "again, or merge your edits into the current one\n",
+            path, have, want);
+}
+
 /* Writes (or, with --diff, shows) a layer header the fixed text includes and the project lacks. */
 static bool write_layer(const char *layer_dir, const char *header, bool diff, bool quiet, ut_buf *patch) {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", layer_dir, header);
-    if (access(path, F_OK) == 0) return true;
+    if (access(path, F_OK) == 0) {
+        if (!strcmp(header, AN_CFIX_GPU_HEADER)) warn_outdated_layer(path);
+        return true;
+    }
     size_t n;
     const char *t = an_template_text(header, &n);
     if (!t) {

@@ -14,6 +14,9 @@
  * `xpuify check` reports those calls where they are made (rule XPC190). */
 #ifndef XPUIFY_GPU_H
 #define XPUIFY_GPU_H
+/* The layer's revision, which `xpuify fix` reads in a layer it finds already written (it never overwrites one):
+ * 2 = translated kernels launch on Level Zero too (a layer without it predates that launcher). */
+#define XPUIFY_GPU_LAYER 2
 
 #if !defined(XPU_BACKEND_CUDA) && !defined(XPU_BACKEND_LEVEL_ZERO) && !defined(XPU_BACKEND_SYCL) && !defined(XPU_BACKEND_OPENCL)
 #  if defined(SYCL_LANGUAGE_VERSION)

@@ -45,6 +45,27 @@ def test_fix_twice_changes_nothing(d):
     eq(r.code, 0, r)
 
 
+def test_an_older_layer_is_kept_and_said(d):
+    """A layer already in the project is the user's: never overwritten. One written by an older xpuify (a lower
+    XPUIFY_GPU_LAYER revision, or none) lacks what newly translated kernels launch through on Level Zero: fix says
+    so once, naming the file, and leaves it as it is; the current layer says nothing."""
+    current = read(os.path.join(TEMPLATES, "xpuify_gpu.h"))
+    old = current.replace("#define XPUIFY_GPU_LAYER 2\n", "")
+    check(old != current, "the template names its revision")
+    for p in PROGRAMS:
+        shutil.copy(fixture("programs", p), p)
+    write("xpuify_gpu.h", old)
+    r = run("fix", ".")
+    eq(read("xpuify_gpu.h"), old, "the older layer is kept")
+    eq(r.err.count("is an older portable layer (revision 0; this xpuify writes 2)"), 1, r.err)
+    check("xpuify_gpu.h" in r.err and "delete it and run `xpuify fix` again" in r.err, "the warning names the file", r.err)
+    for p in PROGRAMS:
+        shutil.copy(fixture("programs", p), p)
+    write("xpuify_gpu.h", current)
+    r = run("fix", ".")
+    check("older portable layer" not in r.err, "the current layer: no warning", r.err)
+
+
 def test_diff_writes_nothing(d):
     for p in PROGRAMS:
         shutil.copy(fixture("programs", p), p)
