@@ -123,7 +123,7 @@ static bool write_kernels(cli_layers *lc, const char *path, ut_buf *patch) {
         size_t n = strlen(r.cl);
         char *why;
         if (lc->diff) rw_diff_new_file(dest, r.cl, n, patch);
-        else if (rw_create_atomic(dest, r.cl, n, &why) != 0 && (unlink(dest), rw_create_atomic(dest, r.cl, n, &why)) != 0) {
+        else if (rw_create_atomic(dest, r.cl, n, &why) != 0 && (ut_free(why), unlink(dest), rw_create_atomic(dest, r.cl, n, &why)) != 0) {
             fprintf(stderr, "xpuify: error: %s: cannot write the translated kernels: %s\n", dest, why);
             ut_free(why);
             ok = false;
