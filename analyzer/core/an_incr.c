@@ -7,6 +7,7 @@
  * edit stays inside a class body), and falls back to the whole file whenever the edited text reaches the second
  * or third kind. tests/unit/test_incr.c checks the result against fresh analyses over random edit sequences. */
 #include "analyzer/core/an_incr.h"
+#include "util/ut_find.h"
 #include "util/ut_hash.h"
 #include "analyzer/core/an_engine.h"
 #include "analyzer/python/an_pyfix.h"
@@ -109,7 +110,7 @@ static void need_full(an_incr *inc, const char *why) {
 
 static bool has_context_word(const char *s, size_t n) {
     for (int i = 0; context_words[i]; i++)
-        if (memmem(s, n, context_words[i], strlen(context_words[i]))) return true;
+        if (ut_memmem(s, n, context_words[i], strlen(context_words[i]))) return true;
     return false;
 }
 
@@ -119,7 +120,7 @@ static bool touches_context_word(const char *t, uint32_t len, uint32_t start, ui
         uint32_t L = (uint32_t)strlen(context_words[i]);
         uint32_t ws = start >= L ? start - L : 0, we = old_end + L < len ? old_end + L : len;
         for (const char *q = t + ws; q < t + we;) {
-            q = memmem(q, (size_t)(t + we - q), context_words[i], L);
+            q = ut_memmem(q, (size_t)(t + we - q), context_words[i], L);
             if (!q) break;
             uint32_t a = (uint32_t)(q - t);
             if (old_end > start ? (a < old_end && a + L > start) : (a < start && a + L > start)) return true;
@@ -221,7 +222,7 @@ static uint32_t prologue_end(TSNode root, const char *text) {
             bool pro = !strcmp(t, "comment") || strstr(t, "import") ||
                        (!strcmp(t, "expression_statement") && !ts_node_is_null(first) &&
                         !strcmp(ts_node_type(first), "string")) ||
-                       memmem(text + s, e - s, "import", 6);
+                       ut_memmem(text + s, e - s, "import", 6);
             if (!pro) break;
             end = e;
         } while (ts_tree_cursor_goto_next_sibling(&cur));
@@ -235,7 +236,7 @@ static uint32_t prologue_end(TSNode root, const char *text) {
 static bool directives_touch(const an_source *src, uint32_t lo, uint32_t hi) {
     const char *t = src->text, *end = t + src->len;
     an_suppressions sup = {0};
-    for (const char *p = t; (p = memmem(p, (size_t)(end - p), "xpuify:", 7)); p += 7) {
+    for (const char *p = t; (p = ut_memmem(p, (size_t)(end - p), "xpuify:", 7)); p += 7) {
         uint32_t at = (uint32_t)(p - t), ls = at, le = at;
         while (ls > 0 && t[ls - 1] != '\n' && t[ls - 1] != '\r') ls--;
         while (le < src->len && t[le] != '\n' && t[le] != '\r') le++;
@@ -395,7 +396,7 @@ static void free_diag(an_diag *d) {
 static bool word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || (unsigned char)c >= 0x80; }
 
 static bool has_word(const char *s, size_t n, const char *w, size_t wl) {
-    for (const char *p = s; p + wl <= s + n && (p = memmem(p, (size_t)(s + n - p), w, wl)); p++)
+    for (const char *p = s; p + wl <= s + n && (p = ut_memmem(p, (size_t)(s + n - p), w, wl)); p++)
         if ((p == s || !word_char(p[-1])) && (p + wl == s + n || !word_char(p[wl]))) return true;
     return false;
 }

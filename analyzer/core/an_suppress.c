@@ -1,6 +1,7 @@
 /* an_suppress: parsing suppression comments (xpuify directives, clang-tidy's NOLINT family), applying them to
  * findings, and reporting the ones that hid nothing. */
 #include "analyzer/core/an_suppress.h"
+#include "util/ut_find.h"
 #include "analyzer/core/an_rule.h"
 #include <ctype.h>
 #include <fnmatch.h>
@@ -12,7 +13,7 @@ bool an_rule_matches_selector(const an_rule *r, const char *sel) {
 }
 
 bool an_suppress_may_have_directives(const char *text, size_t len) {
-    return memmem(text, len, "xpuify:", 7) || memmem(text, len, "NOLINT", 6);
+    return ut_memmem(text, len, "xpuify:", 7) || ut_memmem(text, len, "NOLINT", 6);
 }
 
 void an_line_info_init(an_line_info *li, uint32_t nlines) {
@@ -184,7 +185,7 @@ void an_suppress_add_comment(an_suppressions *s, const an_source *src, uint32_t 
         else break;
     }
     if (!c_family) return;
-    for (const char *n = t; (n = memmem(n, (size_t)(e - n), "NOLINT", 6)); n += 6)
+    for (const char *n = t; (n = ut_memmem(n, (size_t)(e - n), "NOLINT", 6)); n += 6)
         if (n == t || !word_char(n[-1])) parse_nolint(s, src, start, end, n, e);
 }
 

@@ -1,5 +1,6 @@
 /* an_project: the project model (see an_project.h): the scan, the ways each file is imported, helper placement. */
 #include "analyzer/project/an_project.h"
+#include "util/ut_find.h"
 #include "analyzer/core/an_cache.h"
 #include "analyzer/core/an_engine.h"
 #include "util/ut_buf.h"
@@ -249,7 +250,7 @@ static const char *scan_import(scan_out *p, slot *f, const char *s, const char *
 
 /* `importlib.import_module("a.b")` with a literal name */
 static void scan_import_module(scan_out *p, const char *s, const char *end) {
-    for (const char *q = s; (q = memmem(q, (size_t)(end - q), "import_module(", 14));) {
+    for (const char *q = s; (q = ut_memmem(q, (size_t)(end - q), "import_module(", 14));) {
         q += 14;
         if (q < end && (*q == '"' || *q == '\'')) {
             const char *b = ++q;
@@ -292,7 +293,7 @@ static bool in_config_dir(const char *rel) {
  * most of a file is never looked at (a word in a docstring may add a name: harmless, names only deepen roots). */
 static void scan_fast(scan_out *p, slot *f, const char *text, const char *end) {
     const char *done = text; /* lines before this were scanned */
-    for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "import", 6)); q += 6) {
+    for (const char *q = text; q < end && (q = ut_memmem(q, (size_t)(end - q), "import", 6)); q += 6) {
         if (q < done) continue;
         const char *ls = q;
         while (ls > text && ls[-1] != '\n') ls--;
@@ -328,7 +329,7 @@ static bool delegating_line(const char *b, const char *e) {
  * object of that class may mean more by `.cuda()` than `.to(DEV)`, even where the class also defines `to`: Lightning's
  * device mixin records the device index that `.cuda()` picked, diffusers' models check quantization first). */
 static uint32_t cuda_unlike_line(const char *text, const char *end) {
-    for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "def cuda(", 9)); q += 9) {
+    for (const char *q = text; q < end && (q = ut_memmem(q, (size_t)(end - q), "def cuda(", 9)); q += 9) {
         const char *ls = q;
         while (ls > text && ls[-1] != '\n') ls--;
         size_t din = indent_of(ls, end);
@@ -393,7 +394,7 @@ static summary *summarize(const char *text, size_t len, bool full) {
     ut_buf_init(&o.names);
     const char *end = text + len;
     if (len > 2 && text[0] == '#' && text[1] == '!') f.flags |= F_SHEBANG;
-    for (const char *q = text; q < end && (q = memmem(q, (size_t)(end - q), "__main__", 8)); q += 8) {
+    for (const char *q = text; q < end && (q = ut_memmem(q, (size_t)(end - q), "__main__", 8)); q += 8) {
         const char *ls = q;
         while (ls > text && ls[-1] != '\n') ls--;
         if (word_at(ls, q, "if")) { f.flags |= F_MAIN; break; }
@@ -614,7 +615,7 @@ static void scan_full(scan_out *p, slot *f, const char *text, const char *end) {
         if (!e) e = end;
         if (!quote && depth == 0 && !cont) {
             if (assigns && !config_statement(s, e)) assigns = false;
-            if (s[0] == 'i' && word_at(s, e, "if") && memmem(s, (size_t)(e - s), "__main__", 8)) f->flags |= F_MAIN;
+            if (s[0] == 'i' && word_at(s, e, "if") && ut_memmem(s, (size_t)(e - s), "__main__", 8)) f->flags |= F_MAIN;
             const char *b = s;
             while (b < e && (*b == ' ' || *b == '\t')) b++;
             if (*b == 'i' || *b == 'f') scan_import(p, f, b, end, b == s);

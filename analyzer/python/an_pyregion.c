@@ -1,6 +1,7 @@
 /* an_pyregion: statement-level region selection for the Python front end. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "analyzer/python/an_pyregion.h"
+#include "util/ut_find.h"
 #include "analyzer/python/an_context.h"
 #include "analyzer/core/an_literal.h"
 #include <ctype.h>
@@ -58,7 +59,7 @@ static uint32_t comment(const char *t, uint32_t n, uint32_t cs, an_span_vec *com
     while (i < n && t[i] != '\n') i++;
     an_span c = {cs, i};
     ut_vec_push(inert, c);
-    if (memmem(t + cs, i - cs, "xpuify:", 7)) {
+    if (ut_memmem(t + cs, i - cs, "xpuify:", 7)) {
         if (i > cs && t[i - 1] == '\r') c.end = i - 1;
         ut_vec_push(comments, c);
     }
@@ -517,7 +518,7 @@ static void emit_compound(const an_source *src, const lline_vec *ls, unit_vec *u
 /* The first occurrence of w (n bytes) in [p, e) of text t that is a whole word (not part of an identifier), or
  * NULL. */
 static const char *next_word(const char *t, const char *p, const char *e, const char *w, size_t n) {
-    for (; n && (p = memmem(p, (size_t)(e - p), w, n)); p++) {
+    for (; n && (p = ut_memmem(p, (size_t)(e - p), w, n)); p++) {
         bool l = p == t || !ident_char(p[-1]);
         bool r = p + n >= e || !ident_char(p[n]);
         if (l && r) return p;
@@ -609,7 +610,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
             /* writes to os.environ and sys.path before the first definition: the fixer puts new imports after them */
             if (units.items[j].header >= 0 && !units.items[j].compound) break;
             uint32_t ulen = ls.items[units.items[j].last].end - l->first;
-            if (memmem(p, ulen, "environ", 7) || memmem(p, ulen, "sys.path", 8) || memmem(p, ulen, "putenv", 6))
+            if (ut_memmem(p, ulen, "environ", 7) || ut_memmem(p, ulen, "sys.path", 8) || ut_memmem(p, ulen, "putenv", 6))
                 units.items[j].whole = true;
             continue;
         }
@@ -617,7 +618,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
          * each run of imports (the fixer's header analysis finds where the import block ends) and the first unit
          * (its leading comments), and every __future__ import */
         bool plain_import = (word_is(p, a, "import") || word_is(p, a, "from")) && j > 0 &&
-                            !memmem(p, ls.items[units.items[j].last].end - l->first, "__future__", 10);
+                            !ut_memmem(p, ls.items[units.items[j].last].end - l->first, "__future__", 10);
         if (prev_plain && !plain_import) units.items[j - 1].whole = true;
         prev_plain = plain_import;
         if (units.items[j].header >= 0 && !units.items[j].compound) {

@@ -4,6 +4,7 @@
  * assignments of a name in its scope) is computed once per file and kept (an_types), so a file with a `.cuda()` on
  * every line costs one scan per name, not one per finding. */
 #include "analyzer/python/an_types.h"
+#include "util/ut_find.h"
 #include "analyzer/project/an_project.h"
 #include "util/ut_hash.h"
 #include "util/ut_mem.h"
@@ -165,7 +166,7 @@ static bool text_import_scan(const ty *y, const char *name, size_t n, char *out,
         if (ll > 7 && !memcmp(ls, "import ", 7)) { /* import a.b as name / import name */
             const char *m = ls + 7, *me = m;
             while (me < le && chain_char(*me)) me++;
-            const char *as = memmem(me, (size_t)(le - me), " as ", 4);
+            const char *as = ut_memmem(me, (size_t)(le - me), " as ", 4);
             const char *al = as ? as + 4 : m, *ae = as ? as + 4 : me;
             if (as) while (ae < le && ident_char(*ae)) ae++;
             if ((size_t)(ae - al) == n && !memcmp(al, name, n) && (size_t)(me - m) < cap) {
@@ -175,7 +176,7 @@ static bool text_import_scan(const ty *y, const char *name, size_t n, char *out,
         } else if (ll > 5 && !memcmp(ls, "from ", 5)) {
             const char *m = ls + 5, *me = m;
             while (me < le && chain_char(*me)) me++;
-            const char *imp = memmem(me, (size_t)(le - me), " import ", 8);
+            const char *imp = ut_memmem(me, (size_t)(le - me), " import ", 8);
             for (const char *p = imp ? imp + 8 : le; p < le;) {
                 while (p < le && (*p == ' ' || *p == ',' || *p == '(')) p++;
                 const char *o = p;
@@ -271,7 +272,7 @@ static bool is_module_base(const ty *y, const char *c, size_t n, int depth);
 static void make_classes(const ty *y) {
     an_types *mm = y->memo;
     mm->classes_done = true;
-    for (const char *m = y->t; (m = memmem(m, (size_t)(y->t + y->len - m), "class ", 6)); m++) {
+    for (const char *m = y->t; (m = ut_memmem(m, (size_t)(y->t + y->len - m), "class ", 6)); m++) {
         const char *p = m + 6;
         if (m > y->t && !isspace((unsigned char)m[-1])) continue;
         while (*p == ' ') p++;
@@ -534,7 +535,7 @@ static void occ_begin(occ_it *it, const ty *y, const char *w, size_t n, uint32_t
 static bool occ_next(occ_it *it, uint32_t *p) {
     const char *t = it->y->t;
     if (!it->pos) {
-        if (it->m >= t + it->hi || !(it->m = memmem(it->m, (size_t)(t + it->hi - it->m), it->w, it->n))) return false;
+        if (it->m >= t + it->hi || !(it->m = ut_memmem(it->m, (size_t)(t + it->hi - it->m), it->w, it->n))) return false;
         *p = (uint32_t)(it->m - t);
         it->m++;
         return true;
@@ -666,7 +667,7 @@ static bool bound_here(const ty *y, uint32_t s, uint32_t e, uint32_t at) {
         uint32_t j = i;
         while (j > ls && (t[j - 1] == ' ' || t[j - 1] == ',' || t[j - 1] == '(' || ident_char(t[j - 1]))) {
             if (j - ls >= 4 && !memcmp(t + j - 4, "for ", 4) && (j - 4 == ls || !ident_char(t[j - 5]))) {
-                if (memmem(t + i, le - i, " in ", 4)) return true;
+                if (ut_memmem(t + i, le - i, " in ", 4)) return true;
                 break;
             }
             if (j - ls >= 7 && !memcmp(t + j - 7, "lambda ", 7) && (j - 7 == ls || !ident_char(t[j - 8]))) {
@@ -763,7 +764,7 @@ static void name_occurrences(const ty *y, uint32_t s, size_t n, uint32_t lo, uin
             if (re - r0 > n && !memcmp(t + r0, t + s, n) && t[r0 + n] == '.') c = 0;
             else c = expr_is_torch(y, rs, re, p, depth + 1) ? 1 : -1;
         } else if (loop_over_loader(y, ls, le, depth)) { /* `for x, y in loader:` */
-            const char *in = memmem(t + ls, le - ls, " in ", 4);
+            const char *in = ut_memmem(t + ls, le - ls, " in ", 4);
             if (in && m < in) c = 1;
         }
         if (!c) continue;
@@ -892,7 +893,7 @@ static bool imports_known(const ty *y, const an_project *p, const char *helper, 
         while (b < le && (*b == ' ' || *b == '\t')) b++;
         const char *names = NULL;
         if (le - b > 7 && !memcmp(b, "import ", 7)) names = b + 7;
-        else if (le - b > 5 && !memcmp(b, "from ", 5) && memmem(b, (size_t)(le - b), " import", 7)) names = b + 5;
+        else if (le - b > 5 && !memcmp(b, "from ", 5) && ut_memmem(b, (size_t)(le - b), " import", 7)) names = b + 5;
         /* `import a, b.c as d`: each top-level name; `from .x import y`: the project's own */
         for (const char *q = names; q && q < le;) {
             while (q < le && (*q == ' ' || *q == ',' || *q == '(')) q++;
