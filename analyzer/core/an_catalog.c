@@ -425,6 +425,7 @@ done:
 static void free_covers(an_cover_vec *v) {
     for (size_t i = 0; i < v->len; i++) {
         ut_vec_free(&v->items[i].ids);
+        ut_vec_free(&v->items[i].also);
         an_plain_free(&v->items[i].plain);
     }
     v->len = 0;
@@ -648,8 +649,8 @@ static void compile_each(strvec *alts, an_re_vec *out, an_lits *lits, an_cover_v
         } else {
             pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
             ut_vec_push(out, re);
-            an_cover cv = {{0}, false, {0}};
-            cv.always = !an_lits_cover(lits, alts->items[i], &cv.ids);
+            an_cover cv = {{0}, {0}, false, {0}};
+            cv.always = !an_lits_cover_all(lits, alts->items[i], &cv.ids, &cv.also);
             an_plain_parse(alts->items[i], &cv.plain);
             if (getenv("XPUIFY_DEBUG_PREFILTER"))
                 fprintf(stderr, "%s[%s]: %s: %s (%zu literals)\n", what, an_lang_name(lang), alts->items[i],
@@ -973,7 +974,8 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
 
 /* found: the language's literals seen in the text (NULL: scan none, run every pattern) */
 static bool may_match(const an_cover *cv, const uint8_t *found) {
-    return !found || cv->always || an_lits_any(found, cv->ids.items, cv->ids.len);
+    return !found || cv->always ||
+           (an_lits_any(found, cv->ids.items, cv->ids.len) && an_lits_all(found, cv->also.items, cv->also.len));
 }
 
 size_t an_catalog_literal_count(const an_catalog *c, an_lang lang) { return an_lits_count(c->lits[lang]); }

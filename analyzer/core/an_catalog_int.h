@@ -10,10 +10,11 @@
 
 struct an_query_set;
 typedef UT_VEC(pcre2_code *) an_re_vec;
-/* a pattern's literal cover (an_literal.h): the pattern can only match where one of ids was found; always: no
- * cover, run it on every file */
+/* a pattern's literal cover (an_literal.h): the pattern can only match where one of ids was found, and one of
+ * each set in also; always: no cover, run it on every file */
 typedef struct {
     an_u32_vec ids;
+    an_u32_vec also; /* an_lits_cover_all's further sets */
     bool always;
     an_plain plain; /* the pattern when it is one literal (an_plain_find finds its matches), else plain.lit NULL */
 } an_cover;

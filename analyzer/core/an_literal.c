@@ -1,6 +1,7 @@
 /* an_literal: required literals of trigger patterns (a small parser of the PCRE2 syntax rules use), and a scanner
  * that finds all of them in one pass over a file. */
 #include "analyzer/core/an_literal.h"
+#include "util/ut_find.h"
 #include "util/ut_buf.h"
 #include <ctype.h>
 #include <string.h>
@@ -93,14 +94,22 @@ typedef struct {
     bool nocase;
 } piece;
 typedef UT_VEC(piece) pieces;
+typedef UT_VEC(pieces) piece_sets;
 
 typedef struct {
     const char *p, *start;
     bool nocase, fail;
+    piece_sets req; /* the top level's sets of literals, each of which a match must hold one of */
+    int top_alts;   /* alternatives at the top level: req holds for a match only when there is one */
 } parser;
 
 static void pieces_free(pieces *v) {
     for (size_t i = 0; i < v->len; i++) ut_buf_free(&v->items[i].b);
+    ut_vec_free(v);
+}
+
+static void piece_sets_free(piece_sets *v) {
+    for (size_t i = 0; i < v->len; i++) pieces_free(&v->items[i]);
     ut_vec_free(v);
 }
 
@@ -111,9 +120,26 @@ static size_t score(const pieces *v) {
     return v->len ? m : 0;
 }
 
-/* keeps the better of best and cand (longer shortest literal), freeing the other */
-static void consider(pieces *best, pieces *cand) {
+static pieces pieces_copy(const pieces *v) {
+    pieces c = {0};
+    for (size_t i = 0; i < v->len; i++) {
+        piece x = {{0}, v->items[i].nocase};
+        ut_buf_init(&x.b);
+        ut_buf_append(&x.b, v->items[i].b.data, v->items[i].b.len);
+        ut_vec_push(&c, x);
+    }
+    return c;
+}
+
+/* keeps the better of best and cand (longer shortest literal), freeing the other. At the top level every set is
+ * also kept in ps->req when its literals are long enough to be worth a look-up (3 bytes: shorter ones would slow
+ * the scan of every file). */
+static void consider(parser *ps, int depth, pieces *best, pieces *cand) {
     if (!cand->len) return;
+    if (depth == 0 && score(cand) >= 3) {
+        pieces c = pieces_copy(cand);
+        ut_vec_push(&ps->req, c);
+    }
     if (score(cand) > score(best)) {
         pieces_free(best);
         *best = *cand;
@@ -123,15 +149,40 @@ static void consider(pieces *best, pieces *cand) {
     memset(cand, 0, sizeof *cand);
 }
 
-static void flush(ut_buf *run, bool nocase, pieces *best) {
-    if (!run->len) return;
-    pieces one = {0};
-    piece x = {{0}, nocase};
-    ut_buf_init(&x.b);
-    ut_buf_append(&x.b, run->data, run->len);
-    ut_vec_push(&one, x);
-    consider(best, &one);
-    run->len = 0;
+/* the literals the text matched so far must hold (cur: each a way to spell it; empty: none) end here */
+static void flush(parser *ps, int depth, pieces *cur, pieces *best) { consider(ps, depth, best, cur); }
+
+/* cur followed by one character */
+static void append(pieces *cur, char ch, bool nocase) {
+    if (!cur->len) {
+        piece x = {{0}, nocase};
+        ut_buf_init(&x.b);
+        ut_vec_push(cur, x);
+    }
+    for (size_t i = 0; i < cur->len; i++) ut_buf_putc(&cur->items[i].b, ch);
+}
+
+/* cur followed by one of sub's literals (every pairing; sub is a group of plain literals): false, with cur and sub
+ * unchanged, when that would make too many or mix cases */
+#define AN_LIT_CROSS_MAX 32
+static bool cross(pieces *cur, const pieces *sub) {
+    size_t n = cur->len ? cur->len : 1;
+    if (!sub->len || n * sub->len > AN_LIT_CROSS_MAX) return false;
+    for (size_t i = 0; i < cur->len; i++)
+        for (size_t j = 0; j < sub->len; j++)
+            if (cur->items[i].nocase != sub->items[j].nocase) return false;
+    pieces out = {0};
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < sub->len; j++) {
+            piece x = {{0}, sub->items[j].nocase};
+            ut_buf_init(&x.b);
+            if (cur->len) ut_buf_append(&x.b, cur->items[i].b.data, cur->items[i].b.len);
+            ut_buf_append(&x.b, sub->items[j].b.data, sub->items[j].b.len);
+            ut_vec_push(&out, x);
+        }
+    pieces_free(cur);
+    *cur = out;
+    return true;
 }
 
 /* A quantifier at p: 0 none, 1 optional (?, *, {0,...}), 2 required (+, {n,...} with n >= 1), -1 malformed. */
@@ -206,12 +257,16 @@ static bool skip_group(parser *ps) {
     return false;
 }
 
-static bool parse_alt(parser *ps, int depth, pieces *out);
+static bool parse_alt(parser *ps, int depth, pieces *out, bool *exact);
 
-static bool parse_seq(parser *ps, int depth, pieces *best) {
-    ut_buf run;
-    ut_buf_init(&run);
+/* One alternative. best: the set of literals with the longest shortest member that a match must hold (empty when
+ * none is proven). Consecutive characters, and groups of plain literals between them, make one run: `torch\.(?:cuda|xpu)\.`
+ * must hold torch.cuda. or torch.xpu. (at most AN_LIT_CROSS_MAX spellings). exact: the alternative is nothing but
+ * such a run (zero-width assertions aside), so that best is every way it can match. */
+static bool parse_seq(parser *ps, int depth, pieces *best, bool *exact) {
+    pieces cur = {0};
     bool ok = true;
+    *exact = true;
     while (ok) {
         char c = *ps->p;
         if (!c || c == '|' || c == ')') break;
@@ -221,9 +276,10 @@ static bool parse_seq(parser *ps, int depth, pieces *best) {
             if (!e) { ok = false; break; }
             if (isalnum((unsigned char)e)) {
                 ps->p += 2;
-                if (strchr("bBAzZG", e)) { flush(&run, ps->nocase, best); continue; } /* zero-width */
-                if (strchr("dDwWsShHvVNR", e)) {                         /* a class */
-                    flush(&run, ps->nocase, best);
+                if (strchr("bBAzZG", e)) continue; /* zero-width: the text around it is contiguous */
+                if (strchr("dDwWsShHvVNR", e)) {   /* a class */
+                    flush(ps, depth, &cur, best);
+                    *exact = false;
                     ok = quantifier(ps) >= 0;
                     continue;
                 }
@@ -234,19 +290,19 @@ static bool parse_seq(parser *ps, int depth, pieces *best) {
             ps->p += 2;
         } else if (c == '.') {
             ps->p++;
-            flush(&run, ps->nocase, best);
+            flush(ps, depth, &cur, best);
+            *exact = false;
             ok = quantifier(ps) >= 0;
             continue;
         } else if (c == '^' || c == '$') {
-            ps->p++;
-            flush(&run, ps->nocase, best);
+            ps->p++; /* zero-width */
             continue;
         } else if (c == '[') {
-            flush(&run, ps->nocase, best);
+            flush(ps, depth, &cur, best);
+            *exact = false;
             ok = skip_class(ps) && quantifier(ps) >= 0;
             continue;
         } else if (c == '(') {
-            flush(&run, ps->nocase, best);
             const char *p = ps->p;
             bool inner_nocase = false;
             if (p[1] == '?') {
@@ -256,6 +312,8 @@ static bool parse_seq(parser *ps, int depth, pieces *best) {
                     continue;
                 }
                 if (p[2] == '=' || p[2] == '!' || (p[2] == '<' && (p[3] == '=' || p[3] == '!'))) {
+                    flush(ps, depth, &cur, best);
+                    *exact = false;
                     ok = skip_group(ps) && quantifier(ps) >= 0; /* a look-around consumes nothing */
                     continue;
                 }
@@ -277,9 +335,9 @@ static bool parse_seq(parser *ps, int depth, pieces *best) {
                 ps->p += 1;
             }
             pieces sub = {0};
-            bool outer = ps->nocase;
+            bool outer = ps->nocase, sub_exact = false;
             ps->nocase |= inner_nocase;
-            bool inner_ok = parse_alt(ps, depth + 1, &sub);
+            bool inner_ok = parse_alt(ps, depth + 1, &sub, &sub_exact);
             ps->nocase = outer;
             if (!inner_ok || *ps->p != ')') {
                 pieces_free(&sub);
@@ -289,8 +347,14 @@ static bool parse_seq(parser *ps, int depth, pieces *best) {
             ps->p++;
             int q = quantifier(ps);
             if (q < 0) ok = false;
+            if (q == 0 && sub_exact && cross(&cur, &sub)) {
+                pieces_free(&sub);
+                continue;
+            }
+            flush(ps, depth, &cur, best);
+            *exact = false;
             if (q == 1) pieces_free(&sub); /* optional: proves nothing */
-            else consider(best, &sub);
+            else consider(ps, depth, best, &sub);
             continue;
         } else if (c == '*' || c == '+' || c == '?' || c == '{') {
             ok = false;
@@ -302,51 +366,89 @@ static bool parse_seq(parser *ps, int depth, pieces *best) {
         /* an ordinary character, maybe quantified */
         int q = quantifier(ps);
         if (q < 0) ok = false;
-        else if (q == 1) flush(&run, ps->nocase, best);
+        else if (q == 1) flush(ps, depth, &cur, best), *exact = false;
         else {
-            ut_buf_putc(&run, ch);
-            if (q == 2) flush(&run, ps->nocase, best);
+            append(&cur, ch, ps->nocase);
+            if (q == 2) flush(ps, depth, &cur, best), *exact = false;
         }
     }
-    if (ok) flush(&run, ps->nocase, best);
-    ut_buf_free(&run);
+    if (ok) flush(ps, depth, &cur, best);
+    pieces_free(&cur);
     return ok; /* best may be empty: a sequence of classes proves no literal */
 }
 
-/* False when the syntax is not understood. out stays empty when some alternative has no literal. */
-static bool parse_alt(parser *ps, int depth, pieces *out) {
+/* False when the syntax is not understood. out stays empty when some alternative has no literal; exact: every
+ * alternative is one run of literals (parse_seq), out then every way the group can match. */
+static bool parse_alt(parser *ps, int depth, pieces *out, bool *exact) {
     if (depth > 16) return false;
     bool covered = true;
+    *exact = true;
     for (;;) {
         pieces s = {0};
-        if (!parse_seq(ps, depth, &s)) {
+        bool ex = false;
+        if (depth == 0) ps->top_alts++;
+        if (!parse_seq(ps, depth, &s, &ex)) {
             pieces_free(&s);
             pieces_free(out);
             return false;
         }
         covered &= s.len > 0;
+        *exact &= ex && s.len > 0;
         for (size_t i = 0; i < s.len; i++) ut_vec_push(out, s.items[i]);
         ut_vec_free(&s);
         if (*ps->p != '|') break;
         ps->p++;
     }
-    if (!covered) pieces_free(out);
+    if (!covered) pieces_free(out), *exact = false;
     return true;
 }
 
-bool an_lits_cover(an_lits *l, const char *re, an_u32_vec *ids) {
-    parser ps = {re, re, false, false};
+static uint32_t piece_id(an_lits *l, const piece *x) { return add_lit(l, x->b.data, x->b.len, x->nocase); }
+
+bool an_lits_cover_all(an_lits *l, const char *re, an_u32_vec *ids, an_u32_vec *also) {
+    parser ps = {re, re, false, false, {0}, 0};
     pieces all = {0};
-    bool ok = parse_alt(&ps, 0, &all) && !*ps.p && all.len;
-    if (ok)
+    bool exact = false;
+    bool ok = parse_alt(&ps, 0, &all, &exact) && !*ps.p && all.len;
+    if (ok) {
         for (size_t i = 0; i < all.len; i++) {
-            uint32_t id = add_lit(l, all.items[i].b.data, all.items[i].b.len, all.items[i].nocase);
+            uint32_t id = piece_id(l, &all.items[i]);
             bool dup = false;
             for (size_t k = 0; k < ids->len && !dup; k++) dup = ids->items[k] == id;
             if (!dup) ut_vec_push(ids, id);
         }
+        /* one alternative: every set it must hold besides the best one, each as its count and its ids */
+        for (size_t r = 0; also && ps.top_alts == 1 && r < ps.req.len; r++) {
+            const pieces *set = &ps.req.items[r];
+            size_t at = also->len;
+            ut_vec_push(also, (uint32_t)set->len);
+            bool same = set->len == all.len;
+            for (size_t i = 0; i < set->len; i++) {
+                uint32_t id = piece_id(l, &set->items[i]);
+                ut_vec_push(also, id);
+                bool in = false;
+                for (size_t k = 0; k < ids->len && !in; k++) in = ids->items[k] == id;
+                same &= in;
+            }
+            if (same) also->len = at; /* the best set itself */
+        }
+    }
     pieces_free(&all);
+    piece_sets_free(&ps.req);
     return ok;
+}
+
+bool an_lits_cover(an_lits *l, const char *re, an_u32_vec *ids) { return an_lits_cover_all(l, re, ids, NULL); }
+
+bool an_lits_all(const uint8_t *found, const uint32_t *also, size_t n) {
+    for (size_t i = 0; i < n;) {
+        uint32_t k = also[i++];
+        bool any = false;
+        for (uint32_t j = 0; j < k; j++) any |= found[also[i + j]] != 0;
+        if (!any) return false;
+        i += k;
+    }
+    return true;
 }
 
 /* ---- scanning ----------------------------------------------------------------------------------------------- */
@@ -500,6 +602,25 @@ void an_plain_parse(const char *re, an_plain *out) {
         out->alts[k].next = out->head[c];
         out->head[c] = (uint16_t)(k + 1);
     }
+    if (out->nalt > 1 || out->nocase) { /* the loops of an_plain_find test a pair before trying the alternatives */
+        const unsigned char *fold = fold_table();
+        out->pairs = ut_calloc(1024, sizeof *out->pairs);
+        for (size_t k = 0; k < out->nalt; k++) {
+            unsigned char a = (unsigned char)out->alts[k].lit[0];
+            if (out->nocase) a = fold[a];
+            for (unsigned b = 0; b < 256; b++) {
+                if (out->alts[k].n > 1 && b != (out->nocase ? fold[(unsigned char)out->alts[k].lit[1]]
+                                                            : (unsigned char)out->alts[k].lit[1]))
+                    continue;
+                uint16_t key = (uint16_t)(a | b << 8);
+                out->pairs[key >> 6] |= 1ull << (key & 63);
+            }
+        }
+        for (int c = 0; c < 256; c++) {
+            unsigned char f = out->nocase ? fold[c] : (unsigned char)c;
+            out->cls[c] = (unsigned char)(((f >= '0' && f <= '9') || (f >= 'a' && f <= 'z')) | (out->head[f] ? 2 : 0));
+        }
+    }
     ut_buf_free(&lit);
     return;
 no:
@@ -510,6 +631,7 @@ no:
 void an_plain_free(an_plain *p) {
     for (size_t k = 0; k < p->nalt; k++) ut_free(p->alts[k].lit);
     ut_free(p->alts);
+    ut_free(p->pairs);
     memset(p, 0, sizeof *p);
 }
 
@@ -536,6 +658,15 @@ static bool same(const unsigned char *t, const char *lit, size_t n, bool nocase)
     return true;
 }
 
+/* whether the bytes at `at` (the last byte: alone) can begin an alternative (p->pairs) */
+static inline bool pair_ok(const an_plain *p, const unsigned char *fold, const unsigned char *t, size_t len, size_t at) {
+    if (at + 1 >= len) return true;
+    unsigned a = t[at], b = t[at + 1];
+    if (p->nocase) a = fold[a], b = fold[b];
+    unsigned key = a | b << 8;
+    return p->pairs[key >> 6] >> (key & 63) & 1;
+}
+
 /* the first alternative that matches at, its end in *end */
 static bool match_at(const an_plain *p, const unsigned char *t, size_t len, size_t at, size_t *end) {
     unsigned char c = p->nocase ? fold_table()[t[at]] : t[at];
@@ -556,43 +687,41 @@ long an_plain_find(const an_plain *p, const char *text, size_t len, size_t from,
     if (p->nalt == 1 && !p->nocase) { /* one literal: memmem */
         const an_plain_alt *a = &p->alts[0];
         for (const char *q = text + from; (size_t)(text + len - q) >= a->n; q++) {
-            q = memmem(q, (size_t)(text + len - q), a->lit, a->n);
+            q = ut_memmem(q, (size_t)(text + len - q), a->lit, a->n);
             if (!q) return -1;
             if (match_at(p, t, len, (size_t)(q - text), end)) return q - text;
         }
         return -1;
     }
     const unsigned char *fold = fold_table();
+    const unsigned char *cls = p->cls; /* a start is tried only where its pair (this byte and the next) can begin */
     if (p->before == AN_PLAIN_NOT_ALNUM) {
         /* a match starts where the byte before is no letter or digit: the first letters and digits of runs of them,
          * and every other byte (an alternative may start with `_` or `.`) */
-        static const unsigned char lower_digit[256] = {
-            ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-            ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
-            ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
-            ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1};
-        bool prev = from > 0 && lower_digit[p->nocase ? fold[t[from - 1]] : t[from - 1]];
+        bool prev = from > 0 && (cls[t[from - 1]] & 1);
         for (size_t at = from; at < len; at++) {
-            unsigned char c = p->nocase ? fold[t[at]] : t[at];
-            bool cur = lower_digit[c];
-            if (!prev && p->head[c] && match_at(p, t, len, at, end)) return (long)at;
-            prev = cur;
+            unsigned char k = cls[t[at]];
+            if (!prev && (k & 2) && pair_ok(p, fold, t, len, at) && match_at(p, t, len, at, end)) return (long)at;
+            prev = k & 1;
         }
         return -1;
     }
-    for (size_t at = from; at < len; at++) {
-        unsigned char c = p->nocase ? fold[t[at]] : t[at];
-        if (p->head[c] && match_at(p, t, len, at, end)) return (long)at;
-    }
+    for (size_t at = from; at < len; at++)
+        if ((cls[t[at]] & 2) && pair_ok(p, fold, t, len, at) && match_at(p, t, len, at, end)) return (long)at;
     return -1;
 }
 
 bool an_plain_caseless_safe(const char *text, size_t len) {
     const unsigned char *t = (const unsigned char *)text;
     size_t i = 0;
-    unsigned char high = 0; /* most files are ASCII: one OR over every byte (vectorized) says so */
+    uint64_t high = 0; /* most files are ASCII: an OR over every byte, eight at a time, says so */
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, t + i, 8);
+        high |= w;
+    }
     for (; i < len; i++) high |= t[i];
-    if (!(high & 0x80)) return true;
+    if (!(high & 0x8080808080808080ull)) return true;
     for (i = 0; i + 1 < len; i++) {
         if (t[i] < 0xC4) continue;
         if ((t[i] == 0xC4 && (t[i + 1] == 0xB0 || t[i + 1] == 0xB1)) || (t[i] == 0xC5 && t[i + 1] == 0xBF) ||

@@ -19,6 +19,12 @@ void an_lits_free(an_lits *l);
 /* Appends the ids of re's cover to ids (adding its literals to the set). False, with ids unchanged, when the
  * pattern has no cover this parser can prove (the pattern must then always be run). */
 bool an_lits_cover(an_lits *l, const char *re, an_u32_vec *ids);
+/* The same, and where re is one alternative, also every other set of literals a match must hold one of (a trigger
+ * `\bclass\s+\w*(?:CUDA|cuda)` needs `class` and one of `CUDA`, `cuda`): appended to also as the set's size
+ * followed by its ids, for an_lits_all. Only sets of literals of 3 bytes or more are kept. */
+bool an_lits_cover_all(an_lits *l, const char *re, an_u32_vec *ids, an_u32_vec *also);
+/* Every set of also (as an_lits_cover_all writes it, n entries) has a literal in found. */
+bool an_lits_all(const uint8_t *found, const uint32_t *also, size_t n);
 size_t an_lits_count(const an_lits *l);
 /* found[id] = 1 for every literal that occurs in text (found has an_lits_count entries; it is cleared first). */
 void an_lits_scan(const an_lits *l, const char *text, size_t len, uint8_t *found);
@@ -44,6 +50,10 @@ typedef struct {
     bool nocase;       /* (?i) before everything */
     uint8_t before;     /* the boundary every alternative has before it (AN_PLAIN_ANY when they differ) */
     uint16_t head[256]; /* by first byte (caseless: ASCII lower case): 1 + the first such alternative, 0: none */
+    uint64_t *pairs;    /* 65536 bits by the first two bytes (caseless: lower case) an alternative can start with;
+                         * NULL for one literal of one case (found with memmem) */
+    unsigned char cls[256]; /* by byte: 1 a letter or digit as (?<![a-z0-9]) reads it, 2 the first byte of some
+                             * alternative (both after folding when caseless) */
 } an_plain;
 /* re's literals into out (out->alts NULL when re is anything else, or holds bytes above 0x7f). */
 void an_plain_parse(const char *re, an_plain *out);

@@ -38,6 +38,45 @@ static size_t ncover(const char *re) {
     return n;
 }
 
+/* covered_in with the further sets of an_lits_cover_all */
+static bool covered_all_in(const char *re, const char *text) {
+    an_lits *l = an_lits_new();
+    an_u32_vec ids = {0}, also = {0};
+    assert_true(an_lits_cover_all(l, re, &ids, &also));
+    uint8_t found[256];
+    an_lits_scan(l, text, strlen(text), found);
+    bool r = an_lits_any(found, ids.items, ids.len) && an_lits_all(found, also.items, also.len);
+    ut_vec_free(&ids);
+    ut_vec_free(&also);
+    an_lits_free(l);
+    return r;
+}
+
+static void covers_all(void **s) {
+    (void)s;
+    /* every required set must be there: class and one of the spellings of cuda */
+    const char *cls = "\\bclass\\s+\\w*(?:CUDA|Cuda|cuda)";
+    assert_false(covered_all_in(cls, "class Net(nn.Module): pass"));
+    assert_true(covered_in(cls, "class Net(nn.Module): pass"));
+    assert_false(covered_all_in(cls, "x = 'cuda'"));
+    assert_true(covered_all_in(cls, "class X: pass\ny = 'cuda'")); /* a cover is a necessary condition only */
+    assert_true(covered_all_in(cls, "class CudaBackend:"));
+    const char *reg = "\\b(?:register\\w*|impl)\\([^)]*[\"']cuda[\"']";
+    assert_false(covered_all_in(reg, "lib.impl(op, fn)"));
+    assert_true(covered_all_in(reg, "lib.impl(op, fn, 'cuda')"));
+    /* sets of one- and two-byte literals are not kept (the scan of every file would slow down) */
+    an_lits *l = an_lits_new();
+    an_u32_vec ids = {0}, also = {0};
+    assert_true(an_lits_cover_all(l, "cudax\\s*\\(\\s*ab", &ids, &also));
+    assert_int_equal(also.len, 0);
+    /* alternatives at the top level: no further sets (each alternative needs its own) */
+    assert_true(an_lits_cover_all(l, "class\\s+cuda|pynvml", &ids, &also));
+    assert_int_equal(also.len, 0);
+    ut_vec_free(&ids);
+    ut_vec_free(&also);
+    an_lits_free(l);
+}
+
 static void covers(void **s) {
     (void)s;
     /* a plain word, whole-word anchors, escapes, quantified characters */
@@ -50,7 +89,14 @@ static void covers(void **s) {
     assert_true(covered_in("colou?r", "color"));            /* the optional u splits the run: col, r */
     assert_true(covered_in("ab+c", "abbbc"));
     /* alternations: every branch must give a literal; the cover is their union */
-    assert_int_equal(ncover("torch\\.(?:cuda|xpu)\\.|pynvml"), 2);
+    /* a group of plain literals between characters joins them: torch.cuda., torch.xpu. (not torch. alone) */
+    assert_int_equal(ncover("torch\\.(?:cuda|xpu)\\.|pynvml"), 3);
+    assert_true(covered_in("torch\\.(?:cuda|xpu)\\.|pynvml", "torch.xpu.synchronize()"));
+    assert_false(covered_in("torch\\.(?:cuda|xpu)\\.|pynvml", "torch.mps.x = 'cuda.'"));
+    assert_int_equal(ncover("\\b(?:cuda|xpu)\\b_(?:a|b|c)"), 6);
+    assert_int_equal(ncover("(?:a|b|c|d|e|f)(?:g|h|i|j|k|l)(?:m|n)x"), 2); /* 36 spellings: the run restarts, mx or nx */
+    assert_int_equal(ncover("(?:cuda|xpu)?_dev"), 1);                        /* optional: not joined */
+    assert_true(covered_in("(?i:cu)(?:da)", "CUda"));                         /* cases differ: not joined */
     assert_true(covered_in("torch\\.(?:cuda|xpu)\\.|pynvml", "import pynvml"));
     assert_true(covered_in("(?:gpu|cuda)_x", "gpu_x"));
     assert_int_equal(ncover("a|\\s+"), 0);                 /* a branch with no literal: no cover */
@@ -168,6 +214,8 @@ static void walk(const char *dir, paths *out) {
 
 /* patterns of the built-in rules (triggers and localities), the trickier the better */
 static const char *const real[] = {
+    "\\bclass\\s+\\w*(?:CUDA|Cuda|cuda)", "\\b(?:register\\w*|impl)\\([^)]*[\"']cuda[\"']", "\\.cu[\"']",
+    "double|float64", "cuda|device|\\.to\\b", "\\bexcept\\b",
     "\\.cuda\\s*\\(", "is_cuda", "\\bcuda\\b", "\\bxpu\\b", "\\bis_available\\b", "ccl", "\\bhip\\b",
     "(?i)cuda out of memory", "accelerator\\s*=\\s*.(?:gpu|cuda|xpu)\\b", "\\bdouble\\b", "\\bfloat64\\b",
     "torch\\.(?:cuda|xpu|mps|accelerator|backends)\\.|\\b(?:cuda|xpu)\\.|nvidia-smi|pynvml|intel_extension_for_pytorch|"
@@ -189,11 +237,11 @@ static void property_on_fixtures(void **s) {
     walk("examples", &files);
     assert_true(files.len > 50);
     an_lits *l = an_lits_new();
-    an_u32_vec ids[64] = {{0}};
+    an_u32_vec ids[64] = {{0}}, also[64] = {{0}};
     pcre2_code *re[64];
     size_t n = 0;
     for (; real[n]; n++) {
-        assert_true(an_lits_cover(l, real[n], &ids[n]));
+        assert_true(an_lits_cover_all(l, real[n], &ids[n], &also[n]));
         int ec;
         PCRE2_SIZE eo;
         re[n] = pcre2_compile((PCRE2_SPTR)real[n], PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MULTILINE, &ec, &eo, NULL);
@@ -210,7 +258,7 @@ static void property_on_fixtures(void **s) {
         for (size_t k = 0; k < n; k++) {
             bool m = pcre2_match(re[k], (PCRE2_SPTR)t, len, 0, 0, md, NULL) >= 0;
             matched += m;
-            if (m && !an_lits_any(found, ids[k].items, ids[k].len))
+            if (m && !(an_lits_any(found, ids[k].items, ids[k].len) && an_lits_all(found, also[k].items, also[k].len)))
                 fail_msg("%s matches `%s` but the scan found none of its literals", files.items[i], real[k]);
         }
         free(t);
@@ -222,9 +270,63 @@ static void property_on_fixtures(void **s) {
     for (size_t k = 0; k < n; k++) {
         pcre2_code_free(re[k]);
         ut_vec_free(&ids[k]);
+        ut_vec_free(&also[k]);
     }
     an_lits_free(l);
     ut_vec_free(&files);
+}
+
+/* The same property on generated texts: each a random sequence of fragments of the patterns (their literals, cut
+ * anywhere) and of punctuation, so that matches and near misses are frequent. */
+static void property_generated(void **s) {
+    (void)s;
+    static const char *const frag[] = {"class", " ", "Cuda", "cuda", "CUDA", "xpu", "torch", ".", "(", ")", "'", "\"",
+                                       "register", "impl", "_", "X", "\n", "except", "double", "float64", "to", "cu",
+                                       "da", "torch.", "mps", "backends", "nvidia-smi", "is_available", "=", "gpu",
+                                       "accelerator", "get_device_", "name", "hip", "__", "f", "ccl", "<<<", "cg::", "1"};
+    const size_t nfrag = sizeof frag / sizeof *frag;
+    an_lits *l = an_lits_new();
+    an_u32_vec ids[64] = {{0}}, also[64] = {{0}};
+    pcre2_code *re[64];
+    size_t n = 0;
+    for (; real[n]; n++) {
+        assert_true(an_lits_cover_all(l, real[n], &ids[n], &also[n]));
+        int ec;
+        PCRE2_SIZE eo;
+        re[n] = pcre2_compile((PCRE2_SPTR)real[n], PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MULTILINE, &ec, &eo, NULL);
+        assert_non_null(re[n]);
+    }
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    uint8_t *found = malloc(an_lits_count(l));
+    srand(11);
+    size_t matched = 0;
+    char text[400];
+    for (int round = 0; round < 30000; round++) {
+        size_t len = 0;
+        for (int k = rand() % 24; k > 0; k--) {
+            const char *f = frag[(size_t)rand() % nfrag];
+            size_t fl = strlen(f), cut = rand() % 4 ? fl : (size_t)rand() % (fl + 1);
+            if (len + cut >= sizeof text) break;
+            memcpy(text + len, f, cut);
+            len += cut;
+        }
+        an_lits_scan(l, text, len, found);
+        for (size_t k = 0; k < n; k++) {
+            bool m = pcre2_match(re[k], (PCRE2_SPTR)text, len, 0, 0, md, NULL) >= 0;
+            matched += m;
+            if (m && !(an_lits_any(found, ids[k].items, ids[k].len) && an_lits_all(found, also[k].items, also[k].len)))
+                fail_msg("`%.*s` matches `%s` but its cover does not hold", (int)len, text, real[k]);
+        }
+    }
+    assert_true(matched > 10000);
+    free(found);
+    pcre2_match_data_free(md);
+    for (size_t k = 0; k < n; k++) {
+        pcre2_code_free(re[k]);
+        ut_vec_free(&ids[k]);
+        ut_vec_free(&also[k]);
+    }
+    an_lits_free(l);
 }
 
 /* ---- an_plain: patterns of literals only, matched without PCRE2 ---- */
@@ -327,7 +429,7 @@ static void plain_matches_pcre(void **s) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(covers), cmocka_unit_test(scanner),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(covers), cmocka_unit_test(covers_all), cmocka_unit_test(property_generated), cmocka_unit_test(scanner),
                                        cmocka_unit_test(scanner_matches_naive_search),
                                        cmocka_unit_test(property_on_fixtures), cmocka_unit_test(plain_parses),
                                        cmocka_unit_test(plain_matches_pcre)};
