@@ -259,6 +259,53 @@ def test_verdicts_in_a_large_class_are_those_of_the_whole_class(d):
         eq(key(grown), key(alone), "verdicts with the class grown")
 
 
+def test_verdicts_through_callees_of_a_large_file_are_those_of_the_whole_file(d):
+    """A verdict that reads functions of the file a partial tree lacks is judged again over the tree grown by the
+    statements that define them (an_guard: grow_partial), callee by callee, and over the whole file after a few
+    rounds: chains of callees (CUDA-only at their end, generic, through a method of a large class) spread among
+    400 unrelated functions get the verdicts and reasons they get in the file alone."""
+    head = (
+        "import torch\nfrom flash_attn import flash_attn_func\n\n\n"
+        "def deep(x):\n    return flash_attn_func(x)\n\n\n"
+        "def middle(x):\n    return deep(x) + 1\n\n\n"
+        "def plain(x):\n    return x * 2\n\n\n"
+        "def outer(x):\n    return plain(middle(x))\n\n\n"
+        "def generic_a(x):\n    return generic_b(x) + plain(x)\n\n\n"
+        "def generic_b(x):\n    return [x]\n\n\n"
+        "class Runner:\n"
+        "    def _far(self, x):\n        return torch.cuda.get_device_capability()\n\n"
+        "    def _near(self, x):\n        return self._far(x)\n\n"
+        "    def _ok(self, x):\n        return generic_a(x)\n\n"
+        "    def step(self, x):\n"
+        "        if torch.cuda.is_available():\n            x = self._near(x)\n"
+        "        if torch.cuda.is_available():\n            x = self._ok(x)\n"
+        "        return x\n\n\n"
+        "def run(x):\n"
+        "    if torch.cuda.is_available():\n        x = outer(x)\n"
+        "    if torch.cuda.is_available():\n        x = generic_a(x)\n"
+        "    if torch.cuda.is_available():\n        x = middle(x)\n"
+        "    return x\n"
+    )
+    fn = "".join(f"\n\ndef unrelated_{i}(x):\n    y = [x + k for k in range({i})]\n    return sum(y)\n" for i in range(200))
+    meth = "".join(f"\n    def unrelated_{i}(self, x):\n        return [x + k for k in range({i})]\n" for i in range(200))
+    key = lambda ds: {ln: (x["message"], (x.get("fix") or {}).get("applicability")) for ln, x in ds.items()}
+    write("g.py", head)
+    alone = xpu105("g.py")
+    check(len(alone) == 5, "the tests are found", alone)
+    kinds = {(x.get("fix") or {}).get("applicability") for x in alone.values()}
+    check("safe" in kinds and len(kinds) > 1, "some safe, some not", alone)
+    # padding between the definitions (the callees lie outside the statements that hold a test) and in the class
+    grown = head.replace("\n\ndef middle", fn + "\n\ndef middle").replace("    def _near", meth.lstrip("\n") + "\n    def _near")
+    write("g.py", grown)
+    shift = grown.count("\n") - head.count("\n")
+    got = xpu105("g.py")
+    check(len(got) == 5, "the tests are found in the grown file", got)
+    moved = {ln: x for ln, x in got.items()}
+    # the same verdicts in the same order of lines (every test lies after the padding)
+    eq([v for _, v in sorted(key(moved).items())], [v for _, v in sorted(key(alone).items())], "verdicts with the file grown")
+    check(all(ln > shift for ln in got), "the tests moved by the padding", (shift, sorted(got)))
+
+
 # a project whose guards call into its other modules (also a golden project: tests/fix/test_projects.py)
 XMOD = os.path.join(ROOT, "fixtures", "golden", "projects", "xguard", "input")
 
