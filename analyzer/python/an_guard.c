@@ -42,6 +42,7 @@ struct an_guard {
     bool cut;     /* and of some class, some members only */
     TSRange *ranges; /* partial: the tree's included ranges (sorted, disjoint) */
     uint32_t nranges;
+    an_span_vec cuts; /* partial: the top-level statements of the classes it holds in part */
     UT_VEC(uint32_t) seeds; /* partial: where the statements it holds were picked (the tests, then what grew it) */
     UT_VEC(struct xmod *) mods;  /* the other modules of the project its guards' callees are in (read once each) */
     UT_VEC(struct xmod *) owned; /* those of them it frees (the others are the thread's memo's) */
@@ -194,7 +195,7 @@ static void add_range(const an_source *src, TSRange *rs, uint32_t *nr, uint32_t 
 
 /* The ranges parse_partial takes (sorted, disjoint, adjacent ones joined; *cut: a class in part); false: none, or the
  * scanner was unsure, or they are most of the file. The caller frees *out. */
-static bool select_units(const an_guard *g, const uint32_t *tests, size_t n, TSRange **out, uint32_t *nout, bool *cut) {
+static bool select_units(an_guard *g, const uint32_t *tests, size_t n, TSRange **out, uint32_t *nout, bool *cut) {
     const an_source *src = g->src;
     an_pyunits pu;
     *out = NULL, *nout = 0, *cut = false;
@@ -217,6 +218,7 @@ static bool select_units(const an_guard *g, const uint32_t *tests, size_t n, TSR
             continue;
         }
         *cut = true;
+        ut_vec_push(&g->cuts, x->span);
         kept += ms[0].start - x->span.start;
         add_range(src, rs, &nr, x->span.start, ms[0].start);
         for (size_t m = 0; m < x->mcount; m++)
@@ -242,6 +244,7 @@ static bool select_units(const an_guard *g, const uint32_t *tests, size_t n, TSR
 static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
     TSRange *rs;
     uint32_t nr;
+    g->cuts.len = 0;
     bool cut, ok = select_units(g, tests, n, &rs, &nr, &cut);
     if (ok) {
         ts_parser_set_included_ranges(g->parser, rs, nr);
@@ -250,7 +253,7 @@ static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
         if (!ok && g->tree) ts_tree_delete(g->tree), g->tree = NULL;
     }
     if (ok) g->ranges = rs, g->nranges = nr;
-    else ut_free(rs);
+    else ut_free(rs), g->cuts.len = 0;
     g->cut = ok && cut;
     return ok;
 }
@@ -298,12 +301,16 @@ static bool grow_partial(an_guard *g, const uint32_t *at, size_t n) {
     uint32_t nr = g->nranges;
     bool cut = g->cut;
     size_t seeds = g->seeds.len;
+    an_span_vec cuts = g->cuts;
+    memset(&g->cuts, 0, sizeof g->cuts);
     for (size_t i = 0; i < n; i++) ut_vec_push(&g->seeds, at[i]);
     g->tree = NULL, g->ranges = NULL, g->nranges = 0;
     if (!parse_partial(g, g->seeds.items, g->seeds.len)) {
-        g->tree = old, g->ranges = rs, g->nranges = nr, g->cut = cut, g->seeds.len = seeds;
+        ut_vec_free(&g->cuts);
+        g->tree = old, g->ranges = rs, g->nranges = nr, g->cut = cut, g->seeds.len = seeds, g->cuts = cuts;
         return false;
     }
+    ut_vec_free(&cuts);
     index_free(g);
     an_pyscope_free(&g->scope), ts_tree_delete(old), ut_free(rs);
     g->root = ts_tree_root_node(g->tree);
@@ -318,6 +325,7 @@ static void go_whole(an_guard *g) {
     memset(&g->scope, 0, sizeof g->scope);
     g->partial = g->cut = false;
     ut_free(g->ranges), g->ranges = NULL, g->nranges = 0;
+    g->cuts.len = 0;
     parse_whole(g);
     if (g->tree) {
         g->root = ts_tree_root_node(g->tree);
@@ -334,6 +342,7 @@ void an_guard_free(an_guard *g) {
     ut_free(g->helper);
     ut_free(g->ranges);
     ut_vec_free(&g->seeds);
+    ut_vec_free(&g->cuts);
     if (g->tree && !g->borrowed) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
     if (g->parser) ts_parser_delete(g->parser);
     ut_free(g);
@@ -495,7 +504,19 @@ static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
     if (!j->g->indexed) index_defs(j->g);
     const ut_smap_slot *sl = ut_smap_find(&j->g->defs, name, n);
     const node_vec *nv = sl ? sl->val : NULL;
-    for (size_t i = 0; nv && i < nv->len; i++) ut_vec_push(out, nv->items[i]);
+    for (size_t i = 0; nv && i < nv->len; i++) {
+        TSNode d = nv->items[i], top = d;
+        if (j->g->cut && is(d, "class_definition")) { /* a class held in part: its other members are read too */
+            if (is(ts_node_parent(top), "decorated_definition")) top = ts_node_parent(top);
+            for (size_t c = 0; c < j->g->cuts.len; c++)
+                if (j->g->cuts.items[c].start <= S(top) && S(top) < j->g->cuts.items[c].end) {
+                    beyond(j);
+                    out->len = 0;
+                    return;
+                }
+        }
+        ut_vec_push(out, d);
+    }
 }
 
 static void check_code(judge *j, TSNode n);

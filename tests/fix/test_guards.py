@@ -304,6 +304,19 @@ def test_verdicts_through_callees_of_a_large_file_are_those_of_the_whole_file(d)
     # the same verdicts in the same order of lines (every test lies after the padding)
     eq([v for _, v in sorted(key(moved).items())], [v for _, v in sorted(key(alone).items())], "verdicts with the file grown")
     check(all(ln > shift for ln in got), "the tests moved by the padding", (shift, sorted(got)))
+    # a class the partial tree holds in part (the method with the test), called itself: read whole, its CUDA-only
+    # member included
+    cls = (
+        "import torch\nfrom flash_attn import flash_attn_func\n\n\nclass Model:\n"
+        "    def _kernel(self, x):\n        return flash_attn_func(x)\n\n"
+        "    def build(self, x):\n        if torch.cuda.is_available():\n            return Model()\n        return x\n"
+    )
+    why = "calls `Model`, whose body uses `flash_attn_func`, which is CUDA-only"
+    for text in (cls, cls.replace("    def build", meth.lstrip("\n") + "\n    def build")):
+        write("g.py", text)
+        got = list(xpu105("g.py").values())
+        check(len(got) == 1 and (got[0].get("fix") or {}).get("applicability") != "safe" and why in got[0]["message"],
+              "the class's CUDA-only member (first in its body) keeps the test", got)
 
 
 # a project whose guards call into its other modules (also a golden project: tests/fix/test_projects.py)
