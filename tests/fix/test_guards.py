@@ -352,6 +352,45 @@ def test_callees_in_other_modules_of_the_project(d):
           msg("third_party"))
 
 
+def test_callees_in_a_large_module_read_in_part(d):
+    """Another module is parsed first as its imports and the statements that may define the callee's name, then
+    grown by what the verdicts read in it (a callee's own callees, a method called on self) or read whole; one run
+    keeps it for the next guard files (--threads 1: one thread reads them all in turn), each judging as over the
+    whole module: a chain through the module to a CUDA library gives no fix and names it, a generic chain is safe,
+    in either order of the files."""
+    pad = "".join(f"\n\ndef unrelated_{i}(x):\n    y = [x + k for k in range({i})]\n    return sum(y)\n" for i in range(300))
+    meth = "".join(f"\n    def unrelated_{i}(self, x):\n        return [x + k for k in range({i})]\n" for i in range(100))
+    lib = ("from flash_attn import flash_attn_func\n" + pad +
+           "\n\ndef _kernel(x):\n    return flash_attn_func(x)\n" + pad.replace("unrelated_", "more_") +
+           "\n\ndef entry(x):\n    return _kernel(x) + 1\n\n\ndef _plain(x):\n    return [x]\n" +
+           "\n\ndef generic(x):\n    return _plain(x)\n\n\nclass Tool:\n" +
+           "    def _far(self, x):\n        return flash_attn_func(x)\n" + meth +
+           "\n    def run(self, x):\n        return self._far(x)\n")
+    guard = lambda call: f"import torch\nfrom lib import entry, generic, Tool\n\n\ndef go(x):\n    if torch.cuda.is_available():\n        x = {call}\n    return x\n"
+    want = {"a.py": ("none", "calls `_kernel`, whose body uses `flash_attn_func`"),
+            "b.py": ("safe", None),
+            "c.py": ("none", "calls `Tool`, whose body uses `flash_attn_func`")}
+    calls = {"a.py": "entry(x)", "b.py": "generic(x)", "c.py": "Tool().run(x)"}
+    os.makedirs("p", exist_ok=True)
+    write("p/setup.py", "")
+    write("p/lib.py", lib)
+    for name, call in calls.items():
+        write(f"p/{name}", guard(call))
+    for order in (["a.py", "b.py", "c.py"], ["c.py", "b.py", "a.py"]):
+        r = run("check", "--no-cache", "--threads", "1", "--format", "json", "--exit-zero", *order, cwd="p")
+        found = {x["path"].split("/")[-1]: x for x in r.json() if x["code"] == "XPU105"}
+        for name, (kind, why) in want.items():
+            check(name in found, "the guard is found", (name, found.keys()))
+            got = (found[name].get("fix") or {}).get("applicability", "none")
+            eq(got, kind, f"applicability of {name} ({order})")
+            check(why is None or why in found[name]["message"], "the reason", (name, found[name]["message"]))
+        # the same alone
+        for name, (kind, _) in want.items():
+            r1 = run("check", "--no-cache", "--format", "json", "--exit-zero", name, cwd="p")
+            one = [x for x in r1.json() if x["code"] == "XPU105"]
+            eq([(x.get("fix") or {}).get("applicability", "none") for x in one], [kind], f"{name} alone")
+
+
 def test_second_fix_judges_as_the_first(d):
     """After a fix has ported the callee module's own CUDA call (`torch.cuda.synchronize()` in pkg/util.py), the
     guard over it is judged as before (unsafe: the helper stands for the CUDA it replaced), so a second `fix`
