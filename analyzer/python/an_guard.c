@@ -43,7 +43,6 @@ struct an_guard {
     TSRange *ranges; /* partial: the tree's included ranges (sorted, disjoint) */
     uint32_t nranges;
     an_span_vec cuts; /* partial: the top-level statements of the classes it holds in part */
-    bool whole_modules; /* the modules its verdict reads from now on are parsed whole (growth took too long) */
     UT_VEC(uint32_t) seeds; /* partial: where the statements it holds were picked (the tests, then what grew it) */
     UT_VEC(struct xmod *) mods;  /* the other modules of the project its guards' callees are in (read once each) */
     UT_VEC(struct xmod *) owned; /* those of them it frees (the others are the thread's memo's) */
@@ -54,7 +53,7 @@ struct an_guard {
     ut_smap rels; /* local name -> the dotted name (val) a relative import binds it to, num: its level */
 };
 
-/* another module of the project, parsed in part (xmod_parse) or whole */
+/* another module of the project, parsed whole */
 typedef struct xmod {
     char *path; /* absolute */
     an_source src;
@@ -68,11 +67,6 @@ typedef struct {
 } visit;
 
 typedef struct {
-    an_guard *g;
-    uint32_t at;
-} grow_at;
-
-typedef struct {
     an_guard *g;    /* the file whose code is being read: the guard's (home), or a callee's module */
     an_guard *home; /* the guard's file */
     const an_project *proj; /* its project model (looked up at the first callee in another module) */
@@ -84,9 +78,8 @@ typedef struct {
     UT_VEC(visit) visited; /* definitions already followed (by file and start byte) */
     int call_depth;
     bool need_whole; /* a partial tree lacks what the verdict reads: judged again over the whole file */
-    /* of that: the partial trees only the whole file's answers (wholes), the definitions a partial tree lacks (grow) */
-    UT_VEC(an_guard *) wholes;
-    UT_VEC(grow_at) grow;
+    bool must_whole; /* of that, something more statements of the file would not give (else grown: grow) */
+    UT_VEC(uint32_t) grow; /* offsets of definitions the verdict reads that a partial tree lacks */
     bool in_exit;    /* judging the code after an early exit (after_exit) */
     bool exit_why;   /* the reason was found there */
 } judge;
@@ -108,12 +101,7 @@ static void index_free(an_guard *g) {
 }
 
 /* the verdict reads beyond a partial tree: judged again over the whole file */
-static void beyond(judge *j) {
-    j->need_whole = true;
-    for (size_t i = 0; i < j->wholes.len; i++)
-        if (j->wholes.items[i] == j->g) return;
-    ut_vec_push(&j->wholes, j->g);
-}
+static void beyond(judge *j) { j->need_whole = j->must_whole = true; }
 
 static bool is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
 static uint32_t S(TSNode n) { return ts_node_start_byte(n); }
@@ -182,7 +170,7 @@ static bool holds_defs(judge *j, uint32_t from, uint32_t to, const char *name, s
     for (size_t i = 0; i < at.len; i++)
         if (!held(j->g, at.items[i])) {
             all = false;
-            ut_vec_push(&j->grow, ((grow_at){j->g, at.items[i]}));
+            ut_vec_push(&j->grow, at.items[i]);
         }
     ut_vec_free(&at);
     if (!all) j->need_whole = true;
@@ -211,6 +199,7 @@ static bool select_units(an_guard *g, const uint32_t *tests, size_t n, TSRange *
     const an_source *src = g->src;
     an_pyunits pu;
     *out = NULL, *nout = 0, *cut = false;
+    if (!n) return false; /* nothing to judge here (another module, read whole) */
     if (!an_pyregion_units(src, &pu)) {
         an_pyunits_free(&pu);
         return false;
@@ -506,6 +495,10 @@ done:
 static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
     if (j->g->partial) {
         if (!defined_at(j->g, 0, j->g->len, name, n, NULL)) return;
+        if (j->g != j->home) { /* (never: other modules are read whole) */
+            beyond(j);
+            return;
+        }
         if (!holds_defs(j, 0, j->g->len, name, n)) return;
     }
     if (!j->g->indexed) index_defs(j->g);
@@ -605,39 +598,17 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Another module: its statements that name `import` and those that may define name (n bytes) parsed first, grown
- * by what later verdicts read in it (an_guard_judge); whole when whole. */
-static xmod *xmod_parse(xmod *m, const char *name, size_t n, bool whole) {
+static xmod *xmod_parse(xmod *m) {
     char *deep = an_py_nesting_why(&m->src); /* tree-sitter does not survive such a file (an_pynest.h) */
-    if (deep) {
-        ut_free(deep);
-        return m;
-    }
-    an_guard probe = {0};
-    probe.text = m->src.text, probe.len = (uint32_t)m->src.len;
-    UT_VEC(uint32_t) at = {0};
-    if (!whole && n) defined_at(&probe, 0, probe.len, name, n, &at);
-    m->g = ut_calloc(1, sizeof *m->g);
-    an_guard *g = m->g;
-    g->src = &m->src, g->text = m->src.text, g->len = (uint32_t)m->src.len;
-    g->parser = ts_parser_new();
-    ts_parser_set_language(g->parser, tree_sitter_python());
-    for (size_t i = 0; i < at.len; i++) ut_vec_push(&g->seeds, at.items[i]);
-    g->partial = !whole && parse_partial(g, at.items, at.len);
-    if (!g->partial) parse_whole(g);
-    if (g->tree) {
-        g->root = ts_tree_root_node(g->tree);
-        an_pyscope_collect(&g->scope, g->root, g->text);
-    }
-    ut_vec_free(&at);
+    if (deep) ut_free(deep);
+    else m->g = an_guard_new(&m->src, NULL, 0);
     return m;
 }
 
-/* The module at path (absolute), read and parsed (its imports and what may define name first, grown by later
- * verdicts: xmod_parse): an open editor buffer's text stands for its file; a file read for an earlier guard file is
- * reused (as far as it is parsed) while its stamp holds. Each module is noted as a dependency of the guard
+/* The module at path (absolute), read and parsed whole: an open editor buffer's text stands for its file; a file
+ * read for an earlier guard file is reused while its stamp holds. Each module is noted as a dependency of the guard
  * file's findings (an_deps). NULL: not readable. */
-static an_guard *module_at(judge *j, const char *path, const char *name, size_t n) {
+static an_guard *module_at(judge *j, const char *path) {
     an_guard *h = j->home;
     for (size_t i = 0; i < h->mods.len; i++)
         if (!strcmp(h->mods.items[i]->path, path)) return h->mods.items[i]->g;
@@ -650,7 +621,7 @@ static an_guard *module_at(judge *j, const char *path, const char *name, size_t 
         an_source_init_mem(&m->src, path, buf, len);
         ut_free(buf);
         an_deps_note(path, m->src.text, m->src.len, true);
-        ut_vec_push(&h->mods, xmod_parse(m, name, n, h->whole_modules));
+        ut_vec_push(&h->mods, xmod_parse(m));
         ut_vec_push(&h->owned, m);
         return m->g;
     }
@@ -677,7 +648,7 @@ static an_guard *module_at(judge *j, const char *path, const char *name, size_t 
     bool ok = an_source_load_stamped(&m->src, path, (size_t)8 << 20, &why, &seen) == AN_LOAD_OK;
     ut_free(why);
     if (ok) an_deps_note(path, m->src.text, m->src.len, false);
-    if (ok) xmod_parse(m, name, n, h->whole_modules);
+    if (ok) xmod_parse(m);
     ut_vec_push(&h->mods, m);
     if (ok && seen.valid && mv->len < GUARD_MEMO_MAX) {
         memo_ent e = {m, seen, t, {0}};
@@ -902,7 +873,7 @@ static bool follow_import(judge *j, int level, const char *dotted, TSNode call, 
         const char *name = cut == dl ? dotted : dotted + cut;
         size_t nl = strcspn(name, ".");
         if (!an_modfile_find(p, from, level, mod, file, sizeof file)) continue;
-        an_guard *m = module_at(j, file, name, nl);
+        an_guard *m = module_at(j, file);
         if (!m || !m->tree) return false;
         return follow_in_module(j, m, name, nl, call, hops);
     }
@@ -948,13 +919,13 @@ static void check_call(judge *j, TSNode call) {
         TSNode root = fn;
         int levels = 0;
         while (is(root, "attribute")) root = field(root, "object"), levels++;
-        TSNode in_cls = levels == 1 && j->g->cut ? enclosing(call, "class_definition") : (TSNode){0};
+        TSNode in_cls = levels == 1 && j->g->cut && j->g == j->home ? enclosing(call, "class_definition") : (TSNode){0};
         TSNode meth = field(fn, "attribute");
         if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1 && j->g->cut &&
-            (ts_node_is_null(meth) ||
+            (j->g != j->home || ts_node_is_null(meth) ||
              (!ts_node_is_null(in_cls) && !holds_defs(j, S(in_cls), E(in_cls), T(j, meth), L(meth))))) {
             /* the class's other members: those of that name grown into the tree, or else the whole file */
-            if (ts_node_is_null(meth)) beyond(j);
+            if (j->g != j->home || ts_node_is_null(meth)) beyond(j);
         } else if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1) {
             /* a method of the enclosing class: followed when the class defines it */
             TSNode cls = enclosing(call, "class_definition"), meth = field(fn, "attribute");
@@ -1404,11 +1375,12 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
         verdict(j, AN_GUARD_UNPROVEN, ts_node_is_null(p) ? cur : p, "uses the test in `%.*s`, which xpuify does not follow");
 }
 
-/* true: the verdict is out; else (a partial tree lacks what it reads) j->wholes and j->grow say which trees to
- * make whole or grow (the caller frees them) */
-static bool judge_once(judge *jo, an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx,
-                       an_guard_verdict *out) {
+/* true: the verdict is out; else (a partial tree lacks what it reads) the offsets of the definitions it lacks go to
+ * grow, or *must: only the whole file's tree answers */
+static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out,
+                       void *grow, bool *must) {
     judge j = {0};
+    *must = false;
     j.g = j.home = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
     out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false;
     if (!g->tree) return true;
@@ -1419,10 +1391,7 @@ static bool judge_once(judge *jo, an_guard *g, uint32_t s, uint32_t e, an_guard_
             out->why = ut_strdup("sits in code xpuify could not parse");
             return true;
         }
-    if (ts_node_is_null(n)) {
-        if (g->partial) ut_vec_push(&jo->wholes, g);
-        return !g->partial;
-    }
+    if (ts_node_is_null(n)) return !(*must = g->partial);
     TSNode call = ts_node_parent(n);
     if (is(call, "call") && ts_node_eq(field(call, "function"), n)) n = call;
     /* inside `_require_two_cuda_devices()` or `class CudaTests`: the scope says it is about CUDA */
@@ -1439,47 +1408,30 @@ static bool judge_once(judge *jo, an_guard *g, uint32_t s, uint32_t e, an_guard_
     out->why = j.why;
     out->after_exit = j.exit_why;
     ut_vec_free(&j.visited);
-    jo->wholes = j.wholes, jo->grow = j.grow;
+    *must = j.must_whole;
+    UT_VEC(uint32_t) *gv = grow;
+    for (size_t i = 0; i < j.grow.len; i++) ut_vec_push(gv, j.grow.items[i]);
+    ut_vec_free(&j.grow);
     return !j.need_whole;
 }
 
-/* A verdict that reads definitions a partial tree (of the file, or of another module) lacks is judged again over
- * the trees grown by the statements that define them (a few rounds), then over whole trees. */
+/* A verdict that reads definitions of the file a partial tree lacks is judged again over the tree grown by their
+ * statements (a few times), then over the whole file's. */
 #define GUARD_MAX_GROWTH 3
 
-static int grow_cmp(const void *a, const void *b) {
-    const grow_at *x = a, *y = b;
-    if (x->g != y->g) return (uintptr_t)x->g < (uintptr_t)y->g ? -1 : 1;
-    return x->at < y->at ? -1 : x->at > y->at;
-}
-
 void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
+    UT_VEC(uint32_t) grow = {0};
+    bool must = false;
     for (int round = 0;; round++) {
-        judge jo = {0};
-        bool done = judge_once(&jo, g, s, e, ported, pctx, out);
-        if (!done) {
-            g->whole_modules = round >= GUARD_MAX_GROWTH; /* the modules read from now on are read whole */
-            bool moved = false;
-            for (size_t i = 0; i < jo.wholes.len; i++)
-                if (jo.wholes.items[i]->partial) go_whole(jo.wholes.items[i]), moved = true;
-            if (jo.grow.len > 1) qsort(jo.grow.items, jo.grow.len, sizeof *jo.grow.items, grow_cmp);
-            for (size_t i = 0, k; i < jo.grow.len; i = k) {
-                an_guard *m = jo.grow.items[i].g;
-                UT_VEC(uint32_t) at = {0};
-                for (k = i; k < jo.grow.len && jo.grow.items[k].g == m; k++) ut_vec_push(&at, jo.grow.items[k].at);
-                if (m->partial) {
-                    if (round >= GUARD_MAX_GROWTH || !grow_partial(m, at.items, at.len)) go_whole(m);
-                    moved = true;
-                }
-                ut_vec_free(&at);
-            }
-            if (!moved && g->partial) go_whole(g), moved = true;
-            done = !moved; /* (never: something partial read beyond itself) */
-            if (moved) ut_free(out->why), out->why = NULL;
+        grow.len = 0;
+        if (judge_once(g, s, e, ported, pctx, out, &grow, &must) || !g->partial) break;
+        ut_free(out->why);
+        out->why = NULL;
+        if (must || !grow.len || round >= GUARD_MAX_GROWTH || !grow_partial(g, grow.items, grow.len)) {
+            go_whole(g);
+            judge_once(g, s, e, ported, pctx, out, &grow, &must);
+            break;
         }
-        ut_vec_free(&jo.wholes);
-        ut_vec_free(&jo.grow);
-        if (done) break;
     }
-    g->whole_modules = false;
+    ut_vec_free(&grow);
 }

@@ -11,8 +11,8 @@
  * CUDA-only result (compute capability, the device index) and call only what is known: builtins, torch, the
  * standard library and a few device-generic libraries, methods of objects, and functions and classes whose bodies
  * pass the same test: of the same file, or of other modules of the project, found through their imports (absolute,
- * relative, re-exported by a package) and the project model's import roots (an_modfile), read once per file (parsed
- * in part: its imports and the definitions the verdicts read) and noted as dependencies of its findings (an_deps). A thing the caller's fixes port in the same pass counts as
+ * relative, re-exported by a package) and the project model's import roots (an_modfile), read once per file and
+ * noted as dependencies of its findings (an_deps). A thing the caller's fixes port in the same pass counts as
  * ported; in another module, CUDA that its own fixes could port only leaves the verdict unproven. */
 #ifndef AN_GUARD_H
 #define AN_GUARD_H

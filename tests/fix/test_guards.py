@@ -352,12 +352,11 @@ def test_callees_in_other_modules_of_the_project(d):
           msg("third_party"))
 
 
-def test_callees_in_a_large_module_read_in_part(d):
-    """Another module is parsed first as its imports and the statements that may define the callee's name, then
-    grown by what the verdicts read in it (a callee's own callees, a method called on self) or read whole; one run
-    keeps it for the next guard files (--threads 1: one thread reads them all in turn), each judging as over the
-    whole module: a chain through the module to a CUDA library gives no fix and names it, a generic chain is safe,
-    in either order of the files."""
+def test_callees_in_a_large_module(d):
+    """Chains of callees through a large module of the project (a CUDA library at the end of one, a generic one, a
+    class whose CUDA-only member is first in its body), read for several guard files in one run (--threads 1: one
+    thread reads them all in turn, the module kept between them) in either order, and for each file alone, get the
+    same verdicts and reasons."""
     pad = "".join(f"\n\ndef unrelated_{i}(x):\n    y = [x + k for k in range({i})]\n    return sum(y)\n" for i in range(300))
     meth = "".join(f"\n    def unrelated_{i}(self, x):\n        return [x + k for k in range({i})]\n" for i in range(100))
     lib = ("from flash_attn import flash_attn_func\n" + pad +
