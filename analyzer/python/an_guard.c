@@ -40,6 +40,10 @@ struct an_guard {
     bool borrowed; /* tree and scope are the caller's (an_guard_borrow): not freed here */
     bool partial; /* tree holds some top-level statements only (parse_partial) */
     bool cut;     /* and of some class, some members only */
+    TSRange *ranges; /* partial: the tree's included ranges (sorted, disjoint) */
+    uint32_t nranges;
+    an_span_vec cuts; /* partial: the top-level statements of the classes it holds in part */
+    UT_VEC(uint32_t) seeds; /* partial: where the statements it holds were picked (the tests, then what grew it) */
     UT_VEC(struct xmod *) mods;  /* the other modules of the project its guards' callees are in (read once each) */
     UT_VEC(struct xmod *) owned; /* those of them it frees (the others are the thread's memo's) */
     char *helper;               /* an_guard_set_helper */
@@ -74,6 +78,8 @@ typedef struct {
     UT_VEC(visit) visited; /* definitions already followed (by file and start byte) */
     int call_depth;
     bool need_whole; /* a partial tree lacks what the verdict reads: judged again over the whole file */
+    bool must_whole; /* of that, something more statements of the file would not give (else grown: grow) */
+    UT_VEC(uint32_t) grow; /* offsets of definitions the verdict reads that a partial tree lacks */
     bool in_exit;    /* judging the code after an early exit (after_exit) */
     bool exit_why;   /* the reason was found there */
 } judge;
@@ -93,6 +99,9 @@ static void index_free(an_guard *g) {
     memset(&g->defs, 0, sizeof g->defs), memset(&g->rels, 0, sizeof g->rels);
     g->indexed = false;
 }
+
+/* the verdict reads beyond a partial tree: judged again over the whole file */
+static void beyond(judge *j) { j->need_whole = j->must_whole = true; }
 
 static bool is(TSNode n, const char *t) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), t); }
 static uint32_t S(TSNode n) { return ts_node_start_byte(n); }
@@ -118,19 +127,54 @@ static const char *word_at_or_after(const char *s, size_t n, const char *w, size
     return NULL;
 }
 
-/* Whether the file may define a function or class of that name: the name after `def` or `class` and blanks (or
- * line continuations). false proves that no definition node of the whole file's tree has it. */
-static bool maybe_defined(const an_guard *g, const char *name, size_t n) {
-    const char *t = g->text, *e = t + g->len;
-    for (const char *p = t; p < e && (p = word_at_or_after(p, (size_t)(e - p), name, n)); p++) {
+/* Where [from, to) of the file may define a function or class of that name: the name after `def` or `class` and
+ * blanks (or line continuations), each offset into out (when not NULL). None proves that no definition node of the
+ * whole file's tree there has it. Returns how many. */
+static size_t defined_at(const an_guard *g, uint32_t from, uint32_t to, const char *name, size_t n, void *out) {
+    UT_VEC(uint32_t) *at = out;
+    const char *t = g->text, *e = t + to;
+    size_t k = 0;
+    for (const char *p = t + from; p < e && (p = word_at_or_after(p, (size_t)(e - p), name, n)); p++) {
         const char *b = p;
         while (b > t && strchr(" \t\f\r\n\\", b[-1]) && b[-1]) b--;
         if (b == p) continue;
         const char *w = b;
         while (w > t && ident_byte(w[-1])) w--;
-        if ((b - w == 3 && !memcmp(w, "def", 3)) || (b - w == 5 && !memcmp(w, "class", 5))) return true;
+        if ((b - w == 3 && !memcmp(w, "def", 3)) || (b - w == 5 && !memcmp(w, "class", 5))) {
+            k++;
+            if (at) ut_vec_push(at, (uint32_t)(w - t));
+            else break;
+        }
     }
-    return false;
+    return k;
+}
+
+/* the offset inside the partial tree's included ranges */
+static bool held(const an_guard *g, uint32_t at) {
+    uint32_t lo = 0, hi = g->nranges;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->ranges[mid].end_byte <= at) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < g->nranges && g->ranges[lo].start_byte <= at;
+}
+
+/* The definitions named [name, name + n) in [from, to) of j->g, a partial tree: true when it holds every one (what
+ * the whole tree would find there, it finds); else those it lacks go to j->grow (the verdict is judged again over
+ * a tree with them). */
+static bool holds_defs(judge *j, uint32_t from, uint32_t to, const char *name, size_t n) {
+    UT_VEC(uint32_t) at = {0};
+    defined_at(j->g, from, to, name, n, &at);
+    bool all = true;
+    for (size_t i = 0; i < at.len; i++)
+        if (!held(j->g, at.items[i])) {
+            all = false;
+            ut_vec_push(&j->grow, at.items[i]);
+        }
+    ut_vec_free(&at);
+    if (!all) j->need_whole = true;
+    return all;
 }
 
 /* whether [s, e) holds a test or names `import` */
@@ -149,15 +193,12 @@ static void add_range(const an_source *src, TSRange *rs, uint32_t *nr, uint32_t 
     rs[(*nr)++] = (TSRange){an_py_point_at(src, s), an_py_point_at(src, e), s, e};
 }
 
-/* The top-level statements that hold a test, and every one that names `import` (the file's bindings: the scope
- * is then the whole file's), parsed alone; of a class, its header and those of its members (as the front end
- * parses a definition: g->cut). What a verdict reads inside them is what the whole file's tree holds there. A
- * verdict that reads beyond them (a definition of the file, the rest of the module, a module-level name, the other
- * members of a cut class) sets need_whole. false (nothing parsed): the line scanner was unsure, the statements are
- * most of the file, or they do not parse cleanly. */
-static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
+/* The ranges parse_partial takes (sorted, disjoint, adjacent ones joined; *cut: a class in part); false: none, or the
+ * scanner was unsure, or they are most of the file. The caller frees *out. */
+static bool select_units(an_guard *g, const uint32_t *tests, size_t n, TSRange **out, uint32_t *nout, bool *cut) {
     const an_source *src = g->src;
     an_pyunits pu;
+    *out = NULL, *nout = 0, *cut = false;
     if (!n) return false; /* nothing to judge here (another module, read whole) */
     if (!an_pyregion_units(src, &pu)) {
         an_pyunits_free(&pu);
@@ -176,7 +217,8 @@ static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
             add_range(src, rs, &nr, x->span.start, x->span.end);
             continue;
         }
-        g->cut = true;
+        *cut = true;
+        ut_vec_push(&g->cuts, x->span);
         kept += ms[0].start - x->span.start;
         add_range(src, rs, &nr, x->span.start, ms[0].start);
         for (size_t m = 0; m < x->mcount; m++)
@@ -187,14 +229,32 @@ static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
     }
     an_pyunits_free(&pu);
     bool ok = nr && (uint64_t)kept * 10 < (uint64_t)(g->len - src->body) * 9;
+    if (!ok) ut_free(rs), rs = NULL, nr = 0, *cut = false;
+    *out = rs, *nout = nr;
+    return ok;
+}
+
+/* The top-level statements that hold a test, and every one that names `import` (the file's bindings: the scope
+ * is then the whole file's), parsed alone; of a class, its header and those of its members (as the front end
+ * parses a definition: g->cut). What a verdict reads inside them is what the whole file's tree holds there. A
+ * verdict that reads beyond them (a definition of the file, the rest of the module, a module-level name, the other
+ * members of a cut class) sets need_whole; of those, the definitions it reads (functions of the file, methods of a
+ * cut class called on self) can be grown into the tree (grow_partial). false (nothing parsed): the line scanner was unsure, the statements are
+ * most of the file, or they do not parse cleanly. */
+static bool parse_partial(an_guard *g, const uint32_t *tests, size_t n) {
+    TSRange *rs;
+    uint32_t nr;
+    g->cuts.len = 0;
+    bool cut, ok = select_units(g, tests, n, &rs, &nr, &cut);
     if (ok) {
         ts_parser_set_included_ranges(g->parser, rs, nr);
         g->tree = ts_parser_parse_string(g->parser, NULL, g->text, g->len);
         ok = g->tree && !ts_node_has_error(ts_tree_root_node(g->tree));
         if (!ok && g->tree) ts_tree_delete(g->tree), g->tree = NULL;
     }
-    ut_free(rs);
-    if (!ok) g->cut = false;
+    if (ok) g->ranges = rs, g->nranges = nr;
+    else ut_free(rs), g->cuts.len = 0;
+    g->cut = ok && cut;
     return ok;
 }
 
@@ -214,6 +274,7 @@ an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t ntest
     g->src = src, g->text = src->text, g->len = (uint32_t)src->len;
     g->parser = ts_parser_new();
     ts_parser_set_language(g->parser, tree_sitter_python());
+    for (size_t i = 0; i < ntests; i++) ut_vec_push(&g->seeds, tests[i]);
     g->partial = parse_partial(g, tests, ntests);
     if (!g->partial) parse_whole(g);
     if (g->tree) {
@@ -232,12 +293,39 @@ an_guard *an_guard_borrow(const an_source *src, TSNode root, const an_pyscope *s
     return g;
 }
 
+/* A partial tree grown by the statements that hold the offsets at (definitions a verdict reads): false when they
+ * would be most of the file or do not parse cleanly (the tree is then as it was). */
+static bool grow_partial(an_guard *g, const uint32_t *at, size_t n) {
+    TSTree *old = g->tree;
+    TSRange *rs = g->ranges;
+    uint32_t nr = g->nranges;
+    bool cut = g->cut;
+    size_t seeds = g->seeds.len;
+    an_span_vec cuts = g->cuts;
+    memset(&g->cuts, 0, sizeof g->cuts);
+    for (size_t i = 0; i < n; i++) ut_vec_push(&g->seeds, at[i]);
+    g->tree = NULL, g->ranges = NULL, g->nranges = 0;
+    if (!parse_partial(g, g->seeds.items, g->seeds.len)) {
+        ut_vec_free(&g->cuts);
+        g->tree = old, g->ranges = rs, g->nranges = nr, g->cut = cut, g->seeds.len = seeds, g->cuts = cuts;
+        return false;
+    }
+    ut_vec_free(&cuts);
+    index_free(g);
+    an_pyscope_free(&g->scope), ts_tree_delete(old), ut_free(rs);
+    g->root = ts_tree_root_node(g->tree);
+    an_pyscope_collect(&g->scope, g->root, g->text);
+    return true;
+}
+
 /* from a partial tree to the whole file's */
 static void go_whole(an_guard *g) {
     index_free(g);
     if (g->tree) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
     memset(&g->scope, 0, sizeof g->scope);
     g->partial = g->cut = false;
+    ut_free(g->ranges), g->ranges = NULL, g->nranges = 0;
+    g->cuts.len = 0;
     parse_whole(g);
     if (g->tree) {
         g->root = ts_tree_root_node(g->tree);
@@ -252,6 +340,9 @@ void an_guard_free(an_guard *g) {
     ut_vec_free(&g->mods);
     index_free(g);
     ut_free(g->helper);
+    ut_free(g->ranges);
+    ut_vec_free(&g->seeds);
+    ut_vec_free(&g->cuts);
     if (g->tree && !g->borrowed) an_pyscope_free(&g->scope), ts_tree_delete(g->tree);
     if (g->parser) ts_parser_delete(g->parser);
     ut_free(g);
@@ -403,13 +494,29 @@ done:
 /* the module-level or nested definitions (function or class) of that name in the file */
 static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
     if (j->g->partial) {
-        if (maybe_defined(j->g, name, n)) j->need_whole = true;
-        return;
+        if (!defined_at(j->g, 0, j->g->len, name, n, NULL)) return;
+        if (j->g != j->home) { /* (never: other modules are read whole) */
+            beyond(j);
+            return;
+        }
+        if (!holds_defs(j, 0, j->g->len, name, n)) return;
     }
     if (!j->g->indexed) index_defs(j->g);
     const ut_smap_slot *sl = ut_smap_find(&j->g->defs, name, n);
     const node_vec *nv = sl ? sl->val : NULL;
-    for (size_t i = 0; nv && i < nv->len; i++) ut_vec_push(out, nv->items[i]);
+    for (size_t i = 0; nv && i < nv->len; i++) {
+        TSNode d = nv->items[i], top = d;
+        if (j->g->cut && is(d, "class_definition")) { /* a class held in part: its other members are read too */
+            if (is(ts_node_parent(top), "decorated_definition")) top = ts_node_parent(top);
+            for (size_t c = 0; c < j->g->cuts.len; c++)
+                if (j->g->cuts.items[c].start <= S(top) && S(top) < j->g->cuts.items[c].end) {
+                    beyond(j);
+                    out->len = 0;
+                    return;
+                }
+        }
+        ut_vec_push(out, d);
+    }
 }
 
 static void check_code(judge *j, TSNode n);
@@ -633,7 +740,7 @@ static bool follow_assigned(judge *j, const char *name, size_t n, TSNode call) {
             const char *q = p + n;
             while (q < e && (*q == ' ' || *q == '\t')) q++;
             if (q + 1 < e && *q == '=' && q[1] != '=') {
-                j->need_whole = true;
+                beyond(j);
                 return true;
             }
         }
@@ -788,7 +895,7 @@ static void check_call(judge *j, TSNode call) {
             for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], call);
         } else if (!bound && in_list(T(j, fn), L(fn), builtins)) {
         } else if (!ts_node_is_null(cls)) { /* `cls(...)` in a class method: the class itself */
-            if (j->g->cut) j->need_whole = true; /* the class's other members */
+            if (j->g->cut) beyond(j); /* the class's other members */
             else follow_def(j, cls, call);
         } else if (bound && qualname(j, fn, &q)) {
             size_t r = strcspn(q.data, ".");
@@ -812,8 +919,13 @@ static void check_call(judge *j, TSNode call) {
         TSNode root = fn;
         int levels = 0;
         while (is(root, "attribute")) root = field(root, "object"), levels++;
-        if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1 && j->g->cut) {
-            j->need_whole = true; /* the class's other members */
+        TSNode in_cls = levels == 1 && j->g->cut && j->g == j->home ? enclosing(call, "class_definition") : (TSNode){0};
+        TSNode meth = field(fn, "attribute");
+        if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1 && j->g->cut &&
+            (j->g != j->home || ts_node_is_null(meth) ||
+             (!ts_node_is_null(in_cls) && !holds_defs(j, S(in_cls), E(in_cls), T(j, meth), L(meth))))) {
+            /* the class's other members: those of that name grown into the tree, or else the whole file */
+            if (j->g != j->home || ts_node_is_null(meth)) beyond(j);
         } else if (is(root, "identifier") && (eq(j, root, "self") || eq(j, root, "cls")) && levels == 1) {
             /* a method of the enclosing class: followed when the class defines it */
             TSNode cls = enclosing(call, "class_definition"), meth = field(fn, "attribute");
@@ -963,7 +1075,7 @@ static void follow_name(judge *j, TSNode asg, int pol, int flow) {
             return;
         }
         if (j->g->cut) { /* its uses are anywhere in the class */
-            j->need_whole = true;
+            beyond(j);
             return;
         }
     } else if (ts_node_is_null(scope)) {
@@ -973,7 +1085,7 @@ static void follow_name(judge *j, TSNode asg, int pol, int flow) {
             return;
         }
         if (j->g->partial) { /* its uses are anywhere in the module */
-            j->need_whole = true;
+            beyond(j);
             return;
         }
     }
@@ -1012,7 +1124,7 @@ static void rest_of_block(judge *j, TSNode st) {
     TSNode blk = ts_node_parent(st);
     if ((j->g->partial && is(blk, "module")) || (j->g->cut && is(ts_node_parent(blk), "class_definition"))) {
         /* the rest of the module, of a class that is cut */
-        j->need_whole = true;
+        beyond(j);
         return;
     }
     for (TSNode s = ts_node_next_named_sibling(st); !ts_node_is_null(s); s = ts_node_next_named_sibling(s))
@@ -1113,7 +1225,7 @@ static void after_exit(judge *j, TSNode st, TSNode leave, an_ctx_exit how) {
         if (ts_node_is_null(up)) break;
         if (is(up, "block") || is(up, "module")) {
             if ((j->g->partial && is(up, "module")) || (j->g->cut && is(ts_node_parent(up), "class_definition"))) {
-                j->need_whole = true; /* the rest of the module, of a class that is cut */
+                beyond(j); /* the rest of the module, of a class that is cut */
                 break;
             }
             bool again = !ts_node_is_null(rerun) && S(rerun) <= S(cur) && E(cur) <= E(rerun) && !ts_node_eq(cur, rerun);
@@ -1234,8 +1346,8 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
                 /* `pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), ...)`: every test of the module
                  * (or class) is skipped by it; the rest of that block is what runs because of the test */
                 TSNode blk = ts_node_parent(mark);
-                if (-pol > 0 && j->g->partial && is(blk, "module")) j->need_whole = true;
-                else if (-pol > 0 && j->g->cut && is(ts_node_parent(blk), "class_definition")) j->need_whole = true;
+                if (-pol > 0 && j->g->partial && is(blk, "module")) beyond(j);
+                else if (-pol > 0 && j->g->cut && is(ts_node_parent(blk), "class_definition")) beyond(j);
                 else if (-pol > 0)
                     for (uint32_t i = 0, k = ts_node_named_child_count(blk); i < k && j->kind != AN_GUARD_CUDA; i++)
                         if (!ts_node_eq(ts_node_named_child(blk, i), mark)) check_code(j, ts_node_named_child(blk, i));
@@ -1263,8 +1375,12 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
         verdict(j, AN_GUARD_UNPROVEN, ts_node_is_null(p) ? cur : p, "uses the test in `%.*s`, which xpuify does not follow");
 }
 
-static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
+/* true: the verdict is out; else (a partial tree lacks what it reads) the offsets of the definitions it lacks go to
+ * grow, or *must: only the whole file's tree answers */
+static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out,
+                       void *grow, bool *must) {
     judge j = {0};
+    *must = false;
     j.g = j.home = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
     out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false;
     if (!g->tree) return true;
@@ -1275,7 +1391,7 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
             out->why = ut_strdup("sits in code xpuify could not parse");
             return true;
         }
-    if (ts_node_is_null(n)) return !g->partial;
+    if (ts_node_is_null(n)) return !(*must = g->partial);
     TSNode call = ts_node_parent(n);
     if (is(call, "call") && ts_node_eq(field(call, "function"), n)) n = call;
     /* inside `_require_two_cuda_devices()` or `class CudaTests`: the scope says it is about CUDA */
@@ -1292,12 +1408,30 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     out->why = j.why;
     out->after_exit = j.exit_why;
     ut_vec_free(&j.visited);
+    *must = j.must_whole;
+    UT_VEC(uint32_t) *gv = grow;
+    for (size_t i = 0; i < j.grow.len; i++) ut_vec_push(gv, j.grow.items[i]);
+    ut_vec_free(&j.grow);
     return !j.need_whole;
 }
 
+/* A verdict that reads definitions of the file a partial tree lacks is judged again over the tree grown by their
+ * statements (a few times), then over the whole file's. */
+#define GUARD_MAX_GROWTH 3
+
 void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
-    if (judge_once(g, s, e, ported, pctx, out) || !g->partial) return;
-    ut_free(out->why);
-    go_whole(g);
-    judge_once(g, s, e, ported, pctx, out);
+    UT_VEC(uint32_t) grow = {0};
+    bool must = false;
+    for (int round = 0;; round++) {
+        grow.len = 0;
+        if (judge_once(g, s, e, ported, pctx, out, &grow, &must) || !g->partial) break;
+        ut_free(out->why);
+        out->why = NULL;
+        if (must || !grow.len || round >= GUARD_MAX_GROWTH || !grow_partial(g, grow.items, grow.len)) {
+            go_whole(g);
+            judge_once(g, s, e, ported, pctx, out, &grow, &must);
+            break;
+        }
+    }
+    ut_vec_free(&grow);
 }

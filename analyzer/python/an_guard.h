@@ -42,8 +42,9 @@ typedef struct an_guard an_guard;
 
 /* src: the whole file; tests: where its CUDA tests to be judged start (n of them). The file is parsed here (the
  * front end may have parsed only regions of it): first only the top-level statements that hold a test or an import,
- * then whole when a verdict reads beyond them (a definition of the file, the rest of the module); the verdicts are
- * those over the whole file's tree. */
+ * then with the statements that define what a verdict reads beyond them (a function of the file, a method of a class
+ * parsed in part), and whole when it reads more (the rest of the module); the verdicts are those over the whole
+ * file's tree. */
 an_guard *an_guard_new(const an_source *src, const uint32_t *tests, size_t n);
 /* The same over a tree of the whole file the caller parsed already (its root) and its scope: neither is copied nor
  * freed, and both must outlive the guard. */

@@ -1454,7 +1454,8 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
                 an_suppress_free(&sup);
                 goto finish;
             }
-    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, !run->tree, &c.scope, &mine, run->extra_needs);
+    /* a tree the caller parsed (an editor buffer's) is of the whole file unless it says its spans */
+    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, !run->tree || !run->nspans, &c.scope, &mine, run->extra_needs);
     /* suppressions that hid nothing (after every other finding is known) */
     const an_rule *unused = an_catalog_builtin(cat, "unused-suppression");
     if (unused && enabled(&c, unused) && sup.items.len && !an_suppress_hides_unused(&sup, unused))

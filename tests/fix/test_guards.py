@@ -259,6 +259,66 @@ def test_verdicts_in_a_large_class_are_those_of_the_whole_class(d):
         eq(key(grown), key(alone), "verdicts with the class grown")
 
 
+def test_verdicts_through_callees_of_a_large_file_are_those_of_the_whole_file(d):
+    """A verdict that reads functions of the file a partial tree lacks is judged again over the tree grown by the
+    statements that define them (an_guard: grow_partial), callee by callee, and over the whole file after a few
+    rounds: chains of callees (CUDA-only at their end, generic, through a method of a large class) spread among
+    400 unrelated functions get the verdicts and reasons they get in the file alone."""
+    head = (
+        "import torch\nfrom flash_attn import flash_attn_func\n\n\n"
+        "def deep(x):\n    return flash_attn_func(x)\n\n\n"
+        "def middle(x):\n    return deep(x) + 1\n\n\n"
+        "def plain(x):\n    return x * 2\n\n\n"
+        "def outer(x):\n    return plain(middle(x))\n\n\n"
+        "def generic_a(x):\n    return generic_b(x) + plain(x)\n\n\n"
+        "def generic_b(x):\n    return [x]\n\n\n"
+        "class Runner:\n"
+        "    def _far(self, x):\n        return torch.cuda.get_device_capability()\n\n"
+        "    def _near(self, x):\n        return self._far(x)\n\n"
+        "    def _ok(self, x):\n        return generic_a(x)\n\n"
+        "    def step(self, x):\n"
+        "        if torch.cuda.is_available():\n            x = self._near(x)\n"
+        "        if torch.cuda.is_available():\n            x = self._ok(x)\n"
+        "        return x\n\n\n"
+        "def run(x):\n"
+        "    if torch.cuda.is_available():\n        x = outer(x)\n"
+        "    if torch.cuda.is_available():\n        x = generic_a(x)\n"
+        "    if torch.cuda.is_available():\n        x = middle(x)\n"
+        "    return x\n"
+    )
+    fn = "".join(f"\n\ndef unrelated_{i}(x):\n    y = [x + k for k in range({i})]\n    return sum(y)\n" for i in range(200))
+    meth = "".join(f"\n    def unrelated_{i}(self, x):\n        return [x + k for k in range({i})]\n" for i in range(200))
+    key = lambda ds: {ln: (x["message"], (x.get("fix") or {}).get("applicability")) for ln, x in ds.items()}
+    write("g.py", head)
+    alone = xpu105("g.py")
+    check(len(alone) == 5, "the tests are found", alone)
+    kinds = {(x.get("fix") or {}).get("applicability") for x in alone.values()}
+    check("safe" in kinds and len(kinds) > 1, "some safe, some not", alone)
+    # padding between the definitions (the callees lie outside the statements that hold a test) and in the class
+    grown = head.replace("\n\ndef middle", fn + "\n\ndef middle").replace("    def _near", meth.lstrip("\n") + "\n    def _near")
+    write("g.py", grown)
+    shift = grown.count("\n") - head.count("\n")
+    got = xpu105("g.py")
+    check(len(got) == 5, "the tests are found in the grown file", got)
+    moved = {ln: x for ln, x in got.items()}
+    # the same verdicts in the same order of lines (every test lies after the padding)
+    eq([v for _, v in sorted(key(moved).items())], [v for _, v in sorted(key(alone).items())], "verdicts with the file grown")
+    check(all(ln > shift for ln in got), "the tests moved by the padding", (shift, sorted(got)))
+    # a class the partial tree holds in part (the method with the test), called itself: read whole, its CUDA-only
+    # member included
+    cls = (
+        "import torch\nfrom flash_attn import flash_attn_func\n\n\nclass Model:\n"
+        "    def _kernel(self, x):\n        return flash_attn_func(x)\n\n"
+        "    def build(self, x):\n        if torch.cuda.is_available():\n            return Model()\n        return x\n"
+    )
+    why = "calls `Model`, whose body uses `flash_attn_func`, which is CUDA-only"
+    for text in (cls, cls.replace("    def build", meth.lstrip("\n") + "\n    def build")):
+        write("g.py", text)
+        got = list(xpu105("g.py").values())
+        check(len(got) == 1 and (got[0].get("fix") or {}).get("applicability") != "safe" and why in got[0]["message"],
+              "the class's CUDA-only member (first in its body) keeps the test", got)
+
+
 # a project whose guards call into its other modules (also a golden project: tests/fix/test_projects.py)
 XMOD = os.path.join(ROOT, "fixtures", "golden", "projects", "xguard", "input")
 
@@ -290,6 +350,44 @@ def test_callees_in_other_modules_of_the_project(d):
           "the module-level value `deform = _Deform.apply` is followed", msg("extension"))
     check("`transformers.AutoModel.from_pretrained`, which xpuify cannot see into" in msg("third_party"), "third-party",
           msg("third_party"))
+
+
+def test_callees_in_a_large_module(d):
+    """Chains of callees through a large module of the project (a CUDA library at the end of one, a generic one, a
+    class whose CUDA-only member is first in its body), read for several guard files in one run (--threads 1: one
+    thread reads them all in turn, the module kept between them) in either order, and for each file alone, get the
+    same verdicts and reasons."""
+    pad = "".join(f"\n\ndef unrelated_{i}(x):\n    y = [x + k for k in range({i})]\n    return sum(y)\n" for i in range(300))
+    meth = "".join(f"\n    def unrelated_{i}(self, x):\n        return [x + k for k in range({i})]\n" for i in range(100))
+    lib = ("from flash_attn import flash_attn_func\n" + pad +
+           "\n\ndef _kernel(x):\n    return flash_attn_func(x)\n" + pad.replace("unrelated_", "more_") +
+           "\n\ndef entry(x):\n    return _kernel(x) + 1\n\n\ndef _plain(x):\n    return [x]\n" +
+           "\n\ndef generic(x):\n    return _plain(x)\n\n\nclass Tool:\n" +
+           "    def _far(self, x):\n        return flash_attn_func(x)\n" + meth +
+           "\n    def run(self, x):\n        return self._far(x)\n")
+    guard = lambda call: f"import torch\nfrom lib import entry, generic, Tool\n\n\ndef go(x):\n    if torch.cuda.is_available():\n        x = {call}\n    return x\n"
+    want = {"a.py": ("none", "calls `_kernel`, whose body uses `flash_attn_func`"),
+            "b.py": ("safe", None),
+            "c.py": ("none", "calls `Tool`, whose body uses `flash_attn_func`")}
+    calls = {"a.py": "entry(x)", "b.py": "generic(x)", "c.py": "Tool().run(x)"}
+    os.makedirs("p", exist_ok=True)
+    write("p/setup.py", "")
+    write("p/lib.py", lib)
+    for name, call in calls.items():
+        write(f"p/{name}", guard(call))
+    for order in (["a.py", "b.py", "c.py"], ["c.py", "b.py", "a.py"]):
+        r = run("check", "--no-cache", "--threads", "1", "--format", "json", "--exit-zero", *order, cwd="p")
+        found = {x["path"].split("/")[-1]: x for x in r.json() if x["code"] == "XPU105"}
+        for name, (kind, why) in want.items():
+            check(name in found, "the guard is found", (name, found.keys()))
+            got = (found[name].get("fix") or {}).get("applicability", "none")
+            eq(got, kind, f"applicability of {name} ({order})")
+            check(why is None or why in found[name]["message"], "the reason", (name, found[name]["message"]))
+        # the same alone
+        for name, (kind, _) in want.items():
+            r1 = run("check", "--no-cache", "--format", "json", "--exit-zero", name, cwd="p")
+            one = [x for x in r1.json() if x["code"] == "XPU105"]
+            eq([(x.get("fix") or {}).get("applicability", "none") for x in one], [kind], f"{name} alone")
 
 
 def test_second_fix_judges_as_the_first(d):
