@@ -921,26 +921,22 @@ static void keep_outermost(an_ctx_facts *v) {
 }
 
 void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const char *path) {
+    an_pynodes nodes;
+    an_pynodes_build(&nodes, root);
+    an_pycontext_collect_nodes(cx, &nodes, src, path);
+    an_pynodes_free(&nodes);
+}
+
+void an_pycontext_collect_nodes(an_pycontext *cx, const an_pynodes *nodes, const char *src, const char *path) {
     memset(cx, 0, sizeof *cx);
     walker w = {0};
     w.src = src, w.cx = cx;
     w.counterparts = file_has_counterparts(src, strlen(src));
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    unsigned depth = 0;
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
-        if (ts_node_is_named(n)) visit(&w, n);
-        if (depth < CTX_MAX_DEPTH && ts_tree_cursor_goto_first_child(&cur)) {
-            depth++;
-            continue;
-        }
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
-            depth--;
-        }
+    for (uint32_t i = 0; i < nodes->len;) {
+        const an_pynode *p = &nodes->items[i];
+        if (ts_node_is_named(p->node)) visit(&w, p->node);
+        i = p->depth < CTX_MAX_DEPTH ? i + 1 : p->next;
     }
-done:
-    ts_tree_cursor_delete(&cur);
     decide_backends(&w, path, strlen(src));
     decide_avail_locals(&w);
     for (int k = 0; k < AN_CTX_NKINDS; k++)

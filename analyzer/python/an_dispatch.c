@@ -239,27 +239,34 @@ static bool names_other_device(const char *src, const an_span *spans, size_t n) 
     return false;
 }
 
-void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src, const an_span *spans, size_t nspans) {
-    memset(out, 0, sizeof *out);
-    /* nothing to find in a file that names no other accelerator (most files): one pass over the text */
-    if (!strstr(src, "cuda") || !names_other_device(src, spans, nspans)) return;
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    unsigned depth = 0;
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
+/* nothing to find in a file that names no other accelerator (most files): one pass over the text */
+static bool may_dispatch(const char *src, const an_span *spans, size_t nspans) {
+    return strstr(src, "cuda") && names_other_device(src, spans, nspans);
+}
+
+static void collect(an_dispatches *out, const an_pynodes *nodes, const char *src) {
+    for (uint32_t i = 0; i < nodes->len;) {
+        const an_pynode *p = &nodes->items[i];
+        TSNode n = p->node;
         if (is(n, "if_statement")) on_if(out, n, src);
         else if (is(n, "dictionary")) on_dictionary(out, n, src);
-        if (depth < DISPATCH_MAX_DEPTH && ts_tree_cursor_goto_first_child(&cur)) {
-            depth++;
-            continue;
-        }
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
-            depth--;
-        }
+        i = p->depth < DISPATCH_MAX_DEPTH ? i + 1 : p->next;
     }
-done:
-    ts_tree_cursor_delete(&cur);
+}
+
+void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src, const an_span *spans, size_t nspans) {
+    memset(out, 0, sizeof *out);
+    if (!may_dispatch(src, spans, nspans)) return;
+    an_pynodes nodes;
+    an_pynodes_build(&nodes, root);
+    collect(out, &nodes, src);
+    an_pynodes_free(&nodes);
+}
+
+void an_dispatch_collect_nodes(an_dispatches *out, const an_pynodes *nodes, const char *src, const an_span *spans,
+                               size_t nspans) {
+    memset(out, 0, sizeof *out);
+    if (may_dispatch(src, spans, nspans)) collect(out, nodes, src);
 }
 
 void an_dispatch_free(an_dispatches *v) {

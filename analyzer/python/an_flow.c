@@ -281,10 +281,10 @@ static void on_call(fl *f, TSNode call) {
     ut_vec_free(&ls);
 }
 
-static void collect_bindings(fl *f, TSNode root, uint32_t lo, uint32_t hi) {
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
+static void collect_bindings(fl *f, const an_pynodes *nodes, uint32_t lo, uint32_t hi) {
+    for (uint32_t i = 0; i < nodes->len;) {
+        const an_pynode *p = &nodes->items[i];
+        TSNode n = p->node;
         bool descend = ts_node_end_byte(n) > lo && ts_node_start_byte(n) < hi;
         if (descend) {
             const char *t = ts_node_type(n);
@@ -292,12 +292,8 @@ static void collect_bindings(fl *f, TSNode root, uint32_t lo, uint32_t hi) {
             else if (!strcmp(t, "call")) on_call(f, n);
             else if (!strcmp(t, "comment") || !strcmp(t, "string")) descend = false;
         }
-        if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur))
-            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+        i = descend ? i + 1 : p->next;
     }
-done:
-    ts_tree_cursor_delete(&cur);
 }
 
 /* ---- uses in the text ---------------------------------------------------------------------------------------- */
@@ -478,8 +474,17 @@ static bool may_hold_literals(const char *t, uint32_t len) {
 
 void an_flow_collect(TSNode root, const char *text, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
     if (!may_hold_literals(text, len)) return;
+    an_pynodes nodes;
+    an_pynodes_build(&nodes, root);
+    an_flow_collect_nodes(&nodes, text, len, lo, hi, out);
+    an_pynodes_free(&nodes);
+}
+
+void an_flow_collect_nodes(const an_pynodes *nodes, const char *text, uint32_t len, uint32_t lo, uint32_t hi,
+                           an_flow_facts *out) {
+    if (!may_hold_literals(text, len)) return;
     fl f = {text, len, {0}, {0}};
-    collect_bindings(&f, root, lo, hi);
+    collect_bindings(&f, nodes, lo, hi);
     size_t n = f.binds.len < MAX_KEYS ? f.binds.len : MAX_KEYS;
     for (size_t i = 0; i < n; i++) {
         const binding *b = &f.binds.items[i];

@@ -44,6 +44,7 @@ typedef struct {
     const an_source *src;
     const bool *enabled;
     an_pyscope scope;
+    an_pynodes nodes; /* the tree's nodes in cursor order, built once: every collector reads them */
     an_diag_list *out;
     UT_VEC(range) errors;   /* syntax-error regions */
     UT_VEC(range) agnostic; /* if/conditional expressions that already branch on XPU or torch.accelerator */
@@ -340,15 +341,16 @@ static bool skip_identifier(const an_python *py, TSSymbol parent, TSFieldId fiel
     return false;
 }
 
-static void walk(ctx *c, TSNode root) {
+static void walk(ctx *c, const an_pynodes *nodes) {
     an_python *py = c->py;
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    UT_VEC(TSSymbol) parents = {0};
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
+    /* the symbols of the open ancestors, by depth: parents[d] is the symbol of the node at depth d above */
+    TSSymbol *parents = ut_malloc((AN_PY_MAX_DEPTH + 2) * sizeof(TSSymbol));
+    for (uint32_t i = 0; i < nodes->len;) {
+        const an_pynode *p = &nodes->items[i];
+        TSNode n = p->node;
         TSSymbol s = ts_node_symbol(n);
-        TSSymbol parent = parents.len ? parents.items[parents.len - 1] : 0;
-        TSFieldId field = ts_tree_cursor_current_field_id(&cur);
+        TSSymbol parent = p->depth ? parents[p->depth - 1] : 0;
+        TSFieldId field = p->field;
         bool descend = true;
         if (ts_node_end_byte(n) <= c->lo || ts_node_start_byte(n) >= c->hi ||
             (c->only && !an_spans_meet(c->only, ts_node_start_byte(n), ts_node_end_byte(n)))) {
@@ -376,23 +378,19 @@ static void walk(ctx *c, TSNode root) {
         } else if (s == py->s_conditional) {
             check_agnostic(c, n, false);
         }
-        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
-            ut_vec_push(&parents, s);
-            if (parents.len > AN_PY_MAX_DEPTH) {
+        if (descend && p->next > i + 1) { /* into the first child */
+            parents[p->depth] = s;
+            if (p->depth + 1u > AN_PY_MAX_DEPTH) {
                 c->too_deep = true;
-                c->deep_at = ts_node_start_byte(ts_tree_cursor_current_node(&cur));
-                goto done;
+                c->deep_at = ts_node_start_byte(nodes->items[i + 1].node);
+                break;
             }
+            i++;
             continue;
         }
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
-            parents.len--;
-        }
+        i = p->next;
     }
-done:
-    ut_vec_free(&parents);
-    ts_tree_cursor_delete(&cur);
+    ut_free(parents);
 }
 
 /* The outermost ERROR and MISSING nodes, in document order. A tree cursor, not recursion: the tree of a file can
@@ -816,9 +814,9 @@ static bool in_dispatch(const an_dispatches *v, uint32_t s, uint32_t e) {
  * (one informational finding per backend without an XPU sibling says so, into design). */
 static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list *design) {
     an_pycontext cx;
-    an_pycontext_collect(&cx, root, c->src->text, c->src->path);
+    an_pycontext_collect_nodes(&cx, &c->nodes, c->src->text, c->src->path);
     an_dispatches disp;
-    an_dispatch_collect(&disp, root, c->src->text, c->spans, c->nspans);
+    an_dispatch_collect_nodes(&disp, &c->nodes, c->src->text, c->spans, c->nspans);
     size_t nb = cx.kinds[AN_CTX_CUDA_BACKEND].len;
     size_t *count = ut_calloc(nb ? nb : 1, sizeof(size_t));
     an_diag *first = ut_calloc(nb ? nb : 1, sizeof(an_diag));
@@ -1248,7 +1246,7 @@ static void run_spans(const an_query_set *qs, TSNode root, const an_span_vec *sp
  * by the rule that reports such a literal written in the position itself (XPU103, XPU401), naming the position. */
 static void report_flow(ctx *c, TSNode root, an_diag_list *mine) {
     an_flow_facts ff = {0};
-    an_flow_collect(root, c->src->text, c->src->len, c->lo, c->hi, &ff);
+    an_flow_collect_nodes(&c->nodes, c->src->text, c->src->len, c->lo, c->hi, &ff);
     const an_rule *dev = an_catalog_find(c->cat, "XPU103"), *be = an_catalog_find(c->cat, "XPU401");
     const an_rule *sel = an_catalog_find(c->cat, "XPU104");
     const char *t = c->src->text;
@@ -1321,15 +1319,16 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     c.out = &mine;
     ut_buf_init(&c.tmp);
     collect_errors(&c, root);
+    an_pynodes_build(&c.nodes, root); /* one walk of the tree, read by every collector below */
     if (run->scope) c.scope = *run->scope;
-    else an_pyscope_collect(&c.scope, root, src->text);
+    else an_pyscope_collect_nodes(&c.scope, &c.nodes, src->text);
     const an_query_set *qs = an_catalog_queries(cat, AN_LANG_PYTHON);
     an_span_vec qr = {0};
     if (run->hits && (!qs || an_query_set_statement_level(qs)) && c.lo == 0 && c.hi == UINT32_MAX) {
         query_ranges(root, run->hits, run->nhits, &qr);
         c.only = &qr;
     }
-    walk(&c, root);
+    walk(&c, &c.nodes);
     if (c.too_deep) {
         an_diag_list_free(&mine);
         report_too_deep(&c);
@@ -1482,6 +1481,7 @@ finish:
     ut_vec_free(&c.cuda_branches);
     ut_vec_free(&c.design);
     ut_vec_free(&c.cuda_guard_conds);
+    an_pynodes_free(&c.nodes);
     if (run->scope) {} /* borrowed */
     else if (run->keep_scope) *run->keep_scope = c.scope;
     else an_pyscope_free(&c.scope);

@@ -200,14 +200,16 @@ static uint8_t kind_of(const kinds *k, TSNode n) {
 }
 
 /* Adds the facts of the subtree at root (imports, parameters, probe assignments) to sc. */
-static void collect_walk(an_pyscope *sc, TSNode root, const char *src) {
-    const kinds *kd = kinds_for(ts_tree_language(root.tree));
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    int except_depth = 0;
-    UT_VEC(bool) in_except = {0}; /* per depth: the node at this depth is an except_clause */
-    ut_vec_push(&in_except, false);
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
+static void collect_walk(an_pyscope *sc, const an_pynodes *nodes, const char *src) {
+    if (!nodes->len) return;
+    const kinds *kd = kinds_for(ts_tree_language(nodes->items[0].node.tree));
+    /* the except clauses open around the node: their ends (a clause's subtree ends at its `next`) */
+    UT_VEC(uint32_t) excepts = {0};
+    for (uint32_t i = 0; i < nodes->len;) {
+        while (excepts.len && excepts.items[excepts.len - 1] <= i) excepts.len--;
+        int except_depth = (int)excepts.len;
+        const an_pynode *p = &nodes->items[i];
+        TSNode n = p->node;
         uint8_t k = kind_of(kd, n);
         bool descend = k & K_DESCEND;
         if (k & K_IMPORT) {
@@ -221,25 +223,26 @@ static void collect_walk(an_pyscope *sc, TSNode root, const char *src) {
                 an_py_mentions_agnostic(src + ts_node_start_byte(r), ts_node_end_byte(r) - ts_node_start_byte(r)))
                 ut_vec_push(&sc->agnostic_names, ut_strndup(src + ts_node_start_byte(l), ts_node_end_byte(l) - ts_node_start_byte(l)));
         }
-        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
-            bool ex = k & K_EXCEPT;
-            except_depth += ex;
-            ut_vec_push(&in_except, ex);
+        if (descend && p->next > i + 1) {
+            if (k & K_EXCEPT) ut_vec_push(&excepts, p->next);
+            i++;
             continue;
         }
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
-            except_depth -= in_except.items[--in_except.len];
-        }
+        i = p->next;
     }
-done:
-    ut_vec_free(&in_except);
-    ts_tree_cursor_delete(&cur);
+    ut_vec_free(&excepts);
 }
 
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
+    an_pynodes nodes;
+    an_pynodes_build(&nodes, root);
+    an_pyscope_collect_nodes(sc, &nodes, src);
+    an_pynodes_free(&nodes);
+}
+
+void an_pyscope_collect_nodes(an_pyscope *sc, const an_pynodes *nodes, const char *src) {
     memset(sc, 0, sizeof *sc);
-    collect_walk(sc, root, src);
+    collect_walk(sc, nodes, src);
     finish_shadows(sc);
 }
 
@@ -334,7 +337,10 @@ void an_pyscope_collect_cached(an_pyscope *sc, TSNode root, const char *src, an_
             memset(&hit->facts, 0, sizeof hit->facts);
         } else {
             an_pyscope abs = {0};
-            collect_walk(&abs, u, src);
+            an_pynodes un;
+            an_pynodes_build(&un, u);
+            collect_walk(&abs, &un, src);
+            an_pynodes_free(&un);
             got = key;
             got.text = ut_strndup(src + a, b - a);
             append_facts(&got.facts, &abs, -(int64_t)a);
