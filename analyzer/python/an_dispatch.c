@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <pthread.h>
 #include <strings.h>
 
 /* deeper trees are not analyzed by the front end either (an_python.c) */
@@ -244,12 +245,24 @@ static bool may_dispatch(const char *src, const an_span *spans, size_t nspans) {
     return strstr(src, "cuda") && names_other_device(src, spans, nspans);
 }
 
+const TSLanguage *tree_sitter_python(void);
+enum { D_IF = 1, D_DICT = 2 };
+static an_pykinds dkinds;
+static pthread_once_t dkinds_once = PTHREAD_ONCE_INIT;
+static void dkinds_init(void) {
+    static const char *const names[] = {"if_statement", "dictionary", NULL};
+    an_pykinds_init(&dkinds, tree_sitter_python(), names);
+}
+
 static void collect(an_dispatches *out, const an_pynodes *nodes, const char *src) {
+    pthread_once(&dkinds_once, dkinds_init);
+    bool py = nodes->len && ts_tree_language(nodes->items[0].node.tree) == dkinds.lang;
     for (uint32_t i = 0; i < nodes->len;) {
         const an_pynode *p = &nodes->items[i];
         TSNode n = p->node;
-        if (is(n, "if_statement")) on_if(out, n, src);
-        else if (is(n, "dictionary")) on_dictionary(out, n, src);
+        uint8_t k = py ? an_pykind(&dkinds, n) : (is(n, "if_statement") ? D_IF : is(n, "dictionary") ? D_DICT : 0);
+        if (k & D_IF) on_if(out, n, src);
+        else if (k & D_DICT) on_dictionary(out, n, src);
         i = p->depth < DISPATCH_MAX_DEPTH ? i + 1 : p->next;
     }
 }

@@ -1,6 +1,7 @@
 /* an_pynodes: the nodes of a tree in cursor order, built once per tree (see an_pynodes.h). */
 #include "analyzer/python/an_pynodes.h"
 #include "util/ut_mem.h"
+#include <string.h>
 
 static void push(an_pynodes *v, TSNode n, uint32_t depth, TSFieldId field) {
     if (v->len == v->cap) {
@@ -42,6 +43,19 @@ done:
     while (nopen) v->items[open[--nopen]].next = v->len;
     ut_free(open);
     ts_tree_cursor_delete(&cur);
+}
+
+void an_pykinds_init(an_pykinds *k, const TSLanguage *lang, const char *const *names) {
+    k->lang = lang;
+    k->count = ts_language_symbol_count(lang);
+    k->kinds = ut_calloc(k->count ? k->count : 1, 1);
+    /* ts_node_symbol gives the public symbol of a node's symbol (or alias), which has the same name; the error
+     * symbol ((TSSymbol)-1, "ERROR") is past count: no kind */
+    for (uint32_t s = 0; s < k->count; s++) {
+        const char *t = ts_language_symbol_name(lang, (TSSymbol)s);
+        for (int i = 0; t && names[i] && i < 8; i++)
+            if (!strcmp(t, names[i])) k->kinds[s] |= (uint8_t)(1u << i);
+    }
 }
 
 void an_pynodes_free(an_pynodes *v) {

@@ -26,4 +26,19 @@ typedef struct {
 /* The nodes of the subtree at root (root first, depth 0). */
 void an_pynodes_build(an_pynodes *v, TSNode root);
 void an_pynodes_free(an_pynodes *v);
+
+/* Node kinds of the Python grammar by symbol, for collectors that test a node's type name per node: bit i of
+ * kinds[s] is set when symbol s is named names[i] (at most 8 names), so a test costs a load, not a strcmp. */
+typedef struct {
+    const TSLanguage *lang;
+    uint8_t *kinds;
+    uint32_t count;
+} an_pykinds;
+
+void an_pykinds_init(an_pykinds *k, const TSLanguage *lang, const char *const *names);
+/* the bits of n's type (as ts_node_type names it: an alias's name, ERROR for an error node) */
+static inline uint8_t an_pykind(const an_pykinds *k, TSNode n) {
+    TSSymbol s = ts_node_symbol(n);
+    return s < k->count ? k->kinds[s] : 0;
+}
 #endif

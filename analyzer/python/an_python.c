@@ -1183,16 +1183,15 @@ static TSNode def_of(TSNode st) {
  * up with ts_node_parent costs the depth at each step). Every pattern of the query set is rooted at a statement
  * or below (an_query.c checks), and a match holds a locality match, so the matches found are those of the whole
  * tree. Sorted and joined. */
-static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_vec *out) {
-    /* hits ascend: one cursor steps through the top-level statements once */
-    TSTreeCursor top = ts_tree_cursor_new(root);
-    bool more = ts_tree_cursor_goto_first_child(&top);
+static void query_ranges(const an_pynodes *nodes, const uint32_t *hits, size_t n, an_span_vec *out) {
+    /* hits ascend: the top-level statements (the root's children: depth 1 of the node index) are stepped through once */
+    uint32_t top = 1;
     for (size_t i = 0; i < n; i++) {
         uint32_t h = hits[i];
         if (out->len && out->items[out->len - 1].start <= h && h < out->items[out->len - 1].end) continue;
-        while (more && ts_node_end_byte(ts_tree_cursor_current_node(&top)) <= h) more = ts_tree_cursor_goto_next_sibling(&top);
-        if (!more) break;
-        TSNode st = ts_tree_cursor_current_node(&top); /* a top-level statement */
+        while (top < nodes->len && ts_node_end_byte(nodes->items[top].node) <= h) top = nodes->items[top].next;
+        if (top >= nodes->len) break;
+        TSNode st = nodes->items[top].node; /* a top-level statement */
         if (ts_node_start_byte(st) > h) continue;
         an_span r = {0, 0};
         for (int level = 0; level < 2 && !ts_node_is_null(st); level++) {
@@ -1215,7 +1214,6 @@ static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_ve
         }
         if (r.end > r.start) ut_vec_push(out, r);
     }
-    ts_tree_cursor_delete(&top);
     an_spans_merge(out);
 }
 
@@ -1223,23 +1221,18 @@ static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_ve
  * rather than from the root: a cursor at the root narrowed to a byte range still steps over every statement before
  * the range, so one such cursor per span made a file with a finding on every line quadratic (10,000 lines: 22 s).
  * No pattern is rooted above a statement (query_ranges is used only then), so the matches are the same ones. */
-static void run_spans(const an_query_set *qs, TSNode root, const an_span_vec *spans, ctx *c) {
-    TSTreeCursor top = ts_tree_cursor_new(root);
-    bool more = ts_tree_cursor_goto_first_child(&top);
-    for (size_t i = 0; i < spans->len && more; i++) {
+static void run_spans(const an_query_set *qs, const an_pynodes *nodes, const an_span_vec *spans, ctx *c) {
+    uint32_t top = 1; /* the top-level statements: depth 1 of the node index */
+    for (size_t i = 0; i < spans->len && top < nodes->len; i++) {
         an_span s = spans->items[i];
-        while (more && ts_node_end_byte(ts_tree_cursor_current_node(&top)) <= s.start)
-            more = ts_tree_cursor_goto_next_sibling(&top);
+        while (top < nodes->len && ts_node_end_byte(nodes->items[top].node) <= s.start) top = nodes->items[top].next;
         /* a span may cover several statements; the next span may start in the last of them */
-        TSTreeCursor it = ts_tree_cursor_copy(&top);
-        for (bool m = more; m; m = ts_tree_cursor_goto_next_sibling(&it)) {
-            TSNode st = ts_tree_cursor_current_node(&it);
+        for (uint32_t it = top; it < nodes->len; it = nodes->items[it].next) {
+            TSNode st = nodes->items[it].node;
             if (ts_node_start_byte(st) >= s.end) break;
             an_query_run_within(qs, st, s.start, s.end, c->src->text, resolve_cb, c, on_query_match, c);
         }
-        ts_tree_cursor_delete(&it);
     }
-    ts_tree_cursor_delete(&top);
 }
 
 /* Device strings and NCCL backends that reach a device position through a name (an_flow): reported at the literal
@@ -1325,7 +1318,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     const an_query_set *qs = an_catalog_queries(cat, AN_LANG_PYTHON);
     an_span_vec qr = {0};
     if (run->hits && (!qs || an_query_set_statement_level(qs)) && c.lo == 0 && c.hi == UINT32_MAX) {
-        query_ranges(root, run->hits, run->nhits, &qr);
+        query_ranges(&c.nodes, run->hits, run->nhits, &qr);
         c.only = &qr;
     }
     walk(&c, &c.nodes);
@@ -1336,7 +1329,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         goto finish;
     }
     if (c.only) {
-        run_spans(qs, root, &qr, &c);
+        run_spans(qs, &c.nodes, &qr, &c);
     } else {
         an_query_run_range(qs, root, c.lo, c.hi, src->text, resolve_cb, &c, on_query_match, &c);
     }

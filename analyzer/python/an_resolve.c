@@ -199,7 +199,53 @@ static uint8_t kind_of(const kinds *k, TSNode n) {
     return s < k->count ? k->kind[s] : K_OTHER;
 }
 
-/* Adds the facts of the subtree at root (imports, parameters, probe assignments) to sc. */
+/* The facts of node n (k: its kinds) into sc; whether the walk descends into it. except: n is inside an except
+ * clause. */
+static bool collect_visit(an_pyscope *sc, const kinds *kd, TSNode n, uint8_t k, const char *src, bool except) {
+    bool descend = k & K_DESCEND;
+    if (k & K_IMPORT) {
+        collect_import(sc, n, src, except);
+        descend = false;
+    } else if (k & K_PARAMS) {
+        collect_params(sc, n, src);
+    } else if (k & K_ASSIGN) {
+        TSNode l = ts_node_child_by_field_id(n, kd->left), r = ts_node_child_by_field_id(n, kd->right);
+        if (!ts_node_is_null(l) && !ts_node_is_null(r) && !strcmp(ts_node_type(l), "identifier") &&
+            an_py_mentions_agnostic(src + ts_node_start_byte(r), ts_node_end_byte(r) - ts_node_start_byte(r)))
+            ut_vec_push(&sc->agnostic_names, ut_strndup(src + ts_node_start_byte(l), ts_node_end_byte(l) - ts_node_start_byte(l)));
+    }
+    return descend;
+}
+
+/* Adds the facts of the subtree at root (imports, parameters, probe assignments) to sc, by a cursor walk (a tree
+ * walked once: the guard's, a cached unit) */
+static void collect_cursor(an_pyscope *sc, TSNode root, const char *src) {
+    const kinds *kd = kinds_for(ts_tree_language(root.tree));
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    int except_depth = 0;
+    UT_VEC(bool) in_except = {0}; /* per depth: the node at this depth is an except_clause */
+    ut_vec_push(&in_except, false);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        uint8_t k = kind_of(kd, n);
+        bool descend = collect_visit(sc, kd, n, k, src, except_depth > 0);
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
+            bool ex = k & K_EXCEPT;
+            except_depth += ex;
+            ut_vec_push(&in_except, ex);
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+            except_depth -= in_except.items[--in_except.len];
+        }
+    }
+done:
+    ut_vec_free(&in_except);
+    ts_tree_cursor_delete(&cur);
+}
+
+/* The same from the tree's node index: the same nodes in the same order */
 static void collect_walk(an_pyscope *sc, const an_pynodes *nodes, const char *src) {
     if (!nodes->len) return;
     const kinds *kd = kinds_for(ts_tree_language(nodes->items[0].node.tree));
@@ -207,22 +253,9 @@ static void collect_walk(an_pyscope *sc, const an_pynodes *nodes, const char *sr
     UT_VEC(uint32_t) excepts = {0};
     for (uint32_t i = 0; i < nodes->len;) {
         while (excepts.len && excepts.items[excepts.len - 1] <= i) excepts.len--;
-        int except_depth = (int)excepts.len;
         const an_pynode *p = &nodes->items[i];
-        TSNode n = p->node;
-        uint8_t k = kind_of(kd, n);
-        bool descend = k & K_DESCEND;
-        if (k & K_IMPORT) {
-            collect_import(sc, n, src, except_depth > 0);
-            descend = false;
-        } else if (k & K_PARAMS) {
-            collect_params(sc, n, src);
-        } else if (k & K_ASSIGN) {
-            TSNode l = ts_node_child_by_field_id(n, kd->left), r = ts_node_child_by_field_id(n, kd->right);
-            if (!ts_node_is_null(l) && !ts_node_is_null(r) && !strcmp(ts_node_type(l), "identifier") &&
-                an_py_mentions_agnostic(src + ts_node_start_byte(r), ts_node_end_byte(r) - ts_node_start_byte(r)))
-                ut_vec_push(&sc->agnostic_names, ut_strndup(src + ts_node_start_byte(l), ts_node_end_byte(l) - ts_node_start_byte(l)));
-        }
+        uint8_t k = kind_of(kd, p->node);
+        bool descend = collect_visit(sc, kd, p->node, k, src, excepts.len > 0);
         if (descend && p->next > i + 1) {
             if (k & K_EXCEPT) ut_vec_push(&excepts, p->next);
             i++;
@@ -234,10 +267,9 @@ static void collect_walk(an_pyscope *sc, const an_pynodes *nodes, const char *sr
 }
 
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
-    an_pynodes nodes;
-    an_pynodes_build(&nodes, root);
-    an_pyscope_collect_nodes(sc, &nodes, src);
-    an_pynodes_free(&nodes);
+    memset(sc, 0, sizeof *sc);
+    collect_cursor(sc, root, src);
+    finish_shadows(sc);
 }
 
 void an_pyscope_collect_nodes(an_pyscope *sc, const an_pynodes *nodes, const char *src) {
@@ -337,10 +369,7 @@ void an_pyscope_collect_cached(an_pyscope *sc, TSNode root, const char *src, an_
             memset(&hit->facts, 0, sizeof hit->facts);
         } else {
             an_pyscope abs = {0};
-            an_pynodes un;
-            an_pynodes_build(&un, u);
-            collect_walk(&abs, &un, src);
-            an_pynodes_free(&un);
+            collect_cursor(&abs, u, src);
             got = key;
             got.text = ut_strndup(src + a, b - a);
             append_facts(&got.facts, &abs, -(int64_t)a);
