@@ -246,7 +246,7 @@ static bool may_dispatch(const char *src, const an_span *spans, size_t nspans) {
 }
 
 const TSLanguage *tree_sitter_python(void);
-enum { D_IF = 1, D_DICT = 2 };
+enum { D_IF = 1, D_DICT = 2 }; /* the names' positions + 1 */
 static an_pykinds dkinds;
 static pthread_once_t dkinds_once = PTHREAD_ONCE_INIT;
 static void dkinds_init(void) {
@@ -260,9 +260,9 @@ static void collect(an_dispatches *out, const an_pynodes *nodes, const char *src
     for (uint32_t i = 0; i < nodes->len;) {
         const an_pynode *p = &nodes->items[i];
         TSNode n = p->node;
-        uint8_t k = py ? an_pykind(&dkinds, n) : (is(n, "if_statement") ? D_IF : is(n, "dictionary") ? D_DICT : 0);
-        if (k & D_IF) on_if(out, n, src);
-        else if (k & D_DICT) on_dictionary(out, n, src);
+        uint8_t k = py ? an_pykind_of(&dkinds, p->sym) : (is(n, "if_statement") ? D_IF : is(n, "dictionary") ? D_DICT : 0);
+        if (k == D_IF) on_if(out, n, src);
+        else if (k == D_DICT) on_dictionary(out, n, src);
         i = p->depth < DISPATCH_MAX_DEPTH ? i + 1 : p->next;
     }
 }

@@ -283,20 +283,18 @@ static void on_call(fl *f, TSNode call) {
 }
 
 const TSLanguage *tree_sitter_python(void);
-enum { F_ASSIGN = 1, F_CALL = 2, F_SKIP = 4 };
+enum { F_ASSIGN = 1, F_CALL = 2, F_COMMENT = 3, F_STRING = 4 }; /* the names' positions + 1 */
 static an_pykinds fkinds;
 static pthread_once_t fkinds_once = PTHREAD_ONCE_INIT;
 static void fkinds_init(void) {
     static const char *const names[] = {"assignment", "call", "comment", "string", NULL};
     an_pykinds_init(&fkinds, tree_sitter_python(), names);
-    for (uint32_t s = 0; s < fkinds.count; s++)
-        if (fkinds.kinds[s] & 12) fkinds.kinds[s] = F_SKIP; /* a comment or a string */
 }
 
 static uint8_t fkind_by_name(TSNode n) {
     const char *t = ts_node_type(n);
     return !strcmp(t, "assignment") ? F_ASSIGN : !strcmp(t, "call") ? F_CALL
-         : !strcmp(t, "comment") || !strcmp(t, "string") ? F_SKIP : 0;
+         : !strcmp(t, "comment") ? F_COMMENT : !strcmp(t, "string") ? F_STRING : 0;
 }
 
 static void collect_bindings(fl *f, const an_pynodes *nodes, uint32_t lo, uint32_t hi) {
@@ -307,10 +305,10 @@ static void collect_bindings(fl *f, const an_pynodes *nodes, uint32_t lo, uint32
         TSNode n = p->node;
         bool descend = ts_node_end_byte(n) > lo && ts_node_start_byte(n) < hi;
         if (descend) {
-            uint8_t k = py ? an_pykind(&fkinds, n) : fkind_by_name(n);
-            if (k & F_ASSIGN) on_assignment(f, n);
-            else if (k & F_CALL) on_call(f, n);
-            else if (k & F_SKIP) descend = false;
+            uint8_t k = py ? an_pykind_of(&fkinds, p->sym) : fkind_by_name(n);
+            if (k == F_ASSIGN) on_assignment(f, n);
+            else if (k == F_CALL) on_call(f, n);
+            else if (k == F_COMMENT || k == F_STRING) descend = false;
         }
         i = descend ? i + 1 : p->next;
     }

@@ -13,6 +13,7 @@ static void push(an_pynodes *v, TSNode n, uint32_t depth, TSFieldId field) {
     p->next = 0;
     p->depth = depth < UINT16_MAX ? (uint16_t)depth : UINT16_MAX;
     p->field = field;
+    p->sym = ts_node_symbol(n);
 }
 
 void an_pynodes_build(an_pynodes *v, TSNode root) {
@@ -53,8 +54,11 @@ void an_pykinds_init(an_pykinds *k, const TSLanguage *lang, const char *const *n
      * symbol ((TSSymbol)-1, "ERROR") is past count: no kind */
     for (uint32_t s = 0; s < k->count; s++) {
         const char *t = ts_language_symbol_name(lang, (TSSymbol)s);
-        for (int i = 0; t && names[i] && i < 8; i++)
-            if (!strcmp(t, names[i])) k->kinds[s] |= (uint8_t)(1u << i);
+        for (int i = 0; t && names[i] && i < 255; i++)
+            if (!strcmp(t, names[i])) {
+                k->kinds[s] = (uint8_t)(i + 1);
+                break;
+            }
     }
 }
 

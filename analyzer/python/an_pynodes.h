@@ -16,6 +16,7 @@ typedef struct {
     uint32_t next;    /* the index of the first node after this one's subtree */
     uint16_t depth;   /* 0 for the root; saturates at UINT16_MAX (every depth limit of the front end is far below) */
     TSFieldId field;  /* the field of the node in its parent (0: none) */
+    TSSymbol sym;     /* ts_node_symbol(node), read once */
 } an_pynode;
 
 typedef struct {
@@ -27,8 +28,9 @@ typedef struct {
 void an_pynodes_build(an_pynodes *v, TSNode root);
 void an_pynodes_free(an_pynodes *v);
 
-/* Node kinds of the Python grammar by symbol, for collectors that test a node's type name per node: bit i of
- * kinds[s] is set when symbol s is named names[i] (at most 8 names), so a test costs a load, not a strcmp. */
+/* Node kinds of a grammar by symbol, for collectors that test a node's type name per node: kinds[s] is i + 1 when
+ * symbol s is named names[i] (NULL-terminated, at most 255 names), 0 when none, so a test costs a load, not a
+ * strcmp. */
 typedef struct {
     const TSLanguage *lang;
     uint8_t *kinds;
@@ -36,9 +38,8 @@ typedef struct {
 } an_pykinds;
 
 void an_pykinds_init(an_pykinds *k, const TSLanguage *lang, const char *const *names);
-/* the bits of n's type (as ts_node_type names it: an alias's name, ERROR for an error node) */
-static inline uint8_t an_pykind(const an_pykinds *k, TSNode n) {
-    TSSymbol s = ts_node_symbol(n);
-    return s < k->count ? k->kinds[s] : 0;
-}
+/* the kind of a node of symbol s (ts_node_symbol: the public symbol of the node's symbol or alias, named as
+ * ts_node_type names the node; the error symbol, "ERROR", is past count) */
+static inline uint8_t an_pykind_of(const an_pykinds *k, TSSymbol s) { return s < k->count ? k->kinds[s] : 0; }
+static inline uint8_t an_pykind(const an_pykinds *k, TSNode n) { return an_pykind_of(k, ts_node_symbol(n)); }
 #endif

@@ -348,7 +348,7 @@ static void walk(ctx *c, const an_pynodes *nodes) {
     for (uint32_t i = 0; i < nodes->len;) {
         const an_pynode *p = &nodes->items[i];
         TSNode n = p->node;
-        TSSymbol s = ts_node_symbol(n);
+        TSSymbol s = p->sym;
         TSSymbol parent = p->depth ? parents[p->depth - 1] : 0;
         TSFieldId field = p->field;
         bool descend = true;
@@ -1446,7 +1446,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
                 an_suppress_free(&sup);
                 goto finish;
             }
-    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, !run->tree, &c.scope, &mine, run->extra_needs);
+    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, &c.nodes, !run->tree, &c.scope, &mine, run->extra_needs);
     /* suppressions that hid nothing (after every other finding is known) */
     const an_rule *unused = an_catalog_builtin(cat, "unused-suppression");
     if (unused && enabled(&c, unused) && sup.items.len && !an_suppress_hides_unused(&sup, unused))

@@ -193,6 +193,11 @@ static const kinds *kinds_for(const TSLanguage *lang) {
     return &kinds_cache;
 }
 
+static uint8_t kind_of_sym(const kinds *k, TSSymbol s) {
+    if (s == (TSSymbol)-1) return K_DESCEND; /* ERROR */
+    return s < k->count ? k->kind[s] : K_OTHER;
+}
+
 static uint8_t kind_of(const kinds *k, TSNode n) {
     TSSymbol s = ts_node_symbol(n);
     if (s == (TSSymbol)-1) return K_DESCEND; /* ERROR */
@@ -254,7 +259,7 @@ static void collect_walk(an_pyscope *sc, const an_pynodes *nodes, const char *sr
     for (uint32_t i = 0; i < nodes->len;) {
         while (excepts.len && excepts.items[excepts.len - 1] <= i) excepts.len--;
         const an_pynode *p = &nodes->items[i];
-        uint8_t k = kind_of(kd, p->node);
+        uint8_t k = kind_of_sym(kd, p->sym);
         bool descend = collect_visit(sc, kd, p->node, k, src, excepts.len > 0);
         if (descend && p->next > i + 1) {
             if (k & K_EXCEPT) ut_vec_push(&excepts, p->next);
