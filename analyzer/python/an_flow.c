@@ -618,12 +618,27 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
     static const char *const opens[] = {".to(", "device=", "device =", "torch.device(", NULL};
     /* what the file assigns to each name, asked once per name (each answer reads the whole file) */
     ut_smap assigned = {0};
+    /* where each opener occurs inside [lo, hi), ascending: found from the '(' and '=' the openers end with, in two
+     * passes over the text instead of one search per opener (the same occurrences, overlapping ones included) */
+    UT_VEC(uint32_t) at[4] = {{0}};
+    if (lo < hi) {
+        for (const char *e = t + lo; (e = memchr(e, '(', (size_t)(t + hi - e))); e++) {
+            uint32_t x = (uint32_t)(e - t);
+            if (x >= lo + 3 && !memcmp(e - 3, ".to", 3)) ut_vec_push(&at[0], x - 3);
+            if (x >= lo + 12 && !memcmp(e - 12, "torch.device", 12)) ut_vec_push(&at[3], x - 12);
+        }
+        for (const char *e = t + lo; (e = memchr(e, '=', (size_t)(t + hi - e))); e++) {
+            uint32_t x = (uint32_t)(e - t);
+            if (x >= lo + 6 && !memcmp(e - 6, "device", 6)) ut_vec_push(&at[1], x - 6);
+            if (x >= lo + 7 && !memcmp(e - 7, "device ", 7)) ut_vec_push(&at[2], x - 7);
+        }
+    }
     for (int o = 0; opens[o]; o++) {
         size_t on = strlen(opens[o]);
         line_scan ln = {0};
         bool started = false;
-        for (const char *m = t + lo; m < t + hi && (m = memmem(m, (size_t)(t + hi - m), opens[o], on)); m++) {
-            uint32_t c = (uint32_t)(m - t), p = c + (uint32_t)on;
+        for (size_t k = 0; k < at[o].len; k++) {
+            uint32_t c = at[o].items[k], p = c + (uint32_t)on;
             if (o == 1 || o == 2) { /* a keyword: `device=`, not `self.device =` nor `map_device=` nor a statement */
                 if (c > 0 && (chain_char(t[c - 1]))) continue;
                 uint32_t b = c;
@@ -660,5 +675,6 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             ut_vec_push(out, x);
         }
     }
+    for (int o = 0; o < 4; o++) ut_vec_free(&at[o]);
     ut_smap_free(&assigned, NULL);
 }
