@@ -5,6 +5,7 @@
 #include "analyzer/python/an_resolve.h"
 #include "util/ut_buf.h"
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -639,62 +640,77 @@ static void on_record_field(walker *w, TSNode asg) {
     }
 }
 
-static void visit(walker *w, TSNode n) {
+/* the node types visit acts on, by position + 1 (an_pykinds) */
+enum {
+    V_ASSIGNMENT = 1, V_ASSERT, V_BOOLEAN, V_BLOCK, V_CALL, V_CLASS, V_CONDITIONAL, V_COMPARISON, V_DICTIONARY,
+    V_DECORATED, V_IF, V_INTERPOLATION, V_IMPORT, V_IMPORT_FROM, V_ELIF, V_PAIR, V_MODULE, V_WHILE
+};
+static const char *const visit_names[] = {"assignment", "assert_statement", "boolean_operator", "block", "call",
+                                          "class_definition", "conditional_expression", "comparison_operator",
+                                          "dictionary", "decorated_definition", "if_statement", "interpolation",
+                                          "import_statement", "import_from_statement", "elif_clause", "pair",
+                                          "module", "while_statement", NULL};
+
+const TSLanguage *tree_sitter_python(void);
+static an_pykinds vkinds;
+static pthread_once_t vkinds_once = PTHREAD_ONCE_INIT;
+static void vkinds_init(void) { an_pykinds_init(&vkinds, tree_sitter_python(), visit_names); }
+
+/* the kind of n by its type name (a tree of another grammar than the one of vkinds) */
+static uint8_t visit_kind_by_name(TSNode n) {
     const char *t = ts_node_type(n);
-    switch (t[0]) {
-    case 'a':
-        if (!strcmp(t, "assignment")) on_assignment(w, n), note_avail_local(w, n), on_record_field(w, n);
-        else if (!strcmp(t, "assert_statement")) add_node(w, AN_CTX_READ, n);
+    for (int i = 0; visit_names[i]; i++)
+        if (!strcmp(t, visit_names[i])) return (uint8_t)(i + 1);
+    return 0;
+}
+
+/* the facts of a named node n of kind k (visit_names) */
+static void visit(walker *w, TSNode n, uint8_t k) {
+    switch (k) {
+    case V_ASSIGNMENT: on_assignment(w, n), note_avail_local(w, n), on_record_field(w, n); break;
+    case V_ASSERT: add_node(w, AN_CTX_READ, n); break;
+    case V_BOOLEAN: on_boolean(w, n); break;
+    case V_BLOCK:
+        if (w->counterparts) on_block(w, n);
         break;
-    case 'b':
-        if (!strcmp(t, "boolean_operator")) on_boolean(w, n);
-        else if (!strcmp(t, "block") && w->counterparts) on_block(w, n);
+    case V_CALL: on_registry_call(w, n), on_setattr_call(w, n), on_report_call(w, n); break;
+    case V_CLASS: {
+        TSNode p = ts_node_parent(n);
+        if (!is(p, "decorated_definition")) p = n;
+        scope sc = {n, ts_node_start_byte(p), ts_node_end_byte(p), true, NULL, false};
+        ut_vec_push(&w->scopes, sc);
         break;
-    case 'c':
-        if (!strcmp(t, "call")) on_registry_call(w, n), on_setattr_call(w, n), on_report_call(w, n);
-        else if (!strcmp(t, "class_definition")) {
-            TSNode p = ts_node_parent(n);
-            if (!is(p, "decorated_definition")) p = n;
-            scope sc = {n, ts_node_start_byte(p), ts_node_end_byte(p), true, NULL, false};
-            ut_vec_push(&w->scopes, sc);
-        } else if (!strcmp(t, "conditional_expression")) {
-            on_conditional(w, n);
-        } else if (!strcmp(t, "comparison_operator")) {
-            add_node(w, AN_CTX_READ, n);
-            /* `dist.get_backend() == "nccl"`, `get_backend() == Backend.NCCL`: asks which backend runs */
-            if (has(text(w, n), len(n), "get_backend(")) add_node_why(w, AN_CTX_CORRECT_GUARD, n, "asks which distributed backend runs");
-        }
+    }
+    case V_CONDITIONAL: on_conditional(w, n); break;
+    case V_COMPARISON:
+        add_node(w, AN_CTX_READ, n);
+        /* `dist.get_backend() == "nccl"`, `get_backend() == Backend.NCCL`: asks which backend runs */
+        if (has(text(w, n), len(n), "get_backend(")) add_node_why(w, AN_CTX_CORRECT_GUARD, n, "asks which distributed backend runs");
         break;
-    case 'd':
-        if (!strcmp(t, "dictionary")) on_dictionary(w, n);
-        else if (!strcmp(t, "decorated_definition")) on_decorated(w, n);
+    case V_DICTIONARY: on_dictionary(w, n); break;
+    case V_DECORATED: on_decorated(w, n); break;
+    case V_IF: on_if(w, n); break;
+    case V_INTERPOLATION: add_node(w, AN_CTX_READ, n), add_node(w, AN_CTX_REPORT, n); break;
+    case V_IMPORT:
+    case V_IMPORT_FROM: on_import(w, n); break;
+    case V_ELIF: {
+        TSNode c = an_py_field(n, "condition", 9);
+        if (!ts_node_is_null(c)) add_node(w, AN_CTX_READ, c); /* `elif cudnn.enabled:` reads the flag */
         break;
-    case 'i':
-        if (!strcmp(t, "if_statement")) on_if(w, n);
-        else if (!strcmp(t, "interpolation")) add_node(w, AN_CTX_READ, n), add_node(w, AN_CTX_REPORT, n);
-        else if (!strcmp(t, "import_statement") || !strcmp(t, "import_from_statement")) on_import(w, n);
+    }
+    case V_PAIR: { /* `{"cuda_version": torch.version.cuda}` */
+        TSNode v = an_py_field(n, "value", 5);
+        if (!ts_node_is_null(v)) add_node(w, AN_CTX_REPORT, v);
         break;
-    case 'e':
-        if (!strcmp(t, "elif_clause")) {
-            TSNode c = an_py_field(n, "condition", 9);
-            if (!ts_node_is_null(c)) add_node(w, AN_CTX_READ, c); /* `elif cudnn.enabled:` reads the flag */
-        }
+    }
+    case V_MODULE:
+        if (w->counterparts) on_block(w, n);
         break;
-    case 'p':
-        if (!strcmp(t, "pair")) { /* `{"cuda_version": torch.version.cuda}` */
-            TSNode v = an_py_field(n, "value", 5);
-            if (!ts_node_is_null(v)) add_node(w, AN_CTX_REPORT, v);
-        }
+    case V_WHILE: {
+        TSNode c = an_py_field(n, "condition", 9);
+        if (!ts_node_is_null(c)) add_node(w, AN_CTX_READ, c);
         break;
-    case 'm':
-        if (!strcmp(t, "module") && w->counterparts) on_block(w, n);
-        break;
-    case 'w':
-        if (!strcmp(t, "while_statement")) {
-            TSNode c = an_py_field(n, "condition", 9);
-            if (!ts_node_is_null(c)) add_node(w, AN_CTX_READ, c);
-        }
-        break;
+    }
     }
 }
 
@@ -921,26 +937,25 @@ static void keep_outermost(an_ctx_facts *v) {
 }
 
 void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const char *path) {
+    an_pynodes nodes;
+    an_pynodes_build(&nodes, root);
+    an_pycontext_collect_nodes(cx, &nodes, src, path);
+    an_pynodes_free(&nodes);
+}
+
+void an_pycontext_collect_nodes(an_pycontext *cx, const an_pynodes *nodes, const char *src, const char *path) {
     memset(cx, 0, sizeof *cx);
     walker w = {0};
     w.src = src, w.cx = cx;
     w.counterparts = file_has_counterparts(src, strlen(src));
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    unsigned depth = 0;
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
-        if (ts_node_is_named(n)) visit(&w, n);
-        if (depth < CTX_MAX_DEPTH && ts_tree_cursor_goto_first_child(&cur)) {
-            depth++;
-            continue;
-        }
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
-            depth--;
-        }
+    pthread_once(&vkinds_once, vkinds_init);
+    bool py = nodes->len && ts_tree_language(nodes->items[0].node.tree) == vkinds.lang;
+    for (uint32_t i = 0; i < nodes->len;) {
+        const an_pynode *p = &nodes->items[i];
+        uint8_t k = py ? an_pykind_of(&vkinds, p->sym) : visit_kind_by_name(p->node);
+        if (k && ts_node_is_named(p->node)) visit(&w, p->node, k);
+        i = p->depth < CTX_MAX_DEPTH ? i + 1 : p->next;
     }
-done:
-    ts_tree_cursor_delete(&cur);
     decide_backends(&w, path, strlen(src));
     decide_avail_locals(&w);
     for (int k = 0; k < AN_CTX_NKINDS; k++)

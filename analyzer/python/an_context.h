@@ -7,6 +7,7 @@
 #include "util/ut_mem.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include "analyzer/python/an_pynodes.h"
 #include <tree_sitter/api.h>
 
 typedef enum {
@@ -64,6 +65,8 @@ typedef struct {
 /* Walks the tree (the whole of it: the facts of the region the caller reports depend on code around it). path: the
  * file's path (a module's place in an accelerators/ or backends/ package), or NULL. */
 void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const char *path);
+/* The same from the tree's node index (an_pynodes), built once for every collector */
+void an_pycontext_collect_nodes(an_pycontext *cx, const an_pynodes *nodes, const char *src, const char *path);
 void an_pycontext_free(an_pycontext *cx);
 /* A fact of that kind whose range holds [s, e) (of AN_CTX_CUDA_BACKEND: the innermost), or NULL. */
 const an_ctx_fact *an_pycontext_find(const an_pycontext *cx, an_ctx_kind kind, uint32_t s, uint32_t e);

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <pthread.h>
 #include <strings.h>
 
 /* deeper trees are not analyzed by the front end either (an_python.c) */
@@ -239,27 +240,46 @@ static bool names_other_device(const char *src, const an_span *spans, size_t n) 
     return false;
 }
 
+/* nothing to find in a file that names no other accelerator (most files): one pass over the text */
+static bool may_dispatch(const char *src, const an_span *spans, size_t nspans) {
+    return strstr(src, "cuda") && names_other_device(src, spans, nspans);
+}
+
+const TSLanguage *tree_sitter_python(void);
+enum { D_IF = 1, D_DICT = 2 }; /* the names' positions + 1 */
+static an_pykinds dkinds;
+static pthread_once_t dkinds_once = PTHREAD_ONCE_INIT;
+static void dkinds_init(void) {
+    static const char *const names[] = {"if_statement", "dictionary", NULL};
+    an_pykinds_init(&dkinds, tree_sitter_python(), names);
+}
+
+static void collect(an_dispatches *out, const an_pynodes *nodes, const char *src) {
+    pthread_once(&dkinds_once, dkinds_init);
+    bool py = nodes->len && ts_tree_language(nodes->items[0].node.tree) == dkinds.lang;
+    for (uint32_t i = 0; i < nodes->len;) {
+        const an_pynode *p = &nodes->items[i];
+        TSNode n = p->node;
+        uint8_t k = py ? an_pykind_of(&dkinds, p->sym) : (is(n, "if_statement") ? D_IF : is(n, "dictionary") ? D_DICT : 0);
+        if (k == D_IF) on_if(out, n, src);
+        else if (k == D_DICT) on_dictionary(out, n, src);
+        i = p->depth < DISPATCH_MAX_DEPTH ? i + 1 : p->next;
+    }
+}
+
 void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src, const an_span *spans, size_t nspans) {
     memset(out, 0, sizeof *out);
-    /* nothing to find in a file that names no other accelerator (most files): one pass over the text */
-    if (!strstr(src, "cuda") || !names_other_device(src, spans, nspans)) return;
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    unsigned depth = 0;
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
-        if (is(n, "if_statement")) on_if(out, n, src);
-        else if (is(n, "dictionary")) on_dictionary(out, n, src);
-        if (depth < DISPATCH_MAX_DEPTH && ts_tree_cursor_goto_first_child(&cur)) {
-            depth++;
-            continue;
-        }
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
-            depth--;
-        }
-    }
-done:
-    ts_tree_cursor_delete(&cur);
+    if (!may_dispatch(src, spans, nspans)) return;
+    an_pynodes nodes;
+    an_pynodes_build(&nodes, root);
+    collect(out, &nodes, src);
+    an_pynodes_free(&nodes);
+}
+
+void an_dispatch_collect_nodes(an_dispatches *out, const an_pynodes *nodes, const char *src, const an_span *spans,
+                               size_t nspans) {
+    memset(out, 0, sizeof *out);
+    if (may_dispatch(src, spans, nspans)) collect(out, nodes, src);
 }
 
 void an_dispatch_free(an_dispatches *v) {

@@ -8,6 +8,7 @@
 #include "analyzer/python/an_pyregion.h"
 #include "util/ut_mem.h"
 #include <stdint.h>
+#include "analyzer/python/an_pynodes.h"
 #include <tree_sitter/api.h>
 
 typedef struct {
@@ -23,5 +24,8 @@ typedef UT_VEC(an_dispatch) an_dispatches;
 /* Every dispatch of the tree without an XPU branch, in document order. spans: the byte ranges the tree was parsed
  * from (n of them), or none (n 0): the whole file. */
 void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src, const an_span *spans, size_t n);
+/* The same from the tree's node index (an_pynodes), built once for every collector */
+void an_dispatch_collect_nodes(an_dispatches *out, const an_pynodes *nodes, const char *src, const an_span *spans,
+                               size_t n);
 void an_dispatch_free(an_dispatches *v);
 #endif

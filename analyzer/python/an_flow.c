@@ -8,6 +8,7 @@
 #include "util/ut_smap.h"
 #include <ctype.h>
 #include <string.h>
+#include <pthread.h>
 #include <strings.h>
 
 #define MAX_KEYS 256  /* names searched per file */
@@ -281,23 +282,36 @@ static void on_call(fl *f, TSNode call) {
     ut_vec_free(&ls);
 }
 
-static void collect_bindings(fl *f, TSNode root, uint32_t lo, uint32_t hi) {
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
+const TSLanguage *tree_sitter_python(void);
+enum { F_ASSIGN = 1, F_CALL = 2, F_COMMENT = 3, F_STRING = 4 }; /* the names' positions + 1 */
+static an_pykinds fkinds;
+static pthread_once_t fkinds_once = PTHREAD_ONCE_INIT;
+static void fkinds_init(void) {
+    static const char *const names[] = {"assignment", "call", "comment", "string", NULL};
+    an_pykinds_init(&fkinds, tree_sitter_python(), names);
+}
+
+static uint8_t fkind_by_name(TSNode n) {
+    const char *t = ts_node_type(n);
+    return !strcmp(t, "assignment") ? F_ASSIGN : !strcmp(t, "call") ? F_CALL
+         : !strcmp(t, "comment") ? F_COMMENT : !strcmp(t, "string") ? F_STRING : 0;
+}
+
+static void collect_bindings(fl *f, const an_pynodes *nodes, uint32_t lo, uint32_t hi) {
+    pthread_once(&fkinds_once, fkinds_init);
+    bool py = nodes->len && ts_tree_language(nodes->items[0].node.tree) == fkinds.lang;
+    for (uint32_t i = 0; i < nodes->len;) {
+        const an_pynode *p = &nodes->items[i];
+        TSNode n = p->node;
         bool descend = ts_node_end_byte(n) > lo && ts_node_start_byte(n) < hi;
         if (descend) {
-            const char *t = ts_node_type(n);
-            if (!strcmp(t, "assignment")) on_assignment(f, n);
-            else if (!strcmp(t, "call")) on_call(f, n);
-            else if (!strcmp(t, "comment") || !strcmp(t, "string")) descend = false;
+            uint8_t k = py ? an_pykind_of(&fkinds, p->sym) : fkind_by_name(n);
+            if (k == F_ASSIGN) on_assignment(f, n);
+            else if (k == F_CALL) on_call(f, n);
+            else if (k == F_COMMENT || k == F_STRING) descend = false;
         }
-        if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur))
-            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+        i = descend ? i + 1 : p->next;
     }
-done:
-    ts_tree_cursor_delete(&cur);
 }
 
 /* ---- uses in the text ---------------------------------------------------------------------------------------- */
@@ -478,8 +492,17 @@ static bool may_hold_literals(const char *t, uint32_t len) {
 
 void an_flow_collect(TSNode root, const char *text, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
     if (!may_hold_literals(text, len)) return;
+    an_pynodes nodes;
+    an_pynodes_build(&nodes, root);
+    an_flow_collect_nodes(&nodes, text, len, lo, hi, out);
+    an_pynodes_free(&nodes);
+}
+
+void an_flow_collect_nodes(const an_pynodes *nodes, const char *text, uint32_t len, uint32_t lo, uint32_t hi,
+                           an_flow_facts *out) {
+    if (!may_hold_literals(text, len)) return;
     fl f = {text, len, {0}, {0}};
-    collect_bindings(&f, root, lo, hi);
+    collect_bindings(&f, nodes, lo, hi);
     size_t n = f.binds.len < MAX_KEYS ? f.binds.len : MAX_KEYS;
     for (size_t i = 0; i < n; i++) {
         const binding *b = &f.binds.items[i];
@@ -595,12 +618,27 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
     static const char *const opens[] = {".to(", "device=", "device =", "torch.device(", NULL};
     /* what the file assigns to each name, asked once per name (each answer reads the whole file) */
     ut_smap assigned = {0};
+    /* where each opener occurs inside [lo, hi), ascending: found from the '(' and '=' the openers end with, in two
+     * passes over the text instead of one search per opener (the same occurrences, overlapping ones included) */
+    UT_VEC(uint32_t) at[4] = {{0}};
+    if (lo < hi) {
+        for (const char *e = t + lo; (e = memchr(e, '(', (size_t)(t + hi - e))); e++) {
+            uint32_t x = (uint32_t)(e - t);
+            if (x >= lo + 3 && !memcmp(e - 3, ".to", 3)) ut_vec_push(&at[0], x - 3);
+            if (x >= lo + 12 && !memcmp(e - 12, "torch.device", 12)) ut_vec_push(&at[3], x - 12);
+        }
+        for (const char *e = t + lo; (e = memchr(e, '=', (size_t)(t + hi - e))); e++) {
+            uint32_t x = (uint32_t)(e - t);
+            if (x >= lo + 6 && !memcmp(e - 6, "device", 6)) ut_vec_push(&at[1], x - 6);
+            if (x >= lo + 7 && !memcmp(e - 7, "device ", 7)) ut_vec_push(&at[2], x - 7);
+        }
+    }
     for (int o = 0; opens[o]; o++) {
         size_t on = strlen(opens[o]);
         line_scan ln = {0};
         bool started = false;
-        for (const char *m = t + lo; m < t + hi && (m = memmem(m, (size_t)(t + hi - m), opens[o], on)); m++) {
-            uint32_t c = (uint32_t)(m - t), p = c + (uint32_t)on;
+        for (size_t k = 0; k < at[o].len; k++) {
+            uint32_t c = at[o].items[k], p = c + (uint32_t)on;
             if (o == 1 || o == 2) { /* a keyword: `device=`, not `self.device =` nor `map_device=` nor a statement */
                 if (c > 0 && (chain_char(t[c - 1]))) continue;
                 uint32_t b = c;
@@ -637,5 +675,6 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             ut_vec_push(out, x);
         }
     }
+    for (int o = 0; o < 4; o++) ut_vec_free(&at[o]);
     ut_smap_free(&assigned, NULL);
 }

@@ -10,6 +10,7 @@
 #include "util/ut_mem.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include "analyzer/python/an_pynodes.h"
 #include <tree_sitter/api.h>
 
 typedef enum { AN_FLOW_DEVICE = 1, AN_FLOW_BACKEND = 2 } an_flow_kind;
@@ -29,6 +30,9 @@ typedef UT_VEC(an_flow_fact) an_flow_facts;
 /* The facts of the tree of text[0..len). Literals are looked for in [lo, hi) only. One fact per literal (the first
  * position it reaches, in file order). */
 void an_flow_collect(TSNode root, const char *text, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out);
+/* The same from the tree's node index (an_pynodes), built once for every collector */
+void an_flow_collect_nodes(const an_pynodes *nodes, const char *text, uint32_t len, uint32_t lo, uint32_t hi,
+                           an_flow_facts *out);
 void an_flow_free(an_flow_facts *f);
 
 /* Integer device indexes in device positions: `.to(rank)`, `model.to(self.gpu_id)`, `device=local_rank`,

@@ -43,6 +43,7 @@ typedef struct {
     an_guard_verdict verdict;
     bool guard_judged; /* the last finding's fix was a guard judged by an_guard */
     TSNode *tops;      /* the root's children, in order (tops_collect) */
+    const an_pynodes *nodes; /* the tree's node index, or NULL */
     uint32_t ntops;
     TSNode path[32];   /* the last node_for's descent from its top-level statement: path[i] is path[i+1]'s parent */
     int npath;
@@ -147,6 +148,11 @@ static void tops_collect(fx *f) {
     uint32_t cap = ts_node_child_count(f->root);
     f->tops = ut_calloc(cap ? cap : 1, sizeof(TSNode));
     f->ntops = 0;
+    if (f->nodes) { /* the same children, from the tree's node index: depth 1 */
+        for (uint32_t i = 1; i < f->nodes->len && f->ntops < cap; i = f->nodes->items[i].next)
+            f->tops[f->ntops++] = f->nodes->items[i].node;
+        return;
+    }
     TSTreeCursor c = ts_tree_cursor_new(f->root);
     for (bool m = ts_tree_cursor_goto_first_child(&c); m && f->ntops < cap; m = ts_tree_cursor_goto_next_sibling(&c))
         f->tops[f->ntops++] = ts_tree_cursor_current_node(&c);
@@ -1350,8 +1356,8 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
     }
 }
 
-unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, bool whole,
-                           const an_pyscope *scope, an_diag_list *diags, unsigned extra_needs) {
+unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pynodes *nodes,
+                           bool whole, const an_pyscope *scope, an_diag_list *diags, unsigned extra_needs) {
     an_fix_options o = *opt;
     if (!o.helper_module) o.helper_module = "xpuify_device";
     char helper_import[256];
@@ -1361,6 +1367,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     }
     fx f = {0};
     f.opt = &o, f.src = src, f.text = src->text, f.root = root, f.scope = scope, f.whole = whole;
+    f.nodes = nodes && nodes->len && ts_node_eq(nodes->items[0].node, root) ? nodes : NULL;
     analyze_header(&f);
     const char *nl = memchr(f.text, '\n', src->len);
     f.crlf = nl && nl > f.text && nl[-1] == '\r';

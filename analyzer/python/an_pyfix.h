@@ -11,10 +11,10 @@
 #define AN_PYFIX_DEV_NAME "DEVICE_TYPE"
 #define AN_PYFIX_DEV_INIT "torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else \"cpu\""
 
-/* whole: root is a tree of the whole file (the guard analysis then reads it instead of parsing the file again).
+/* nodes: the node index of the tree at root (an_pynodes), or NULL. whole: root is a tree of the whole file (the guard analysis then reads it instead of parsing the file again).
  * extra_needs: AN_NEED_* of fixes computed earlier for the rest of the file (an editor buffer re-analyzed in
  * part), added to what these fixes need. Returns what the shared insertion edits hold (AN_NEED_TORCH: the
  * torch import, AN_NEED_DEV: the device definition, AN_NEED_HELPER: the helper import). */
-unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, bool whole,
-                           const an_pyscope *scope, an_diag_list *diags, unsigned extra_needs);
+unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pynodes *nodes,
+                           bool whole, const an_pyscope *scope, an_diag_list *diags, unsigned extra_needs);
 #endif

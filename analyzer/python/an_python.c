@@ -44,6 +44,7 @@ typedef struct {
     const an_source *src;
     const bool *enabled;
     an_pyscope scope;
+    an_pynodes nodes; /* the tree's nodes in cursor order, built once: every collector reads them */
     an_diag_list *out;
     UT_VEC(range) errors;   /* syntax-error regions */
     UT_VEC(range) agnostic; /* if/conditional expressions that already branch on XPU or torch.accelerator */
@@ -340,15 +341,16 @@ static bool skip_identifier(const an_python *py, TSSymbol parent, TSFieldId fiel
     return false;
 }
 
-static void walk(ctx *c, TSNode root) {
+static void walk(ctx *c, const an_pynodes *nodes) {
     an_python *py = c->py;
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    UT_VEC(TSSymbol) parents = {0};
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
-        TSSymbol s = ts_node_symbol(n);
-        TSSymbol parent = parents.len ? parents.items[parents.len - 1] : 0;
-        TSFieldId field = ts_tree_cursor_current_field_id(&cur);
+    /* the symbols of the open ancestors, by depth: parents[d] is the symbol of the node at depth d above */
+    TSSymbol *parents = ut_malloc((AN_PY_MAX_DEPTH + 2) * sizeof(TSSymbol));
+    for (uint32_t i = 0; i < nodes->len;) {
+        const an_pynode *p = &nodes->items[i];
+        TSNode n = p->node;
+        TSSymbol s = p->sym;
+        TSSymbol parent = p->depth ? parents[p->depth - 1] : 0;
+        TSFieldId field = p->field;
         bool descend = true;
         if (ts_node_end_byte(n) <= c->lo || ts_node_start_byte(n) >= c->hi ||
             (c->only && !an_spans_meet(c->only, ts_node_start_byte(n), ts_node_end_byte(n)))) {
@@ -376,23 +378,19 @@ static void walk(ctx *c, TSNode root) {
         } else if (s == py->s_conditional) {
             check_agnostic(c, n, false);
         }
-        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
-            ut_vec_push(&parents, s);
-            if (parents.len > AN_PY_MAX_DEPTH) {
+        if (descend && p->next > i + 1) { /* into the first child */
+            parents[p->depth] = s;
+            if (p->depth + 1u > AN_PY_MAX_DEPTH) {
                 c->too_deep = true;
-                c->deep_at = ts_node_start_byte(ts_tree_cursor_current_node(&cur));
-                goto done;
+                c->deep_at = ts_node_start_byte(nodes->items[i + 1].node);
+                break;
             }
+            i++;
             continue;
         }
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
-            parents.len--;
-        }
+        i = p->next;
     }
-done:
-    ut_vec_free(&parents);
-    ts_tree_cursor_delete(&cur);
+    ut_free(parents);
 }
 
 /* The outermost ERROR and MISSING nodes, in document order. A tree cursor, not recursion: the tree of a file can
@@ -816,9 +814,9 @@ static bool in_dispatch(const an_dispatches *v, uint32_t s, uint32_t e) {
  * (one informational finding per backend without an XPU sibling says so, into design). */
 static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list *design) {
     an_pycontext cx;
-    an_pycontext_collect(&cx, root, c->src->text, c->src->path);
+    an_pycontext_collect_nodes(&cx, &c->nodes, c->src->text, c->src->path);
     an_dispatches disp;
-    an_dispatch_collect(&disp, root, c->src->text, c->spans, c->nspans);
+    an_dispatch_collect_nodes(&disp, &c->nodes, c->src->text, c->spans, c->nspans);
     size_t nb = cx.kinds[AN_CTX_CUDA_BACKEND].len;
     size_t *count = ut_calloc(nb ? nb : 1, sizeof(size_t));
     an_diag *first = ut_calloc(nb ? nb : 1, sizeof(an_diag));
@@ -1185,16 +1183,15 @@ static TSNode def_of(TSNode st) {
  * up with ts_node_parent costs the depth at each step). Every pattern of the query set is rooted at a statement
  * or below (an_query.c checks), and a match holds a locality match, so the matches found are those of the whole
  * tree. Sorted and joined. */
-static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_vec *out) {
-    /* hits ascend: one cursor steps through the top-level statements once */
-    TSTreeCursor top = ts_tree_cursor_new(root);
-    bool more = ts_tree_cursor_goto_first_child(&top);
+static void query_ranges(const an_pynodes *nodes, const uint32_t *hits, size_t n, an_span_vec *out) {
+    /* hits ascend: the top-level statements (the root's children: depth 1 of the node index) are stepped through once */
+    uint32_t top = 1;
     for (size_t i = 0; i < n; i++) {
         uint32_t h = hits[i];
         if (out->len && out->items[out->len - 1].start <= h && h < out->items[out->len - 1].end) continue;
-        while (more && ts_node_end_byte(ts_tree_cursor_current_node(&top)) <= h) more = ts_tree_cursor_goto_next_sibling(&top);
-        if (!more) break;
-        TSNode st = ts_tree_cursor_current_node(&top); /* a top-level statement */
+        while (top < nodes->len && ts_node_end_byte(nodes->items[top].node) <= h) top = nodes->items[top].next;
+        if (top >= nodes->len) break;
+        TSNode st = nodes->items[top].node; /* a top-level statement */
         if (ts_node_start_byte(st) > h) continue;
         an_span r = {0, 0};
         for (int level = 0; level < 2 && !ts_node_is_null(st); level++) {
@@ -1217,7 +1214,6 @@ static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_ve
         }
         if (r.end > r.start) ut_vec_push(out, r);
     }
-    ts_tree_cursor_delete(&top);
     an_spans_merge(out);
 }
 
@@ -1225,30 +1221,25 @@ static void query_ranges(TSNode root, const uint32_t *hits, size_t n, an_span_ve
  * rather than from the root: a cursor at the root narrowed to a byte range still steps over every statement before
  * the range, so one such cursor per span made a file with a finding on every line quadratic (10,000 lines: 22 s).
  * No pattern is rooted above a statement (query_ranges is used only then), so the matches are the same ones. */
-static void run_spans(const an_query_set *qs, TSNode root, const an_span_vec *spans, ctx *c) {
-    TSTreeCursor top = ts_tree_cursor_new(root);
-    bool more = ts_tree_cursor_goto_first_child(&top);
-    for (size_t i = 0; i < spans->len && more; i++) {
+static void run_spans(const an_query_set *qs, const an_pynodes *nodes, const an_span_vec *spans, ctx *c) {
+    uint32_t top = 1; /* the top-level statements: depth 1 of the node index */
+    for (size_t i = 0; i < spans->len && top < nodes->len; i++) {
         an_span s = spans->items[i];
-        while (more && ts_node_end_byte(ts_tree_cursor_current_node(&top)) <= s.start)
-            more = ts_tree_cursor_goto_next_sibling(&top);
+        while (top < nodes->len && ts_node_end_byte(nodes->items[top].node) <= s.start) top = nodes->items[top].next;
         /* a span may cover several statements; the next span may start in the last of them */
-        TSTreeCursor it = ts_tree_cursor_copy(&top);
-        for (bool m = more; m; m = ts_tree_cursor_goto_next_sibling(&it)) {
-            TSNode st = ts_tree_cursor_current_node(&it);
+        for (uint32_t it = top; it < nodes->len; it = nodes->items[it].next) {
+            TSNode st = nodes->items[it].node;
             if (ts_node_start_byte(st) >= s.end) break;
             an_query_run_within(qs, st, s.start, s.end, c->src->text, resolve_cb, c, on_query_match, c);
         }
-        ts_tree_cursor_delete(&it);
     }
-    ts_tree_cursor_delete(&top);
 }
 
 /* Device strings and NCCL backends that reach a device position through a name (an_flow): reported at the literal
  * by the rule that reports such a literal written in the position itself (XPU103, XPU401), naming the position. */
 static void report_flow(ctx *c, TSNode root, an_diag_list *mine) {
     an_flow_facts ff = {0};
-    an_flow_collect(root, c->src->text, c->src->len, c->lo, c->hi, &ff);
+    an_flow_collect_nodes(&c->nodes, c->src->text, c->src->len, c->lo, c->hi, &ff);
     const an_rule *dev = an_catalog_find(c->cat, "XPU103"), *be = an_catalog_find(c->cat, "XPU401");
     const an_rule *sel = an_catalog_find(c->cat, "XPU104");
     const char *t = c->src->text;
@@ -1321,15 +1312,16 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     c.out = &mine;
     ut_buf_init(&c.tmp);
     collect_errors(&c, root);
+    an_pynodes_build(&c.nodes, root); /* one walk of the tree, read by every collector below */
     if (run->scope) c.scope = *run->scope;
-    else an_pyscope_collect(&c.scope, root, src->text);
+    else an_pyscope_collect_nodes(&c.scope, &c.nodes, src->text);
     const an_query_set *qs = an_catalog_queries(cat, AN_LANG_PYTHON);
     an_span_vec qr = {0};
     if (run->hits && (!qs || an_query_set_statement_level(qs)) && c.lo == 0 && c.hi == UINT32_MAX) {
-        query_ranges(root, run->hits, run->nhits, &qr);
+        query_ranges(&c.nodes, run->hits, run->nhits, &qr);
         c.only = &qr;
     }
-    walk(&c, root);
+    walk(&c, &c.nodes);
     if (c.too_deep) {
         an_diag_list_free(&mine);
         report_too_deep(&c);
@@ -1337,7 +1329,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         goto finish;
     }
     if (c.only) {
-        run_spans(qs, root, &qr, &c);
+        run_spans(qs, &c.nodes, &qr, &c);
     } else {
         an_query_run_range(qs, root, c.lo, c.hi, src->text, resolve_cb, &c, on_query_match, &c);
     }
@@ -1455,7 +1447,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
                 goto finish;
             }
     /* a tree the caller parsed (an editor buffer's) is of the whole file unless it says its spans */
-    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, !run->tree || !run->nspans, &c.scope, &mine, run->extra_needs);
+    if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, &c.nodes, !run->tree || !run->nspans, &c.scope, &mine, run->extra_needs);
     /* suppressions that hid nothing (after every other finding is known) */
     const an_rule *unused = an_catalog_builtin(cat, "unused-suppression");
     if (unused && enabled(&c, unused) && sup.items.len && !an_suppress_hides_unused(&sup, unused))
@@ -1483,6 +1475,7 @@ finish:
     ut_vec_free(&c.cuda_branches);
     ut_vec_free(&c.design);
     ut_vec_free(&c.cuda_guard_conds);
+    an_pynodes_free(&c.nodes);
     if (run->scope) {} /* borrowed */
     else if (run->keep_scope) *run->keep_scope = c.scope;
     else an_pyscope_free(&c.scope);

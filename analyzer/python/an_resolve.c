@@ -193,14 +193,38 @@ static const kinds *kinds_for(const TSLanguage *lang) {
     return &kinds_cache;
 }
 
+static uint8_t kind_of_sym(const kinds *k, TSSymbol s) {
+    if (s == (TSSymbol)-1) return K_DESCEND; /* ERROR */
+    return s < k->count ? k->kind[s] : K_OTHER;
+}
+
 static uint8_t kind_of(const kinds *k, TSNode n) {
     TSSymbol s = ts_node_symbol(n);
     if (s == (TSSymbol)-1) return K_DESCEND; /* ERROR */
     return s < k->count ? k->kind[s] : K_OTHER;
 }
 
-/* Adds the facts of the subtree at root (imports, parameters, probe assignments) to sc. */
-static void collect_walk(an_pyscope *sc, TSNode root, const char *src) {
+/* The facts of node n (k: its kinds) into sc; whether the walk descends into it. except: n is inside an except
+ * clause. */
+static bool collect_visit(an_pyscope *sc, const kinds *kd, TSNode n, uint8_t k, const char *src, bool except) {
+    bool descend = k & K_DESCEND;
+    if (k & K_IMPORT) {
+        collect_import(sc, n, src, except);
+        descend = false;
+    } else if (k & K_PARAMS) {
+        collect_params(sc, n, src);
+    } else if (k & K_ASSIGN) {
+        TSNode l = ts_node_child_by_field_id(n, kd->left), r = ts_node_child_by_field_id(n, kd->right);
+        if (!ts_node_is_null(l) && !ts_node_is_null(r) && !strcmp(ts_node_type(l), "identifier") &&
+            an_py_mentions_agnostic(src + ts_node_start_byte(r), ts_node_end_byte(r) - ts_node_start_byte(r)))
+            ut_vec_push(&sc->agnostic_names, ut_strndup(src + ts_node_start_byte(l), ts_node_end_byte(l) - ts_node_start_byte(l)));
+    }
+    return descend;
+}
+
+/* Adds the facts of the subtree at root (imports, parameters, probe assignments) to sc, by a cursor walk (a tree
+ * walked once: the guard's, a cached unit) */
+static void collect_cursor(an_pyscope *sc, TSNode root, const char *src) {
     const kinds *kd = kinds_for(ts_tree_language(root.tree));
     TSTreeCursor cur = ts_tree_cursor_new(root);
     int except_depth = 0;
@@ -209,18 +233,7 @@ static void collect_walk(an_pyscope *sc, TSNode root, const char *src) {
     for (;;) {
         TSNode n = ts_tree_cursor_current_node(&cur);
         uint8_t k = kind_of(kd, n);
-        bool descend = k & K_DESCEND;
-        if (k & K_IMPORT) {
-            collect_import(sc, n, src, except_depth > 0);
-            descend = false;
-        } else if (k & K_PARAMS) {
-            collect_params(sc, n, src);
-        } else if (k & K_ASSIGN) {
-            TSNode l = ts_node_child_by_field_id(n, kd->left), r = ts_node_child_by_field_id(n, kd->right);
-            if (!ts_node_is_null(l) && !ts_node_is_null(r) && !strcmp(ts_node_type(l), "identifier") &&
-                an_py_mentions_agnostic(src + ts_node_start_byte(r), ts_node_end_byte(r) - ts_node_start_byte(r)))
-                ut_vec_push(&sc->agnostic_names, ut_strndup(src + ts_node_start_byte(l), ts_node_end_byte(l) - ts_node_start_byte(l)));
-        }
+        bool descend = collect_visit(sc, kd, n, k, src, except_depth > 0);
         if (descend && ts_tree_cursor_goto_first_child(&cur)) {
             bool ex = k & K_EXCEPT;
             except_depth += ex;
@@ -237,9 +250,36 @@ done:
     ts_tree_cursor_delete(&cur);
 }
 
+/* The same from the tree's node index: the same nodes in the same order */
+static void collect_walk(an_pyscope *sc, const an_pynodes *nodes, const char *src) {
+    if (!nodes->len) return;
+    const kinds *kd = kinds_for(ts_tree_language(nodes->items[0].node.tree));
+    /* the except clauses open around the node: their ends (a clause's subtree ends at its `next`) */
+    UT_VEC(uint32_t) excepts = {0};
+    for (uint32_t i = 0; i < nodes->len;) {
+        while (excepts.len && excepts.items[excepts.len - 1] <= i) excepts.len--;
+        const an_pynode *p = &nodes->items[i];
+        uint8_t k = kind_of_sym(kd, p->sym);
+        bool descend = collect_visit(sc, kd, p->node, k, src, excepts.len > 0);
+        if (descend && p->next > i + 1) {
+            if (k & K_EXCEPT) ut_vec_push(&excepts, p->next);
+            i++;
+            continue;
+        }
+        i = p->next;
+    }
+    ut_vec_free(&excepts);
+}
+
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src) {
     memset(sc, 0, sizeof *sc);
-    collect_walk(sc, root, src);
+    collect_cursor(sc, root, src);
+    finish_shadows(sc);
+}
+
+void an_pyscope_collect_nodes(an_pyscope *sc, const an_pynodes *nodes, const char *src) {
+    memset(sc, 0, sizeof *sc);
+    collect_walk(sc, nodes, src);
     finish_shadows(sc);
 }
 
@@ -334,7 +374,7 @@ void an_pyscope_collect_cached(an_pyscope *sc, TSNode root, const char *src, an_
             memset(&hit->facts, 0, sizeof hit->facts);
         } else {
             an_pyscope abs = {0};
-            collect_walk(&abs, u, src);
+            collect_cursor(&abs, u, src);
             got = key;
             got.text = ut_strndup(src + a, b - a);
             append_facts(&got.facts, &abs, -(int64_t)a);

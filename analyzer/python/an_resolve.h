@@ -4,6 +4,7 @@
 #define AN_RESOLVE_H
 #include "util/ut_buf.h"
 #include "util/ut_mem.h"
+#include "analyzer/python/an_pynodes.h"
 #include <tree_sitter/api.h>
 
 typedef struct {
@@ -29,6 +30,8 @@ typedef struct {
 } an_pyscope;
 
 void an_pyscope_collect(an_pyscope *sc, TSNode root, const char *src);
+/* The same from the tree's node index (an_pynodes), built once for every collector */
+void an_pyscope_collect_nodes(an_pyscope *sc, const an_pynodes *nodes, const char *src);
 /* The same facts, reusing those of top-level statements whose text the cache saw in the last collection (an
  * editor buffer re-collects after every keystroke; only the statements that changed are walked). The cache keeps
  * the statements of the last collection only. */

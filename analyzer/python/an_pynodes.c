@@ -1,0 +1,68 @@
+/* an_pynodes: the nodes of a tree in cursor order, built once per tree (see an_pynodes.h). */
+#include "analyzer/python/an_pynodes.h"
+#include "util/ut_mem.h"
+#include <string.h>
+
+static void push(an_pynodes *v, TSNode n, uint32_t depth, TSFieldId field) {
+    if (v->len == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 256;
+        v->items = ut_realloc(v->items, (size_t)v->cap * sizeof *v->items);
+    }
+    an_pynode *p = &v->items[v->len++];
+    p->node = n;
+    p->next = 0;
+    p->depth = depth < UINT16_MAX ? (uint16_t)depth : UINT16_MAX;
+    p->field = field;
+    p->sym = ts_node_symbol(n);
+}
+
+void an_pynodes_build(an_pynodes *v, TSNode root) {
+    v->items = NULL, v->len = v->cap = 0;
+    /* the open ancestors' indexes: each gets its `next` when the cursor leaves it */
+    uint32_t *open = NULL, nopen = 0, capopen = 0;
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    uint32_t depth = 0;
+    for (;;) {
+        if (nopen == capopen) {
+            capopen = capopen ? capopen * 2 : 64;
+            open = ut_realloc(open, (size_t)capopen * sizeof *open);
+        }
+        open[nopen++] = v->len;
+        push(v, ts_tree_cursor_current_node(&cur), depth, depth ? ts_tree_cursor_current_field_id(&cur) : 0);
+        if (ts_tree_cursor_goto_first_child(&cur)) {
+            depth++;
+            continue;
+        }
+        v->items[open[--nopen]].next = v->len; /* a leaf */
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+            depth--;
+            v->items[open[--nopen]].next = v->len;
+        }
+    }
+done:
+    while (nopen) v->items[open[--nopen]].next = v->len;
+    ut_free(open);
+    ts_tree_cursor_delete(&cur);
+}
+
+void an_pykinds_init(an_pykinds *k, const TSLanguage *lang, const char *const *names) {
+    k->lang = lang;
+    k->count = ts_language_symbol_count(lang);
+    k->kinds = ut_calloc(k->count ? k->count : 1, 1);
+    /* ts_node_symbol gives the public symbol of a node's symbol (or alias), which has the same name; the error
+     * symbol ((TSSymbol)-1, "ERROR") is past count: no kind */
+    for (uint32_t s = 0; s < k->count; s++) {
+        const char *t = ts_language_symbol_name(lang, (TSSymbol)s);
+        for (int i = 0; t && names[i] && i < 255; i++)
+            if (!strcmp(t, names[i])) {
+                k->kinds[s] = (uint8_t)(i + 1);
+                break;
+            }
+    }
+}
+
+void an_pynodes_free(an_pynodes *v) {
+    ut_free(v->items);
+    v->items = NULL, v->len = v->cap = 0;
+}
