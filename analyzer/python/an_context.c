@@ -1,6 +1,7 @@
 /* an_context: the context facts of a Python file (see an_context.h). One walk over the tree records candidates;
  * the CUDA backends are decided after it, once every class, registration and sibling of the file is known. */
 #include "analyzer/python/an_context.h"
+#include "util/ut_find.h"
 #include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_resolve.h"
 #include "util/ut_buf.h"
@@ -63,7 +64,7 @@ static void add_node_why(walker *w, an_ctx_kind k, TSNode n, const char *why) {
     add_why(w, k, ts_node_start_byte(n), ts_node_end_byte(n), why);
 }
 
-static bool has(const char *s, size_t n, const char *pat) { return memmem(s, n, pat, strlen(pat)) != NULL; }
+static bool has(const char *s, size_t n, const char *pat) { return ut_memmem(s, n, pat, strlen(pat)) != NULL; }
 
 static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
@@ -81,7 +82,7 @@ static bool ident_char(char c);
 
 /* `x.is_cuda` (an attribute of that name; not `is_cuda_available`) */
 static bool is_cuda_attr(const char *s, size_t n) {
-    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), ".is_cuda", 8)); p++)
+    for (const char *p = s; (p = ut_memmem(p, n - (size_t)(p - s), ".is_cuda", 8)); p++)
         if ((size_t)(p - s) + 8 >= n || !ident_char(p[8])) return true;
     return false;
 }
@@ -286,7 +287,7 @@ static TSNode negated(TSNode cond) {
  * a plain flag on every torch build that only tunes CUDA kernels; `cudnn.version()` or a read is a CUDA-only result */
 static bool uses_cudnn(const char *s, size_t n) {
     static const char *const flags[] = {"benchmark", "deterministic", "enabled", "allow_tf32", NULL};
-    for (const char *p = memmem(s, n, "cudnn", 5); p; p = memmem(p + 5, n - (size_t)(p + 5 - s), "cudnn", 5)) {
+    for (const char *p = ut_memmem(s, n, "cudnn", 5); p; p = ut_memmem(p + 5, n - (size_t)(p + 5 - s), "cudnn", 5)) {
         const char *q = p + 5, *end = s + n;
         bool setting = false;
         if (q < end && *q == '.')
@@ -396,7 +397,7 @@ static bool names_variant(const char *s, size_t sl) {
     static const char *const sfx[] = {"-gpu", "-cpu", "-cuda", "[cuda", NULL};
     for (int i = 0; sfx[i]; i++) {
         size_t pl = strlen(sfx[i]);
-        for (const char *p = s; (p = memmem(p, sl - (size_t)(p - s), sfx[i], pl)); p++) {
+        for (const char *p = s; (p = ut_memmem(p, sl - (size_t)(p - s), sfx[i], pl)); p++) {
             size_t at = (size_t)(p - s) + pl;
             /* a word that ends there (`-gpu"`, `-gpu<=2`, `-cuda12`), preceded by a name or at the string's start */
             bool end = at >= sl || !isalpha((unsigned char)s[at]);
@@ -469,7 +470,7 @@ static void decide_avail_locals(walker *w) {
         if (!nl || a->scope_end <= a->scope_start) continue; /* an empty name (a broken file) matches everywhere */
         const char *s = w->src + a->scope_start;
         size_t sl = a->scope_end - a->scope_start;
-        for (const char *p = s; (p = memmem(p, sl - (size_t)(p - s), nm, nl)); p += nl) {
+        for (const char *p = s; (p = ut_memmem(p, sl - (size_t)(p - s), nm, nl)); p += nl) {
             uint32_t at = (uint32_t)(p - w->src);
             if ((p > s && (ident_char(p[-1]) || p[-1] == '.')) || (at + nl < a->scope_end && ident_char(p[nl])))
                 continue;

@@ -3,6 +3,7 @@
  * position (`.to(NAME)`, `device=NAME`, ...) ends the search, a plain assignment (`dev = NAME`) continues it with the
  * name assigned. */
 #include "analyzer/python/an_flow.h"
+#include "util/ut_find.h"
 #include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_query.h"
 #include "util/ut_smap.h"
@@ -430,7 +431,7 @@ static reach find_reach(const fl *f, const binding *bd, char **via) {
         hop h = todo.items[i];
         size_t kn = strlen(h.key);
         for (const char *at = t + h.lo; !r.found && at < t + h.hi;) {
-            const char *m = memmem(at, (size_t)(t + h.hi - at), h.key, kn);
+            const char *m = ut_memmem(at, (size_t)(t + h.hi - at), h.key, kn);
             if (!m) break;
             at = m + 1;
             uint32_t p = (uint32_t)(m - t), q = p + (uint32_t)kn;
@@ -483,7 +484,7 @@ static reach find_reach(const fl *f, const binding *bd, char **via) {
  * quote (an_flow_is_device_string), or one that holds `nccl` in any case (an_flow_is_nccl). A file with neither
  * has none, and its tree is not walked. */
 static bool may_hold_literals(const char *t, uint32_t len) {
-    for (const char *p = t, *end = t + len; (p = memmem(p, (size_t)(end - p), "cuda", 4)); p += 4)
+    for (const char *p = t, *end = t + len; (p = ut_memmem(p, (size_t)(end - p), "cuda", 4)); p += 4)
         if (p > t && (p[-1] == '"' || p[-1] == '\'')) return true;
     for (uint32_t i = 0; i + 4 <= len; i++)
         if ((t[i] | 0x20) == 'n' && !strncasecmp(t + i, "nccl", 4)) return true;
@@ -547,7 +548,7 @@ static bool int_name(const char *s, size_t n) {
 /* What the file assigns to the chain name: 1 an integer, -1 something else that is not one, 0 nothing known */
 static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
     int verdict = 0;
-    for (const char *m = t; (m = memmem(m, (size_t)(t + len - m), k, kn)); m++) {
+    for (const char *m = t; (m = ut_memmem(m, (size_t)(t + len - m), k, kn)); m++) {
         uint32_t p = (uint32_t)(m - t), q = p + (uint32_t)kn;
         if ((p > 0 && chain_char(t[p - 1])) || (q < len && ident_char(t[q]))) continue;
         uint32_t a = q;
@@ -564,11 +565,11 @@ static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
         const char *r = t + a;
         /* a string or a device anywhere among the values: not an index */
         if (r[0] == '"' || r[0] == '\'' || (r[0] == 'f' && (r[1] == '"' || r[1] == '\'')) || !strncmp(r, "torch.device(", 13) ||
-            memmem(r, rn, "cuda", 4) || memmem(r, rn, ".device", 7) || memmem(r, rn, "device_name(", 12) ||
-            memmem(r, rn, "device(", 7) || !strncmp(r, "None", 4))
+            ut_memmem(r, rn, "cuda", 4) || ut_memmem(r, rn, ".device", 7) || ut_memmem(r, rn, "device_name(", 12) ||
+            ut_memmem(r, rn, "device(", 7) || !strncmp(r, "None", 4))
             return -1;
-        if (!strncmp(r, "int(", 4) || isdigit((unsigned char)r[0]) || memmem(r, rn, "get_rank()", 10) ||
-            memmem(r, rn, "LOCAL_RANK", 10) || memmem(r, rn, "get_local_rank()", 16) || memmem(r, rn, "device_count()", 14))
+        if (!strncmp(r, "int(", 4) || isdigit((unsigned char)r[0]) || ut_memmem(r, rn, "get_rank()", 10) ||
+            ut_memmem(r, rn, "LOCAL_RANK", 10) || ut_memmem(r, rn, "get_local_rank()", 16) || ut_memmem(r, rn, "device_count()", 14))
             verdict = 1;
     }
     return verdict;
@@ -590,7 +591,7 @@ typedef struct {
 static uint32_t next_torch_cuda(const char *t, uint32_t len, uint32_t from) {
     const char *nl = memchr(t + from, '\n', len - from);
     uint32_t le = nl ? (uint32_t)(nl - t) : len;
-    const char *m = memmem(t + from, le - from, "torch.cuda.", 11);
+    const char *m = ut_memmem(t + from, le - from, "torch.cuda.", 11);
     return m ? (uint32_t)(m - t) : UINT32_MAX;
 }
 

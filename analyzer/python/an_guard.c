@@ -1,5 +1,6 @@
 /* an_guard: is the code a CUDA availability test guards device-generic (see an_guard.h). */
 #include "analyzer/python/an_guard.h"
+#include "util/ut_find.h"
 #include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_context.h"
 #include "analyzer/python/an_pyregion.h"
@@ -122,7 +123,7 @@ static bool ident_byte(char c) { return isalnum((unsigned char)c) || c == '_' ||
 /* the word w (an identifier) somewhere in [s, s + n) */
 static const char *word_at_or_after(const char *s, size_t n, const char *w, size_t wl) {
     const char *e = s + n;
-    for (const char *p = s; p < e && (p = memmem(p, (size_t)(e - p), w, wl)); p++)
+    for (const char *p = s; p < e && (p = ut_memmem(p, (size_t)(e - p), w, wl)); p++)
         if ((p == s || !ident_byte(p[-1])) && (p + wl == e || !ident_byte(p[wl]))) return p;
     return NULL;
 }
@@ -953,7 +954,7 @@ static void check_call(judge *j, TSNode call) {
                 }
                 else if (!strncmp(q.data, "torch.utils.cpp_extension", 25))
                     verdict(j, AN_GUARD_CUDA, fn, "builds a C++/CUDA extension (`%.*s`)");
-                else if (!strcmp(q.data, "torch.load") && !memmem(T(j, call), L(call), "map_location", 12))
+                else if (!strcmp(q.data, "torch.load") && !ut_memmem(T(j, call), L(call), "map_location", 12))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
                 else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
@@ -1182,7 +1183,7 @@ static bool test_function(judge *j, TSNode def) {
 /* `if __name__ == "__main__":` */
 static bool main_guard(judge *j, TSNode ifs) {
     TSNode c = field(ifs, "condition");
-    return !ts_node_is_null(c) && word_at_or_after(T(j, c), L(c), "__name__", 8) && memmem(T(j, c), L(c), "__main__", 8);
+    return !ts_node_is_null(c) && word_at_or_after(T(j, c), L(c), "__name__", 8) && ut_memmem(T(j, c), L(c), "__main__", 8);
 }
 
 /* The code an early exit protects: what runs after st (the if whose body leaves, or the assert) only because the

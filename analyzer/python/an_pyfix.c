@@ -6,6 +6,7 @@
  * run-time device type. Query rules name a fix routine (`fixer:`). Every fix that needs `import torch`, the
  * device definition or the helper import carries the same insertion edits, so the fixer applies them once. */
 #include "analyzer/core/an_target.h"
+#include "util/ut_find.h"
 #include "analyzer/python/an_pyfix.h"
 #include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_context.h"
@@ -539,7 +540,7 @@ static bool guard_off_cpu(fx *f, an_fix *x, TSNode call, const char *value) {
 /* Does an assignment target below n hold the attribute `name` (n bytes of text)? */
 static bool assigns_attr(const fx *f, TSNode n, const char *name, size_t len, bool target) {
     if (target && is(n, "attribute") && E(n) - S(n) == len && !memcmp(f->text + S(n), name, len)) return true;
-    if (!memmem(f->text + S(n), E(n) - S(n), name, len)) return false;
+    if (!ut_memmem(f->text + S(n), E(n) - S(n), name, len)) return false;
     uint32_t c = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < c; i++) {
         TSNode ch = ts_node_named_child(n, i);
@@ -1099,7 +1100,7 @@ static an_fix *fix_check_available(fx *f, const an_diag *d, TSNode n, needs *nd)
 static bool has_ext_helper(const fx *f) {
     static const char def[] = "def " EXT_HELPER "(";
     const char *t = f->text, *end = t + f->src->len;
-    for (const char *p = t; (p = memmem(p, (size_t)(end - p), def, sizeof def - 1)); p++)
+    for (const char *p = t; (p = ut_memmem(p, (size_t)(end - p), def, sizeof def - 1)); p++)
         if (p == t || p[-1] == '\n') return true;
     return false;
 }

@@ -1,5 +1,6 @@
 /* an_python: the Python front end (tree-sitter + tree-sitter-python). */
 #include "analyzer/python/an_python.h"
+#include "util/ut_find.h"
 #include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_message.h"
@@ -241,7 +242,7 @@ static bool mentions_agnostic(const char *s, size_t n) { return an_py_mentions_a
 static bool mentions_name(const char *s, size_t n, char *const *names, size_t k) {
     for (size_t j = 0; j < k; j++) {
         size_t wl = strlen(names[j]);
-        for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), names[j], wl)); p++)
+        for (const char *p = s; (p = ut_memmem(p, n - (size_t)(p - s), names[j], wl)); p++)
             if (word_at(s, n, (size_t)(p - s), wl)) return true;
     }
     return false;
@@ -250,7 +251,7 @@ static bool mentions_name(const char *s, size_t n, char *const *names, size_t k)
 /* one of the NULL-ended pats occurs in s[0..n) */
 static bool contains_any(const char *s, size_t n, const char *const *pats) {
     for (int i = 0; pats[i]; i++)
-        if (memmem(s, n, pats[i], strlen(pats[i]))) return true;
+        if (ut_memmem(s, n, pats[i], strlen(pats[i]))) return true;
     return false;
 }
 
@@ -965,7 +966,7 @@ static void collect_comments(an_python *py, TSNode root, const an_source *src, a
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (ts_node_symbol(n) == py->s_comment) {
             uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-            if (b - a > 8 && memmem(src->text + a, b - a, "xpuify:", 7)) an_suppress_add_comment(sup, src, a, b, "#");
+            if (b - a > 8 && ut_memmem(src->text + a, b - a, "xpuify:", 7)) an_suppress_add_comment(sup, src, a, b, "#");
         } else if (ts_tree_cursor_goto_first_child(&cur)) {
             continue;
         }
@@ -1084,7 +1085,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         return false;
     }
     /* suppression directives need the statements around them (an_python_line_info): such files parse whole */
-    if (regions && !memmem(src->text, src->len, "xpuify:", 7)) {
+    if (regions && !ut_memmem(src->text, src->len, "xpuify:", 7)) {
         an_pyregion_select(cat, src, found, fix && fix->target == AN_TARGET_COMPAT ? fix->helper_module : NULL, &reg);
         /* integer device indexes are found in the text, not by the locality patterns: a file whose only CUDA word is
          * a comment (`device = 0  # shorthand for cuda:0`) still passes the index to `.to(gpu_id)`; it is parsed
@@ -1417,7 +1418,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     ut_vec_free(&design);
     an_suppressions sup = {0};
     /* a separate pass: the walk above does not descend into every statement (imports) */
-    if (memmem(src->text, src->len, "xpuify:", 7)) collect_comments(py, root, src, &sup);
+    if (ut_memmem(src->text, src->len, "xpuify:", 7)) collect_comments(py, root, src, &sup);
     an_line_info li = {0};
     bool need_li = false;
     for (size_t i = 0; i < sup.items.len; i++) need_li |= sup.items.items[i].next_line;

@@ -1,5 +1,6 @@
 /* an_resolve: collects import bindings and resolves names and attribute chains to qualified names. */
 #include "analyzer/python/an_resolve.h"
+#include "util/ut_find.h"
 #include "analyzer/python/an_pyfield.h"
 #include <ctype.h>
 #include <pthread.h>
@@ -112,8 +113,8 @@ bool an_py_mentions_agnostic(const char *s, size_t n) {
         if (word_part_at(s, n, i, "xpu", 3)) return true;
         if (i + 4 <= n && word_part_at(s, n, i, "sycl", 4)) return true;
     }
-    return memmem(s, n, "torch.accelerator", 17) || memmem(s, n, "get_device_module", 17) ||
-           memmem(s, n, "SyclExtension", 13);
+    return ut_memmem(s, n, "torch.accelerator", 17) || ut_memmem(s, n, "get_device_module", 17) ||
+           ut_memmem(s, n, "SyclExtension", 13);
 }
 
 static bool param_name(TSNode p, const char *src, uint32_t *a, uint32_t *b);
