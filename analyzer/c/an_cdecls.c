@@ -255,13 +255,17 @@ void an_cdecls_generate(const an_catalog *cat, an_cmode mode, const char *text, 
     for (size_t i = 0; i < g.used.len; i++) emit(&g, g.used.items[i]);
     if (cg) ut_buf_puts(out, cooperative_groups_decls);
     if (mode == AN_CMODE_CUDA) {
-        /* what clang calls for `k<<<g, b, s, st>>>(...)`: the launch then parses as a call */
+        /* what clang calls for `k<<<g, b, s, st>>>(...)`: the launch then parses as a call (a CUDAKernelCallExpr
+         * whose callee is the kernel, for a template the specialization its arguments deduce). Fast mode's
+         * --cuda-path has no version, and clang 14 then calls the pre-9.2 name, cudaConfigureCall: both are
+         * declared (the older one unless the file names it itself: the catalog declares it then) */
         const an_entry *d3 = an_catalog_lookup_c(cat, "dim3", 4);
-        if (d3 && !d3->wildcard)
-            ut_buf_puts(out, "extern \"C\" int __cudaPushCallConfiguration(dim3, dim3, size_t = 0, void * = 0);\n");
-        else
-            ut_buf_puts(out, "struct __xpuify_dim3 { __xpuify_dim3(unsigned = 1, unsigned = 1, unsigned = 1); };\n"
-                             "extern \"C\" int __cudaPushCallConfiguration(__xpuify_dim3, __xpuify_dim3, size_t = 0, void * = 0);\n");
+        const char *dim = d3 && !d3->wildcard ? "dim3" : "__xpuify_dim3";
+        if (strcmp(dim, "dim3"))
+            ut_buf_puts(out, "struct __xpuify_dim3 { __xpuify_dim3(unsigned = 1, unsigned = 1, unsigned = 1); };\n");
+        ut_buf_printf(out, "extern \"C\" int __cudaPushCallConfiguration(%s, %s, size_t = 0, void * = 0);\n", dim, dim);
+        if (!memmem(text, len, "cudaConfigureCall", 17))
+            ut_buf_printf(out, "extern \"C\" int cudaConfigureCall(%s, %s, size_t = 0, void * = 0);\n", dim, dim);
     }
     ut_vec_free(&g.used);
     ut_vec_free(&g.emitted);
