@@ -854,6 +854,11 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
         CXCursor r = CL(clang_getCursorReferenced)(c);
         char *n = spell(c);
         if (!*n) { ut_free(n); break; }
+        if (!strcmp(n, "cudaConfigureCall") || !strcmp(n, "__cudaPushCallConfiguration")) {
+            /* the configuration of a launch in device code (the launch's own finding names it) */
+            ut_free(n);
+            return CXChildVisit_Continue;
+        }
         if (!CL(clang_Cursor_isNull)(r) && in_cg(r)) {
             cg_call(t, c, r, n, s, e, here);
             ut_free(n);
