@@ -43,7 +43,7 @@ static bool ensure_index(an_c *c, const char **why) {
 char *an_c_fast_header(const an_catalog *cat, const char *path, const char *text, size_t len) {
     ut_buf h;
     ut_buf_init(&h);
-    an_cdecls_generate(cat, an_cargs_mode(path), text, len, &h);
+    an_cdecls_generate(cat, an_cargs_mode(path), text, len, false, &h);
     return ut_buf_take(&h);
 }
 
@@ -834,7 +834,9 @@ void *an_c_parse_tu(an_c *cc, const an_catalog *cat, const an_source *src, void 
     *file = NULL;
     if (!ensure_index(cc, &lwhy)) return NULL;
     an_cargs s;
-    an_cargs_build(&cc->opt, cat, src->path, src->text, src->len, &s);
+    an_c_options o = cc->opt;
+    o.launch_calls = true; /* the launches' callees resolve (template arguments deduced at a launch) */
+    an_cargs_build(&o, cat, src->path, src->text, src->len, &s);
     struct CXUnsavedFile uf[AN_CARGS_MAX_UNSAVED];
     unsigned nuf = (unsigned)an_cargs_unsaved(&s, src->text, src->len, uf);
     CXTranslationUnit tu = NULL;
@@ -915,7 +917,9 @@ bool an_c_analyze(an_c *cc, const an_catalog *cat, const an_source *src, const b
     }
     bool ok = false;
     an_cargs s;
-    an_cargs_build(&cc->opt, cat, src->path, src->text, src->len, &s);
+    an_c_options o = cc->opt;
+    o.launch_calls = true; /* as the kernel translator's parse: check's XPC517 findings are fix's */
+    an_cargs_build(&o, cat, src->path, src->text, src->len, &s);
     struct CXUnsavedFile uf[AN_CARGS_MAX_UNSAVED];
     unsigned nuf = (unsigned)an_cargs_unsaved(&s, src->text, src->len, uf);
     ctx c = {0};

@@ -18,6 +18,7 @@ typedef struct {
     an_c_mode mode;
     const char *compile_db; /* directory holding compile_commands.json (precise mode), or NULL */
     const char *cuda_path;  /* CUDA toolkit root, or NULL: $CUDA_PATH, then /usr/local/cuda */
+    bool launch_calls;      /* fast mode: `k<<<g, b>>>(...)` parses as a call (the kernel translator's parse) */
 } an_c_options;
 
 typedef struct an_c an_c; /* one per thread: owns a CXIndex, created on the first file that needs it */

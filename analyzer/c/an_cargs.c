@@ -301,7 +301,7 @@ void an_cargs_build(const an_c_options *c, const an_catalog *cat, const char *pa
         }
         ut_buf h;
         ut_buf_init(&h);
-        an_cdecls_generate(cat, m, text, len, &h);
+        an_cdecls_generate(cat, m, text, len, c->launch_calls, &h);
         s->header = ut_buf_take(&h);
     }
     for (int i = 0; common_args[i]; i++) add(&s->args, common_args[i]);

@@ -9,7 +9,7 @@
 typedef enum { AN_CMODE_C = 0, AN_CMODE_CXX, AN_CMODE_CUDA } an_cmode;
 
 /* Appends the header for a file whose text is text[0..len) parsed in mode. */
-void an_cdecls_generate(const an_catalog *cat, an_cmode mode, const char *text, size_t len, ut_buf *out);
+void an_cdecls_generate(const an_catalog *cat, an_cmode mode, const char *text, size_t len, bool launch_calls, ut_buf *out);
 /* Calls fn for every identifier of text[0..len) that names a C table row (plain names, not `a::b`). */
 void an_cdecls_each_row(const an_catalog *cat, const char *text, size_t len,
                         void (*fn)(void *ctx, const an_entry *e), void *ctx);

@@ -504,7 +504,8 @@ static int cg_group(tr *t, CXCursor x) {
         enum CXCursorKind k = CL(clang_getCursorKind)(x);
         if (k == CXCursor_DeclRefExpr) {
             CXCursor r = CL(clang_getCursorReferenced)(x);
-            if (CL(clang_getCursorKind)(r) != CXCursor_VarDecl) return CG_NONE;
+            enum CXCursorKind rk = CL(clang_getCursorKind)(r);
+            if (rk != CXCursor_VarDecl && rk != CXCursor_ParmDecl) return CG_NONE; /* a block parameter: params() */
             char *n = spell(r);
             int g = listed(&t->cg_blocks, n) ? CG_BLOCK : listed(&t->cg_tiles, n) ? cg_kind(CL(clang_getCursorType)(r)) : CG_NONE;
             ut_free(n);
@@ -599,6 +600,10 @@ done:
  * `cg::reduce(tile, v, cg::plus<T>() | cg::greater<T>() | cg::less<T>())` */
 static void cg_call(tr *t, CXCursor c, CXCursor r, const char *n, uint32_t s, uint32_t e, bool here) {
     if (in_list(UNSUPPORTED, n)) return; /* the token scan names it */
+    if (CL(clang_getCursorKind)(r) == CXCursor_Constructor) { /* a group converted or copied where not dropped */
+        issue(t, s, "a cooperative group converted to or copied as `cg::%s` (other than a block variable's copy, or a block argument of a __device__ function of this file)", n);
+        return;
+    }
     if (!here || macro_at(t, s) || e <= s || t->src->text[e - 1] != ')') { issue(t, s, "`cg::%s` inside a macro", n); return; }
     int na = CL(clang_Cursor_getNumArguments)(c);
     char buf[400];
@@ -849,6 +854,11 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
         CXCursor r = CL(clang_getCursorReferenced)(c);
         char *n = spell(c);
         if (!*n) { ut_free(n); break; }
+        if (!strcmp(n, "cudaConfigureCall") || !strcmp(n, "__cudaPushCallConfiguration")) {
+            /* the configuration of a launch in device code (the launch's own finding names it) */
+            ut_free(n);
+            return CXChildVisit_Continue;
+        }
         if (!CL(clang_Cursor_isNull)(r) && in_cg(r)) {
             cg_call(t, c, r, n, s, e, here);
             ut_free(n);
@@ -860,17 +870,43 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientD
             else if (t->fns.items[fi].templ) issue(t, s, "a call of the template __device__ function `%s`", n);
             else {
                 note_call(t, fi);
+                int na = CL(clang_Cursor_getNumArguments)(c), nkept = na;
+                /* a block argument (`f(x, cta)` for a `cg::thread_block` parameter): dropped with its comma, as
+                 * params() drops the parameter; only the block itself (a recorded variable or parameter, or
+                 * `cg::this_thread_block()`), which every thread of a work-group has alike */
+                bool drop[16] = {false};
+                for (int a = 0; a < na && a < 16; a++) {
+                    CXCursor pd = CL(clang_Cursor_getArgument)(t->fns.items[fi].cur, (unsigned)a);
+                    if (CL(clang_Cursor_isNull)(pd) || cg_kind(CL(clang_getCursorType)(pd)) != CG_BLOCK) continue;
+                    CXCursor arg = CL(clang_Cursor_getArgument)(c, (unsigned)a);
+                    uint32_t as, ae, from, to;
+                    if (!here || macro_at(t, s) || !in_main(t, arg, &as, &ae) || cg_group(t, arg) != CG_BLOCK) {
+                        issue(t, s, "a `cg::thread_block` argument of `%s` other than the block variable or `cg::this_thread_block()`", n);
+                        continue;
+                    }
+                    from = as, to = ae;
+                    if (a > 0) in_main(t, CL(clang_Cursor_getArgument)(c, (unsigned)a - 1), NULL, &from);
+                    else if (a + 1 < na) in_main(t, CL(clang_Cursor_getArgument)(c, (unsigned)a + 1), &to, NULL);
+                    edit(t, from, to, "");
+                    drop[a] = true;
+                    nkept--;
+                }
                 if (t->warp_fn[fi]) {
                     if (!here || macro_at(t, s) || e <= s || t->src->text[e - 1] != ')') issue(t, s, "a call of `%s` (it uses warp shuffles) inside a macro", n);
-                    else edit(t, e - 1, e - 1, CL(clang_Cursor_getNumArguments)(c) > 0 ? ", xpu_ws" : "xpu_ws");
+                    else edit(t, e - 1, e - 1, nkept > 0 ? ", xpu_ws" : "xpu_ws");
                 }
-                int na = CL(clang_Cursor_getNumArguments)(c);
                 for (int a = 0; a < na && a < 16; a++) {
                     CXCursor arg = CL(clang_Cursor_getArgument)(c, (unsigned)a);
                     if (CL(clang_getCanonicalType)(CL(clang_getCursorType)(arg)).kind != CXType_Pointer) continue;
                     int sp = space_of(t, arg), *have = &t->dev_space[fi][a];
                     if (*have && *have != sp) issue(t, s, "a __device__ function called with pointers into different address spaces (`%s`)", n);
                     *have = sp;
+                }
+                if (na <= 16) { /* the arguments kept, translated as the children they are */
+                    for (int a = 0; a < na; a++)
+                        if (!drop[a]) visit_sub(t, CL(clang_Cursor_getArgument)(c, (unsigned)a), c);
+                    ut_free(n);
+                    return CXChildVisit_Continue;
                 }
             }
         } else if (in_list(WARP, n)) {
@@ -1137,6 +1173,19 @@ static void params(tr *t, const fn *f) {
         char *name = spell(p);
         if (!*name) {
             issue(t, s, "an unnamed parameter%s", "");
+        } else if (!f->kernel && cg_kind(ty) == CG_BLOCK) {
+            /* `cg::thread_block cta` (or `const cg::thread_block &cta`): a thread's block is its work-group, so the
+             * parameter carries nothing; dropped with its comma (its uses become barriers, xpu_tid(), ...), and
+             * the argument at each call (body_visit) */
+            uint32_t from = s, to = e;
+            if (i > 0 && in_main(t, ps.items[i - 1], NULL, &from)) {
+            } else if (i + 1 < ps.len && in_main(t, ps.items[i + 1], &to, NULL)) {
+            } else {
+                from = s, to = e;
+            }
+            edit(t, from, to, "");
+            ut_vec_push(&t->cg_blocks, name);
+            name = NULL;
         } else if (can.kind == CXType_LValueReference || can.kind == CXType_RValueReference) {
             issue(t, s, "the reference parameter `%s` (C++)", name);
         } else if (can.kind == CXType_Record) {
@@ -1230,9 +1279,11 @@ static bool translate_fn(tr *t, const fn *f, const subst *sub, size_t nsub, cons
         CL(clang_visitChildren)(f->cur, param_visit, &ps);
         uint32_t at = 0;
         char buf[600];
-        if (ps.len) {
+        bool kept = false; /* a parameter other than a cooperative group's block (params() drops those) */
+        for (size_t i = 0; i < ps.len; i++) kept |= f->kernel || cg_kind(CL(clang_getCursorType)(ps.items[i])) != CG_BLOCK;
+        if (ps.len) { /* after the last parameter's end (a dropped one's removal ends there: no overlap) */
             in_main(t, ps.items[ps.len - 1], NULL, &at);
-            snprintf(buf, sizeof buf, ", %s", t->extra.data);
+            snprintf(buf, sizeof buf, "%s%s", kept ? ", " : "", t->extra.data);
         } else {
             at = name_offset(f->cur);
             while (at < bs && t->src->text[at] != '(') at++;
@@ -1281,6 +1332,8 @@ typedef struct {
     bool empty_args;
     bool broken;        /* its arguments do not parse (no closing `)`, or a clang error inside the launch) */
     CXCursor spec;      /* what the callee refers to (the specialization, for a template) */
+    bool in_template;   /* in a function template's body (its arguments may depend on that template's parameters) */
+    CXCursor call;      /* the launch's call expression (a template's), for its argument types */
 } launch;
 typedef UT_VEC(launch) launches;
 
@@ -1290,20 +1343,26 @@ static char *slice(const tr *t, uint32_t s, uint32_t e) {
     return ut_strndup(t->src->text + s, e - s);
 }
 
-/* the specialization a call starting at `at` calls (CallExpr cursors of the file, for template launches) */
-typedef struct { tr *t; uint32_t at; CXCursor found; } call_q;
+/* the specialization a call starting at `at` calls (CallExpr cursors of the file, for template launches: with or
+ * without template arguments written, clang's callee is the specialization, its arguments explicit or deduced) */
+typedef struct { tr *t; uint32_t at; CXCursor found, call; bool in_template; } call_q;
 static enum CXChildVisitResult call_visit(CXCursor c, CXCursor p, CXClientData d) {
     (void)p;
     call_q *q = d;
     uint32_t s, e;
-    if (in_main(q->t, c, &s, &e) && s == q->at) {
+    bool here = in_main(q->t, c, &s, &e);
+    if (here && s == q->at) {
         CXCursor r = CL(clang_getCursorReferenced)(c);
         if (!CL(clang_Cursor_isNull)(r) && CL(clang_Cursor_getNumTemplateArguments)(r) > 0) {
             q->found = r;
+            q->call = c;
             return CXChildVisit_Break;
         }
     }
-    if (CL(clang_getCursorKind)(c) == CXCursor_FunctionTemplate) return CXChildVisit_Continue; /* dependent */
+    if (CL(clang_getCursorKind)(c) == CXCursor_FunctionTemplate) { /* dependent: nothing is deduced in it */
+        if (here && q->at >= s && q->at < e) q->in_template = true;
+        return CXChildVisit_Continue;
+    }
     return CXChildVisit_Recurse;
 }
 
@@ -1368,7 +1427,7 @@ static void find_launches(tr *t, const macro_defs *macros, launches *out) {
                 !memcmp(t->fns.items[f].name, t->src->text + ts[k], te[k] - ts[k]))
                 fi = f;
         if (fi == SIZE_MAX) continue;
-        launch L = {fi, ts[k], 0, NULL, {NULL, NULL, NULL, NULL}, false, false, CL(clang_getNullCursor)()};
+        launch L = {fi, ts[k], 0, NULL, {NULL, NULL, NULL, NULL}, false, false, CL(clang_getNullCursor)(), false, CL(clang_getNullCursor)()};
         L.targs = targ_s ? ut_strndup(t->src->text + ts[targ_s], te[i - 1] - ts[targ_s]) : ut_strdup("");
         int d = 0, nc = 0;
         uint32_t cs = te[i];
@@ -1401,9 +1460,11 @@ static void find_launches(tr *t, const macro_defs *macros, launches *out) {
             CXCursor cur = CL(clang_getCursor)(t->tu, CL(clang_getLocationForOffset)(t->tu, t->file, ts[k]));
             L.spec = CL(clang_getCursorReferenced)(cur);
             if (t->fns.items[fi].templ) {
-                call_q q = {t, ts[k], CL(clang_getNullCursor)()};
+                call_q q = {t, ts[k], CL(clang_getNullCursor)(), CL(clang_getNullCursor)(), false};
                 CL(clang_visitChildren)(CL(clang_getTranslationUnitCursor)(t->tu), call_visit, &q);
                 L.spec = q.found;
+                L.call = q.call;
+                L.in_template = q.in_template;
             }
             /* a launch inside a macro's definition is left alone */
             for (size_t m = 0; m < macros->len; m++)
@@ -1500,10 +1561,76 @@ static void inst_free(inst *x) {
     ut_free(x->targs);
 }
 
-/* a kernel template's instantiation from the specialization a launch calls */
-static bool instantiation(tr *t, const fn *f, CXCursor spec, const char *targs, inst *out) {
-    (void)t;
+/* the template arguments a translated kernel can take: the built-in number types (OpenCL C has the same) */
+static bool number_type(CXType ty) {
+    switch (CL(clang_getCanonicalType)(ty).kind) {
+    case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_UShort: case CXType_UInt: case CXType_ULong:
+    case CXType_ULongLong: case CXType_Char_S: case CXType_SChar: case CXType_Short: case CXType_Int: case CXType_Long:
+    case CXType_LongLong: case CXType_Float: case CXType_Double:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const char *const concrete[] = {"float", "double", "int", "unsigned", "unsigned int", "long", "unsigned long",
+    "long long", "unsigned long long", "char", "unsigned char", "signed char", "short", "unsigned short", "int8_t",
+    "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "size_t", "bool", NULL};
+
+/* a typedef the type is spelled with that is not the file's own (through pointers, references, arrays): fast mode
+ * declares CUDA's types (`__half` as float, ...) as stand-ins, and clang's template arguments are canonical, so
+ * `k<<<g, b>>>(halves)` would deduce float; the name, or NULL */
+static char *foreign_typedef(tr *t, CXType ty) {
+    for (int depth = 0; depth < 8; depth++) {
+        CXType c = CL(clang_getCanonicalType)(ty);
+        if (c.kind == CXType_Pointer || c.kind == CXType_LValueReference || c.kind == CXType_RValueReference) {
+            ty = CL(clang_getPointeeType)(ty);
+            continue;
+        }
+        if (ty.kind == CXType_Elaborated || ty.kind == CXType_Unexposed) {
+            CXCursor d = CL(clang_getTypeDeclaration)(ty);
+            if (CL(clang_getCursorKind)(d) != CXCursor_TypedefDecl) return NULL;
+            ty = CL(clang_getCursorType)(d);
+        }
+        if (ty.kind != CXType_Typedef) return NULL;
+        char *n = type_spell(ty), *q = n;
+        if (!strncmp(q, "const ", 6)) q += 6;
+        CXCursor d = CL(clang_getTypeDeclaration)(ty);
+        if (in_list(concrete, q)) { ut_free(n); return NULL; }
+        if (!in_main(t, d, NULL, NULL)) { char *r = ut_strdup(q); ut_free(n); return r; }
+        ut_free(n);
+        ty = CL(clang_getTypedefDeclUnderlyingType)(d);
+    }
+    return NULL;
+}
+
+typedef struct { tr *t; uint32_t s, e; char *bad; } tref_q;
+static enum CXChildVisitResult tref_visit(CXCursor c, CXCursor p, CXClientData d) {
+    (void)p;
+    tref_q *q = d;
+    uint32_t s;
+    if (CL(clang_getCursorKind)(c) == CXCursor_TypeRef && in_main(q->t, c, &s, NULL) && s >= q->s && s < q->e) {
+        q->bad = foreign_typedef(q->t, CL(clang_getCursorType)(CL(clang_getCursorReferenced)(c)));
+        if (q->bad) return CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* a kernel template's instantiation from the specialization a launch calls (its template arguments written at the
+ * launch or deduced from the launch's arguments: clang's specialization has both alike); *bad names an argument
+ * that is not a built-in number type or an integer (the caller's finding), NULL when there is no specialization */
+static bool instantiation(tr *t, const fn *f, CXCursor spec, const char *targs, CXCursor call, uint32_t at, uint32_t open_e,
+                          inst *out, char **bad) {
     memset(out, 0, sizeof *out);
+    *bad = NULL;
+    if (!CL(clang_Cursor_isNull)(spec) && !CL(clang_Cursor_isNull)(call)) {
+        /* CUDA's own types (stand-ins in fast mode) in the written template arguments or the arguments */
+        tref_q q = {t, at, open_e, NULL};
+        CL(clang_visitChildren)(call, tref_visit, &q);
+        for (int i = 0, na = CL(clang_Cursor_getNumArguments)(call); !q.bad && i < na; i++)
+            q.bad = foreign_typedef(t, CL(clang_getCursorType)(CL(clang_Cursor_getArgument)(call, (unsigned)i)));
+        if (q.bad) { *bad = q.bad; return false; }
+    }
     int na = CL(clang_Cursor_isNull)(spec) ? -1 : CL(clang_Cursor_getNumTemplateArguments)(spec);
     /* clang 14 leaves a launch's callee unresolved without the CUDA headers: the explicit arguments as written */
     names written = {0};
@@ -1519,10 +1646,6 @@ static bool instantiation(tr *t, const fn *f, CXCursor spec, const char *targs, 
                 while (b > a && isspace((unsigned char)targs[b - 1])) b--;
                 char *w = ut_strndup(targs + a, b - a);
                 /* only concrete arguments: a built-in type or an integer (not an enclosing template's parameter) */
-                static const char *const concrete[] = {"float", "double", "int", "unsigned", "unsigned int", "long",
-                    "unsigned long", "long long", "unsigned long long", "char", "unsigned char", "signed char", "short",
-                    "unsigned short", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
-                    "uint64_t", "size_t", "bool", NULL};
                 bool number = *w != 0;
                 for (const char *c = w; *c; c++) number &= isdigit((unsigned char)*c) || (c == w && *c == '-');
                 if (!number && !in_list(concrete, w)) { ut_free(w); free_names(&written); break; }
@@ -1550,7 +1673,17 @@ static bool instantiation(tr *t, const fn *f, CXCursor spec, const char *targs, 
             v = written.items[i];
             written.items[i] = NULL;
         } else if (k == CXTemplateArgumentKind_Type) {
-            v = type_spell(CL(clang_Cursor_getTemplateArgumentType)(spec, (unsigned)i));
+            /* a built-in number type as spelled (`size_t`, `float`), a typedef of one as its type (llm.c's floatX),
+             * anything else (a pointer, a struct, CUDA's half types) refused by name */
+            CXType ty = CL(clang_Cursor_getTemplateArgumentType)(spec, (unsigned)i);
+            v = type_spell(ty);
+            if (!number_type(ty)) {
+                if (ok && !*bad) *bad = ut_strdup(v);
+                ok = false;
+            } else if (!in_list(concrete, v)) {
+                ut_free(v);
+                v = type_spell(CL(clang_getCanonicalType)(ty));
+            }
         } else if (k == CXTemplateArgumentKind_Integral) {
             char b[32];
             snprintf(b, sizeof b, "%lld", CL(clang_Cursor_getTemplateArgumentValue)(spec, (unsigned)i));
@@ -1759,8 +1892,10 @@ static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *s
     collect_errors(&t);
     find_launches(&t, &macros, &ls);
 
-    /* the instantiations: one per kernel, or one per template argument list its launches use */
+    /* the instantiations: one per kernel, or one per template argument list its launches use (a launch whose
+     * instantiation cannot be made keeps its kernel CUDA-only: the launch would have no stub to call) */
     insts_v insts = {0};
+    bool *no_inst = ut_calloc(t.fns.len + 1, sizeof *no_inst);
     for (size_t f = 0; f < t.fns.len; f++) {
         if (!t.fns.items[f].kernel) continue;
         if (!t.fns.items[f].templ) {
@@ -1772,9 +1907,18 @@ static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *s
             if (ls.items[l].fn != f) continue;
             t.kernel = t.fns.items[f].name;
             inst x;
-            if (!instantiation(&t, &t.fns.items[f], ls.items[l].spec, ls.items[l].targs, &x)) {
-                issue(&t, ls.items[l].s, "a launch of the template kernel `%s` with deduced template arguments (write them out: `kernel<T><<<...>>>`)", t.fns.items[f].name);
+            char *bad = NULL;
+            if (!instantiation(&t, &t.fns.items[f], ls.items[l].spec, ls.items[l].targs, ls.items[l].call, ls.items[l].s,
+                               ls.items[l].open_e, &x, &bad)) {
+                if (bad)
+                    issue(&t, ls.items[l].s, "a template argument that is not a built-in number type (`%s`)", bad);
+                else if (ls.items[l].in_template)
+                    issue(&t, ls.items[l].s, "a launch of the template kernel `%s` in a function template (its template arguments depend on that template's)", t.fns.items[f].name);
+                else
+                    issue(&t, ls.items[l].s, "a launch of the template kernel `%s` whose template arguments the front end could not resolve (write them out: `kernel<T><<<...>>>`)", t.fns.items[f].name);
+                ut_free(bad);
                 inst_free(&x);
+                no_inst[f] = true;
                 continue;
             }
             x.fn = f;
@@ -1790,7 +1934,8 @@ static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *s
     ut_buf kernels;
     ut_buf_init(&kernels);
     bool *kernel_ok = ut_calloc(t.fns.len + 1, sizeof *kernel_ok);
-    for (size_t f = 0; f < t.fns.len; f++) kernel_ok[f] = t.fns.items[f].kernel;
+    for (size_t f = 0; f < t.fns.len; f++) kernel_ok[f] = t.fns.items[f].kernel && !no_inst[f];
+    ut_free(no_inst);
     char **dev_text = ut_calloc(t.fns.len + 1, sizeof *dev_text);
     bool *dev_bad = ut_calloc(t.fns.len + 1, sizeof *dev_bad);
     cursors globals = {0}, typedefs = {0};
@@ -1798,6 +1943,17 @@ static void translate_file(CXTranslationUnit tu, CXFile file, const an_source *s
         inst *x = &insts.items[i];
         const fn *f = &t.fns.items[x->fn];
         size_t issues0 = out->issues.len;
+        if (!kernel_ok[x->fn]) { /* kept (a launch of it has no instantiation): its own findings still said */
+            t.kernel = f->name;
+            ut_buf one;
+            ut_buf_init(&one);
+            translate_fn(&t, f, x->sub, x->nsub, x->suffix, &one);
+            bool *scratch = ut_calloc(macros.len + 1, sizeof *scratch); /* its macros are not the .cl file's */
+            token_scan(&t, f->start, f->end, &macros, scratch);
+            ut_free(scratch);
+            ut_buf_free(&one);
+            continue;
+        }
         t.kernel = f->name;
         t.calls.len = 0;
         t.globals.len = 0;

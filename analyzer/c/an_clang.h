@@ -24,6 +24,7 @@
     X(clang_Cursor_isMacroFunctionLike) X(clang_equalCursors) X(clang_getCursorDefinition)                       \
     X(clang_Location_isInSystemHeader) X(clang_getNullCursor) X(clang_getEnumDeclIntegerType) X(clang_getNumOverloadedDecls) X(clang_getOverloadedDecl) \
     X(clang_getCursorType) X(clang_getPointeeType) X(clang_getTypeSpelling) X(clang_getCanonicalType)                 \
+    X(clang_getTypeDeclaration)                                                                                      \
     X(clang_Cursor_getNumTemplateArguments) X(clang_Cursor_getTemplateArgumentKind) X(clang_Cursor_getTemplateArgumentType) \
     X(clang_Cursor_getTemplateArgumentValue) X(clang_isCursorDefinition) X(clang_Cursor_getNumArguments)           \
     X(clang_Cursor_getArgument) X(clang_Cursor_getStorageClass) X(clang_getArrayElementType) X(clang_getTypedefDeclUnderlyingType) X(clang_isConstQualifiedType) X(clang_getSpecializedCursorTemplate) \

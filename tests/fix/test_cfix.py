@@ -292,5 +292,102 @@ def test_fix_that_breaks_the_syntax_is_refused(d):
     eq(read("e.cpp"), "d,n.is_cuda()\n")
 
 
+KERNEL_GOLDENS = ["template_deduced.cu", "cg_block.cu"]
+
+
+def test_golden_kernels(d):
+    """Kernel fixtures fixed: the host file (kept kernels, stubs, launches) and the OpenCL C against their goldens
+    (fixtures/golden/kernels; tests/runtime/test_kernels_opencl.py runs them on PoCL)."""
+    for k in KERNEL_GOLDENS:
+        shutil.copy(fixture("kernels", k), k)
+    r = run("fix", ".")
+    check("kept CUDA-only" not in r.err and "Traceback" not in r.err, "every kernel translated", r.err)
+    for k in KERNEL_GOLDENS:
+        eq(read(k), read(fixture("golden", "kernels", k)), k)
+        eq(read(k + ".cl"), read(fixture("golden", "kernels", k + ".cl")), k + ".cl")
+
+
+def test_template_launches_kept_by_name(d):
+    """A template kernel whose launch has no instantiation the translator can make stays CUDA-only whole, with the
+    reason at the launch: an argument deduced as a pointer or a struct or CUDA's __half, a launch inside a function
+    template."""
+    write("k.cu", """#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+struct S { float v; };
+template <typename T>
+__global__ void take(T v, float *y) { y[0] = 1.0f; }
+template <typename T>
+__global__ void scale(T *x, T a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }
+template <typename T>
+void run(T *x, int n) { scale<<<1, 128>>>(x, (T)2, n); }
+template <typename T>
+__global__ void fill(T *x, T v) { x[threadIdx.x] = v; }
+template <typename T>
+__global__ void copy(const T *x, T *y) { y[threadIdx.x] = x[threadIdx.x]; }
+int main() {
+    float *x;
+    __half *h;
+    S s;
+    cudaMalloc(&x, 128 * sizeof(float));
+    take<<<1, 1>>>(s, x);
+    take<<<1, 1>>>(x, x);
+    scale<<<1, 128>>>(x, 2.0f, 128);
+    run(x, 128);
+    fill<<<1, 128>>>(x, 1.0f);
+    copy<<<1, 128>>>(h, h);
+    return 0;
+}
+""")
+    r = run("fix", ".")
+    for line, why in ((19, "a template argument that is not a built-in number type (`S`)"),
+                      (20, "a template argument that is not a built-in number type (`float *`)"),
+                      # fast mode stands CUDA's __half in by float: deduced from the arguments' own spelling
+                      (24, "a template argument that is not a built-in number type (`__half`)"),
+                      (9, "a launch of the template kernel `scale` in a function template (its template arguments depend on that template's)")):
+        check("k.cu:%d: kept CUDA-only: %s" % (line, why) in r.err, why, r.err)
+    t = read("k.cu")
+    for launch in ("take<<<1, 1>>>(s, x);", "take<<<1, 1>>>(x, x);", "scale<<<1, 128>>>(x, 2.0f, 128);", "scale<<<1, 128>>>(x, (T)2, n);"):
+        check(launch in t, "kept as written: " + launch, t)
+    check("xpu_launch_fill(1, 128, 0, 0, x, 1.0f);" in t, "the deduced launch of the other kernel is translated", t)
+    cl = read("k.cu.cl")
+    check("fill__float(" in cl and "scale" not in cl and "take" not in cl and "copy" not in cl, "only fill<float> in the OpenCL C", cl[-600:])
+
+
+def test_cooperative_groups_kept_by_name(d):
+    """A group the translator cannot carry exactly stays CUDA-only with the construct named: a block converted to a
+    generic `cg::thread_group` parameter (block or tile: not known in the callee)."""
+    write("g.cu", """#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+namespace cg = cooperative_groups;
+__device__ void sortColors(float *values, cg::thread_group tile) {
+    values[tile.thread_rank()] = 1.0f;
+    tile.sync();
+}
+__global__ void k1(float *x) {
+    cg::thread_block cta = cg::this_thread_block();
+    sortColors(x, cta);
+}
+__device__ float twice(float v, cg::thread_block cta) { cta.sync(); return 2.0f * v; }
+__global__ void k2(float *x) {
+    cg::thread_block cta = cg::this_thread_block();
+    cg::thread_block other = cta;
+    x[0] = twice(x[0], other);
+}
+int main() {
+    float *x;
+    cudaMalloc(&x, 4);
+    k1<<<1, 32>>>(x);
+    k2<<<1, 32>>>(x);
+    return 0;
+}
+""")
+    r = run("fix", ".")
+    check("g.cu:10: kept CUDA-only: a cooperative group converted to or copied as `cg::thread_group`" in r.err, "the conversion named", r.err)
+    check("k1<<<1, 32>>>(x);" in read("g.cu") and "xpu_launch_k2(1, 32, 0, 0, x);" in read("g.cu"), "k1 kept, k2 translated", read("g.cu"))
+    cl = read("g.cu.cl")
+    check("float twice(float v) { barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); return 2.0f * v; }" in cl, "a copy of the block passed", cl[-800:])
+    check("x[0] = twice(x[0]);" in cl and "k1" not in cl, "k2 only", cl[-800:])
+
+
 if __name__ == "__main__":
     main(globals())

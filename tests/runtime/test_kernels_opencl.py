@@ -13,8 +13,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness import check, eq, fixture, main, need_tool, read, run, skip  # noqa: E402
 
 KERNELS = ["matmul_tiled.cu", "histogram.cu", "softmax.cu", "template_axpy.cu", "warp_reduce.cu", "null_pointers.cu",
-           "math_float_args.cu", "cg_reduce.cu"]
-COUNT = {"warp_reduce.cu": 2, "cg_reduce.cu": 3}  # kernels in a file (1 where not named)
+           "math_float_args.cu", "cg_reduce.cu", "template_deduced.cu", "cg_block.cu"]
+COUNT = {"warp_reduce.cu": 2, "cg_reduce.cu": 3, "template_deduced.cu": 2, "cg_block.cu": 3}  # kernels in a file (1 where not named)
 
 
 def need_opencl():
@@ -94,8 +94,26 @@ def test_kernel_families_run_on_pocl(d):
         check(call in g, call, g[-2500:])
     check("#if defined(__CUDACC__) || defined(XPU_BACKEND_CUDA)\n#include <cooperative_groups.h>\n#endif" in read("cg_reduce.cu"),
           "cooperative_groups.h only for CUDA", read("cg_reduce.cu")[:1500])
+    # the thread block passed to __device__ functions (cuda-samples' forms): the parameter and the argument
+    # dropped, the block's calls barriers, the linear thread id and the work-group's size
+    b = read("cg_block.cu.cl")
+    for x in ("void reduceBlock(__local float *sdata) {", "float loadPair(__global const float *x, unsigned int n) {",
+              "scan1Inclusive(unsigned int idata, __local unsigned int *s_Data, unsigned int size) {",
+              "sdata[xpu_tid()] = loadPair(x, n);", "reduceBlock(sdata);", "scan1Inclusive(in[i], s_Data, 128);",
+              "for (unsigned int s = xpu_nthreads() / 2; s > 0; s >>= 1) {"):
+        check(x in b, x, b[-3000:])
+    check("cta" not in b and "this_thread_block" not in b, "no group left in the OpenCL C", b[-3000:])
     tpl = read("template_axpy.cu.cl")
     check("axpy__float(" in tpl and "axpy__double(" in tpl, "one kernel per instantiation", tpl[-800:])
+    # template arguments deduced at the launch (clang's specialization of the callee): one kernel per deduced
+    # instantiation (a typedef of float is float), a written first argument with a deduced second
+    ded = read("template_deduced.cu.cl")
+    for k in ("scale_add__float(", "scale_add__double(", "scale_add__int(", "block_sum__128_double("):
+        check(k in ded, k, ded[-2000:])
+    eq(ded.count("\n__global__ void "), 4, "four instantiations")
+    t = read("template_deduced.cu")
+    for call in ("xpu_launch_scale_add(nb, 128, 0, 0, fy, cfx, 1.5f, n);", "xpu_launch_block_sum<128>(nb, 128, 0, 0, dy, sums, n);"):
+        check(call in t, call, t)
 
 
 # Kernels from public projects (fixtures/kernels/public: the kernel lines verbatim, their licence and source URL at a
