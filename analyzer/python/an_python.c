@@ -342,19 +342,30 @@ static bool skip_identifier(const an_python *py, TSSymbol parent, TSFieldId fiel
     return false;
 }
 
+static bool within(const an_span_vec *v, uint32_t a, uint32_t b);
+
 static void walk(ctx *c, const an_pynodes *nodes) {
     an_python *py = c->py;
     /* the symbols of the open ancestors, by depth: parents[d] is the symbol of the node at depth d above */
     TSSymbol *parents = ut_malloc((AN_PY_MAX_DEPTH + 2) * sizeof(TSSymbol));
+    /* the nodes before inside_until lie inside a node found wholly inside the region: not tested again (only in a
+     * tree without errors: a MISSING node has no width, and one at a span's start does not meet the span) */
+    uint32_t inside_until = 0;
+    bool clean = nodes->len && !ts_node_has_error(nodes->items[0].node);
     for (uint32_t i = 0; i < nodes->len;) {
         const an_pynode *p = &nodes->items[i];
         TSNode n = p->node;
         TSSymbol s = p->sym;
         TSSymbol parent = p->depth ? parents[p->depth - 1] : 0;
         TSFieldId field = p->field;
-        bool descend = true;
-        if (ts_node_end_byte(n) <= c->lo || ts_node_start_byte(n) >= c->hi ||
-            (c->only && !an_spans_meet(c->only, ts_node_start_byte(n), ts_node_end_byte(n)))) {
+        bool descend = true, outside = false;
+        if (i >= inside_until) {
+            uint32_t sb = ts_node_start_byte(n), eb = ts_node_end_byte(n);
+            outside = eb <= c->lo || sb >= c->hi || (c->only && !an_spans_meet(c->only, sb, eb));
+            if (clean && !outside && sb >= c->lo && eb <= c->hi && (!c->only || within(c->only, sb, eb)))
+                inside_until = p->next;
+        }
+        if (outside) {
             descend = false; /* outside the region being re-analyzed, or the statements that can hold a finding */
         } else if (s == py->s_attribute) {
             if (!(parent == py->s_attribute && field == py->f_object)) check_chain(c, n);
