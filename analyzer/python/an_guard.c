@@ -522,30 +522,45 @@ static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
 
 static void check_code(judge *j, TSNode n);
 
-/* A definition the guarded code calls: its body must pass the same test (cycles and depth end the search). */
-static void follow_def(judge *j, TSNode def, TSNode call) {
+/* Entering what a call reaches (a definition or an assigned value of j->g, starting at byte s): ENTER_SEEN when it
+ * was followed already (a cycle), ENTER_DEEP when it lies past the depth (the verdict says so at call), ENTER_IN
+ * when entered: the visit is kept and the depth raised, for leave() to lower. */
+typedef enum { ENTER_SEEN, ENTER_DEEP, ENTER_IN } enter_result;
+
+static enter_result enter(judge *j, uint32_t s, TSNode call) {
     for (size_t i = 0; i < j->visited.len; i++)
-        if (j->visited.items[i].g == j->g && j->visited.items[i].s == S(def)) return;
+        if (j->visited.items[i].g == j->g && j->visited.items[i].s == s) return ENTER_SEEN;
     if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
         verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
-        return;
+        return ENTER_DEEP;
     }
-    visit v = {j->g, S(def)};
+    visit v = {j->g, s};
     ut_vec_push(&j->visited, v);
-    an_guard_kind before = j->kind;
     j->call_depth++;
-    TSNode body = field(def, "body");
-    if (!ts_node_is_null(body)) check_code(j, body);
+    return ENTER_IN;
+}
+
+/* Leaving what enter() entered: where its code changed the verdict (from before), the reason says which call leads
+ * there (`calls `name`, whose <what> ...`), once. */
+static void leave(judge *j, an_guard_kind before, const char *name, size_t n, const char *what) {
     j->call_depth--;
     if (j->kind != before && j->why && !strstr(j->why, ", whose body ")) {
-        /* say which call leads there */
         ut_buf b;
         ut_buf_init(&b);
-        TSNode nm = field(def, "name");
-        ut_buf_printf(&b, "calls `%.*s`, whose body %s", (int)L(nm), T(j, nm), j->why);
+        ut_buf_printf(&b, "calls `%.*s`, whose %s %s", (int)n, name, what, j->why);
         ut_free(j->why);
         j->why = ut_buf_take(&b);
     }
+}
+
+/* A definition the guarded code calls: its body must pass the same test (cycles and depth end the search). */
+static void follow_def(judge *j, TSNode def, TSNode call) {
+    an_guard_kind before = j->kind;
+    if (enter(j, S(def), call) != ENTER_IN) return;
+    TSNode body = field(def, "body");
+    if (!ts_node_is_null(body)) check_code(j, body);
+    TSNode nm = field(def, "name");
+    leave(j, before, T(j, nm), L(nm), "body");
 }
 
 static TSNode enclosing(TSNode n, const char *type) {
@@ -754,17 +769,10 @@ static bool follow_assigned(judge *j, const char *name, size_t n, TSNode call) {
         TSNode left = field(a, "left"), right = field(a, "right");
         if (!is(left, "identifier") || L(left) != n || memcmp(T(j, left), name, n) || ts_node_is_null(right)) continue;
         any = true;
-        bool seen = false;
-        for (size_t v = 0; v < j->visited.len && !seen; v++) seen = j->visited.items[v].g == j->g && j->visited.items[v].s == S(a);
-        if (seen) continue;
-        if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
-            verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
-            break;
-        }
-        visit vi = {j->g, S(a)};
-        ut_vec_push(&j->visited, vi);
         an_guard_kind before = j->kind;
-        j->call_depth++;
+        enter_result in = enter(j, S(a), call);
+        if (in == ENTER_SEEN) continue;
+        if (in == ENTER_DEEP) break;
         check_code(j, right);
         /* a value that is itself a callable (`_DeformConv.apply`, `other_name`): what it names is what runs */
         TSNode root = right;
@@ -796,14 +804,7 @@ static bool follow_assigned(judge *j, const char *name, size_t n, TSNode call) {
             ut_buf_free(&q);
             ut_vec_free(&defs);
         }
-        j->call_depth--;
-        if (j->kind != before && j->why && !strstr(j->why, ", whose body ")) {
-            ut_buf b;
-            ut_buf_init(&b);
-            ut_buf_printf(&b, "calls `%.*s`, whose value %s", (int)n, name, j->why);
-            ut_free(j->why);
-            j->why = ut_buf_take(&b);
-        }
+        leave(j, before, name, n, "value");
     }
     return any;
 }
