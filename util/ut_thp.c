@@ -1,7 +1,9 @@
 /* ut_thp: transparent huge pages for the heap of a batch run (see ut_thp.h). */
 #include "util/ut_thp.h"
+#include <dlfcn.h>
 #include <malloc.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,8 +92,13 @@ void ut_thp_init(void) {
     mode[got] = 0;
     int always = strstr(mode, "[always]") != NULL, madv = strstr(mode, "[madvise]") != NULL;
     if (!always && !madv) return;
-    /* glibc's allocator is the one in use when a small block lands in the main arena, above the program's data
-     * and below the break (ASan's and valgrind's land elsewhere, and their blocks have no glibc size word) */
+    /* glibc's allocator must be the one in use: the malloc this program calls is libc's own (not an interposed
+     * one: ASan's, valgrind's, a preloaded allocator's), and a small block lands in the main arena, above the
+     * program's data and below the break, with a glibc size word before it */
+    void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    bool own = libc && dlsym(libc, "malloc") == dlsym(RTLD_DEFAULT, "malloc");
+    if (libc) dlclose(libc);
+    if (!own) return;
     void *t = malloc(64);
     uintptr_t brk = (uintptr_t)sbrk(0);
     int glibc = t && (uintptr_t)t >= (uintptr_t)&end && (uintptr_t)t < brk && !(chunk_head(t) & (CHUNK_MMAPPED | CHUNK_NON_MAIN_ARENA));
