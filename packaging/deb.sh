@@ -25,7 +25,7 @@ while read -r lib; do
   [ -n "$path" ] || { echo "deb: $lib (needed by $xp) is not found by ldd" >&2; exit 1; }
   pkg=
   for p in "$path" "$(readlink -f "$path")" "${path#/usr}" "/usr$path"; do
-    pkg=$(dpkg -S "$p" 2>/dev/null | head -n 1 | cut -d: -f1) && [ -n "$pkg" ] && break
+    pkg=$(dpkg -S "$p" 2>/dev/null | awk -F: 'NR == 1 {print $1}') && [ -n "$pkg" ] && break
   done
   [ -n "$pkg" ] || { echo "deb: no Debian package owns $path ($lib)" >&2; exit 1; }
   ver=$(dpkg-query -W -f='${Version}' "$pkg" | sed 's/-[^-]*$//')
