@@ -11,7 +11,8 @@
  *   - a thread's arena: its heaps are 64 MiB regions aligned to 64 MiB (glibc's HEAP_MAX_SIZE), each advised once;
  *   - a block glibc maps on its own (at least M_MMAP_THRESHOLD bytes) is advised as it is returned.
  * Advice changes no result, only how memory is backed. Off where another allocator stands in for glibc's (ASan,
- * valgrind: found by where a test block lands), where the kernel gives no huge pages, and with XPUIFY_NO_THP=1
+ * valgrind, a preloaded one: the malloc called is not libc's, or a test block does not land in glibc's main arena),
+ * where the kernel gives no huge pages, and with XPUIFY_NO_THP=1
  * (to compare). The language server does not call it: a long-lived process should give memory back. */
 #ifndef UT_THP_H
 #define UT_THP_H
