@@ -13,7 +13,7 @@ fix; of those left, the ones inside a CUDA-by-design scope (what XPU810, XPU811 
 their `scope` in the JSON report) are counted apart, and "left" is the share of the others.
 
 Usage: tools/real_projects.py CORPUS [--xpuify build/xpuify] [--python /usr/bin/python3] [--only a,b]
-       [--markdown docs/real-projects.md]"""
+       (the markdown table goes to stdout)"""
 import argparse
 import ast
 import bisect
