@@ -11,6 +11,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -19,9 +21,41 @@ typedef struct {
     UT_VEC(const char *) untested;
 } tally;
 
+/* The examples are analyzed as files of an empty project of their own (a temporary directory with a marker), not
+ * of the project around the working directory: what the analysis reads around a file (other modules' `.cuda()`
+ * calls, the import roots) must not make an example pass in one directory and fail in another. */
+static char example_dir[4096];
+
+static const char *example_path(an_lang lang, char *buf, size_t sz) {
+    const char *base = lang == AN_LANG_PYTHON ? "example.py" : "example.cu";
+    if (!*example_dir) return base;
+    snprintf(buf, sz, "%s/%s", example_dir, base);
+    return buf;
+}
+
+static void example_dir_make(void) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(example_dir, sizeof example_dir, "%s/xpuify-examples-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(example_dir)) { *example_dir = 0; return; }
+    char m[4200];
+    snprintf(m, sizeof m, "%s/pyproject.toml", example_dir);
+    FILE *f = fopen(m, "wb");
+    if (f) fclose(f);
+}
+
+static void example_dir_remove(void) {
+    if (!*example_dir) return;
+    char m[4200];
+    snprintf(m, sizeof m, "%s/pyproject.toml", example_dir);
+    unlink(m);
+    rmdir(example_dir);
+    *example_dir = 0;
+}
+
 static size_t count_rule(const an_catalog *cat, an_lang lang, const char *text, const an_rule *r, const bool *en) {
     an_source src;
-    an_source_init_mem(&src, lang == AN_LANG_PYTHON ? "example.py" : "example.cu", text, strlen(text));
+    char path[4200];
+    an_source_init_mem(&src, example_path(lang, path, sizeof path), text, strlen(text));
     an_diag_list l = {0};
     an_engine_analyze_source(cat, lang, &src, en, NULL, &l);
     size_t n = 0;
@@ -79,7 +113,8 @@ static void test_rule(const an_catalog *cat, const an_rule *r, tally *t, bool ve
         fo.target = x->target && !strcmp(x->target, "compat") ? AN_TARGET_COMPAT : AN_TARGET_ACCELERATOR;
         if (x->torch) an_parse_version(x->torch, &fo.torch_major, &fo.torch_minor);
         an_source src;
-        an_source_init_mem(&src, "example.py", x->before, strlen(x->before));
+        char path[4200];
+        an_source_init_mem(&src, example_path(AN_LANG_PYTHON, path, sizeof path), x->before, strlen(x->before));
         rw_file_fix ff;
         rw_fix_source(cat, r->lang, &src, en, &fo, !x->safe_only, &ff);
         const char *got = ff.text ? ff.text : x->before;
@@ -182,12 +217,14 @@ int cli_test_rules(int argc, char **argv) {
     }
     ut_buf_free(&err);
     tally t = {0};
+    example_dir_make();
     for (size_t i = first_tested; i < an_catalog_count(cat); i++) {
         const an_rule *r = an_catalog_rule(cat, i);
         /* with DIRs: only their rules (the skipped built-in files come back from disk) */
         if (dirs.len && r->index < first_tested) continue;
         test_rule(cat, r, &t, verbose);
     }
+    example_dir_remove();
     if (t.untested.len) {
         printf("no examples: ");
         for (size_t i = 0; i < t.untested.len; i++) printf("%s%s", i ? ", " : "", t.untested.items[i]);

@@ -1,5 +1,6 @@
 """End-to-end tests of user rules (YAML in the built-in format, loaded from the configuration's rule-dirs or
 --rules) and of `xpuify test-rules` (flag / ok snippets and fix examples), including the built-in catalog."""
+import glob
 import os
 import sys
 
@@ -35,6 +36,19 @@ def test_builtin_rules_pass_their_examples():
     r = run("test-rules", "--verbose", os.path.join(ROOT, "rules", "python"))
     eq(r.code, 0, r)
     check("ok   XPU202 cuda-stream-event (6 examples)" in r.out, "per-rule line", r)
+
+
+def test_examples_do_not_read_the_working_directory(d):
+    """The examples are files of an empty project of their own: run from a directory whose project imports paddle
+    (whose objects have a `.cuda()` of their own, which makes `.cuda()` on an unknown receiver unsafe there), the
+    built-in examples still pass (XPU101's fix example of an unknown receiver failed there before)."""
+    write("proj/pyproject.toml", "")
+    write("proj/other.py", "import paddle\nx = paddle.ones([2]).cuda()\n")
+    r = run("test-rules", cwd="proj")
+    eq(r.code, 0, r)
+    check(r.out.strip().endswith("all pass"), "summary", r)
+    check(not glob.glob(os.path.join(os.environ.get("TMPDIR", "/tmp"), "xpuify-examples-*", "example.py")),
+          "the examples' directory is removed")
 
 
 def test_user_rule_examples(d):
