@@ -191,8 +191,8 @@ static void parse_entry(ld *l, yaml_node_t *n, an_rule *r, bool c_row, an_api_ki
             else if (!c_row && !strcmp(key, "off_cpu")) e->off_cpu = want_str(l, v, key);
             else if (!c_row && !strcmp(key, "fixer")) {
                 e->fixer = want_str(l, v, key);
-                if (e->fixer && strcmp(e->fixer, "extension-build"))
-                    lerr(l, v, "unknown `fixer` `%s` in a qualnames entry (known: extension-build)", e->fixer);
+                if (e->fixer && strcmp(e->fixer, "extension-build") && strcmp(e->fixer, "legacy-tensor"))
+                    lerr(l, v, "unknown `fixer` `%s` in a qualnames entry (known: extension-build, legacy-tensor)", e->fixer);
             }
             else if (c_row)
                 lerr(l, k, "unknown key `%s` in an api entry (known: name, kind, portable, sycl, level_zero, oneccl, "

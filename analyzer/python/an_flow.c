@@ -545,9 +545,45 @@ static bool int_name(const char *s, size_t n) {
     return false;
 }
 
-/* What the file assigns to the chain name: 1 an integer, -1 something else that is not one, 0 nothing known */
+/* Whether r[0..rn) (an assignment's right side, to the end of its line) is the current device's index:
+ * `torch.cuda.current_device()`, what the fixes make of it (`<helper>.current_device()`,
+ * `torch.accelerator.current_device_index()`), optionally in `int(...)`; *mixed: it is the default of `NAME or ...`
+ * (`device = device or torch.cuda.current_device()`: a caller's device, or the index). */
+static bool current_index_rhs(const char *r, size_t rn, bool *mixed) {
+    while (rn && (r[rn - 1] == ' ' || r[rn - 1] == '\t' || r[rn - 1] == '\r')) rn--;
+    const char *hash = memchr(r, '#', rn);
+    if (hash) {
+        rn = (size_t)(hash - r);
+        while (rn && (r[rn - 1] == ' ' || r[rn - 1] == '\t')) rn--;
+    }
+    *mixed = false;
+    size_t i = 0;
+    while (i < rn && chain_char(r[i])) i++;
+    if (i && i + 4 <= rn && !memcmp(r + i, " or ", 4)) r += i + 4, rn -= i + 4, *mixed = true;
+    if (rn > 5 && !memcmp(r, "int(", 4) && r[rn - 1] == ')') r += 4, rn -= 5;
+    /* the accelerator target's form: `(torch.accelerator.current_device_index() if DEVICE_TYPE != "cpu" else 0)` */
+    if (rn > 2 && r[0] == '(' && r[rn - 1] == ')') {
+        const char *c = ut_memmem(r, rn, " if ", 4);
+        if (c && rn >= 9 && !memcmp(r + rn - 8, " else 0)", 8)) rn = (size_t)(c - r) - 1, r++;
+    }
+    static const char *const tails[] = {".current_device()", "torch.accelerator.current_device_index()", NULL};
+    for (int k = 0; tails[k]; k++) {
+        size_t tn = strlen(tails[k]);
+        if (rn < tn || memcmp(r + rn - tn, tails[k], tn)) continue;
+        if (k == 1) return rn == tn;
+        /* torch.cuda's, torch.xpu's or the helper's (by its default name): another object's current_device() may
+         * return a device */
+        size_t pn = rn - tn;
+        return word_is(r, pn, "torch.cuda") || word_is(r, pn, "torch.xpu") || word_is(r, pn, "xpuify_device");
+    }
+    return false;
+}
+
+/* What the file assigns to the chain name: 1 an integer, 2 the current device's index or a caller's device
+ * (`device or torch.cuda.current_device()`), -1 something else that is not one, 0 nothing known */
 static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
     int verdict = 0;
+    bool saw_none = false;
     for (const char *m = t; (m = ut_memmem(m, (size_t)(t + len - m), k, kn)); m++) {
         uint32_t p = (uint32_t)(m - t), q = p + (uint32_t)kn;
         if ((p > 0 && chain_char(t[p - 1])) || (q < len && ident_char(t[q]))) continue;
@@ -563,16 +599,26 @@ static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
         const char *e = memchr(t + a, '\n', len - a);
         size_t rn = e ? (size_t)(e - (t + a)) : len - a;
         const char *r = t + a;
+        bool mixed;
+        if (current_index_rhs(r, rn, &mixed)) {
+            if (mixed) verdict = 2;
+            else if (verdict != 2) verdict = 1;
+            continue;
+        }
         /* a string or a device anywhere among the values: not an index */
         if (r[0] == '"' || r[0] == '\'' || (r[0] == 'f' && (r[1] == '"' || r[1] == '\'')) || !strncmp(r, "torch.device(", 13) ||
             ut_memmem(r, rn, "cuda", 4) || ut_memmem(r, rn, ".device", 7) || ut_memmem(r, rn, "device_name(", 12) ||
-            ut_memmem(r, rn, "device(", 7) || !strncmp(r, "None", 4))
+            ut_memmem(r, rn, "device(", 7))
             return -1;
+        if (!strncmp(r, "None", 4) && !ident_char(r[4])) { /* a parameter's default, say: not an index unless `or` */
+            saw_none = true;
+            continue;
+        }
         if (!strncmp(r, "int(", 4) || isdigit((unsigned char)r[0]) || ut_memmem(r, rn, "get_rank()", 10) ||
             ut_memmem(r, rn, "LOCAL_RANK", 10) || ut_memmem(r, rn, "get_local_rank()", 16) || ut_memmem(r, rn, "device_count()", 14))
             verdict = 1;
     }
-    return verdict;
+    return verdict == 2 || !saw_none ? verdict : -1;
 }
 
 /* The state of a line read up to a position, carried from one match to the next: the matches of one opener come in
@@ -613,6 +659,8 @@ static void line_scan_to(const char *t, uint32_t len, line_scan *s, uint32_t c) 
     }
     if (i > s->pos) s->pos = i;
 }
+
+int an_flow_int_source(const char *t, uint32_t len, const char *name, size_t n) { return assigned_int(t, len, name, n); }
 
 void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
     if (hi > len) hi = len;

@@ -38,10 +38,15 @@ void an_flow_free(an_flow_facts *f);
 /* Integer device indexes in device positions: `.to(rank)`, `model.to(self.gpu_id)`, `device=local_rank`,
  * `torch.device(rank)`, which name CUDA device `rank` on every torch. The index is a name that says it is a rank or
  * GPU index (rank, local_rank, gpu, gpu_id, device_id, ...), or one the file assigns an integer (`int(...)`, a
- * number, `get_rank()`, `LOCAL_RANK`) or annotates `int`, and never a string or a device. Found in the text, so
+ * number, `get_rank()`, `LOCAL_RANK`, `torch.cuda.current_device()`, also as the default of `device or ...`) or
+ * annotates `int`, and never a string or a device otherwise. Found in the text, so
  * statements the front end did not parse count too. Each span is the index expression (sink_start..sink_end;
  * ctx_start: the position's start; lit_*: unused). [lo, hi): where the positions may start. */
 void an_flow_int_devices(const char *text, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out);
+/* What the file assigns to the name (a chain such as `self.gpu_id`): 1 an integer (including the current device's
+ * index, `dev = torch.cuda.current_device()`), 2 either a caller's device or the current index (`device = device
+ * or torch.cuda.current_device()`), -1 something that is no index, 0 nothing known. */
+int an_flow_int_source(const char *text, uint32_t len, const char *name, size_t n);
 /* The content of a device string: "cuda", "cuda:N", "cuda:{...}", "cuda:%d", "cuda:" (then concatenated). */
 bool an_flow_is_device_string(const char *s, size_t n);
 /* A backend string that names NCCL: "nccl" (any case), "cpu:gloo,cuda:nccl". */

@@ -11,6 +11,7 @@
 #include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_context.h"
 #include "analyzer/python/an_guard.h"
+#include "analyzer/python/an_flow.h"
 #include "analyzer/python/an_types.h"
 #include "analyzer/python/an_query.h"
 #include "analyzer/core/an_rule.h"
@@ -1145,9 +1146,103 @@ static an_fix *fix_extension_build(fx *f, const an_diag *d, TSNode n) {
     return x;
 }
 
+/* The dtype a legacy tensor type stands for, read from its entry's replacement ("torch.empty(..., dtype=torch.float32,
+ * device=DEV)"): the catalog stays the one place that pairs them. NULL when the entry names none. */
+static char *legacy_dtype(const an_entry *e) {
+    const char *r = e->replacement ? strstr(e->replacement, "dtype=") : NULL;
+    if (!r) return NULL;
+    r += 6;
+    size_t n = 0;
+    while (isalnum((unsigned char)r[n]) || r[n] == '_' || r[n] == '.') n++;
+    return n > 6 && !strncmp(r, "torch.", 6) ? ut_strndup(r, n) : NULL;
+}
+
+/* Whether an argument is a size as the legacy constructors read it: an integer literal, `len(...)`, `x.size()`,
+ * `x.size(i)`, `x.shape` or `x.shape[i]`, `x.numel()`, `x.dim()`. */
+static bool legacy_size_arg(const fx *f, TSNode a) {
+    if (is(a, "integer")) return true;
+    if (is(a, "subscript")) a = an_py_field(a, "value", 5);
+    if (is(a, "attribute")) {
+        TSNode at = an_py_field(a, "attribute", 9);
+        return E(at) - S(at) == 5 && !memcmp(f->text + S(at), "shape", 5);
+    }
+    if (!is(a, "call")) return false;
+    TSNode fn = an_py_field(a, "function", 8);
+    size_t l = E(fn) - S(fn);
+    if (is(fn, "identifier")) return l == 3 && !memcmp(f->text + S(fn), "len", 3);
+    if (!is(fn, "attribute")) return false;
+    TSNode at = an_py_field(fn, "attribute", 9);
+    l = E(at) - S(at);
+    const char *t = f->text + S(at);
+    return (l == 4 && !memcmp(t, "size", 4)) || (l == 5 && !memcmp(t, "numel", 5)) || (l == 3 && !memcmp(t, "dim", 3));
+}
+
+/* XPU106, called: `torch.cuda.FloatTensor(n, 512)` -> `torch.empty(n, 512, dtype=torch.float32, device=DEV)`,
+ * `torch.cuda.FloatTensor([0.0])` -> `torch.tensor([0.0], dtype=torch.float32, device=DEV)`; what the legacy type
+ * makes on CUDA (the current device, uninitialised for sizes). One argument that is neither a size nor a literal
+ * sequence could be either: the helper decides at run time (compat target), else no fix. Keyword arguments and
+ * splats get none; references (`isinstance`, `.type(...)`) are left to the finding's advice. Only the callee and
+ * the end of the arguments are edited, so fixes inside the arguments stay independent. */
+static an_fix *fix_legacy_tensor(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    TSNode call = up(f, n);
+    if (!is(call, "call") || !ts_node_eq(an_py_field(call, "function", 8), n)) return NULL;
+    TSNode args = an_py_field(call, "arguments", 9);
+    if (!is(args, "argument_list")) return NULL;
+    TSNode pos[64];
+    uint32_t np = 0, c = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < c; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is(a, "comment")) continue;
+        if (is(a, "keyword_argument") || is(a, "list_splat") || is(a, "dictionary_splat") || np == sizeof pos / sizeof *pos)
+            return NULL;
+        pos[np++] = a;
+    }
+    char *dtype = legacy_dtype(d->entry);
+    if (!dtype) return NULL;
+    const char *ctor = "torch.empty";
+    bool helper = false;
+    if (np == 1 && !legacy_size_arg(f, pos[0])) {
+        TSNode a = pos[0];
+        if (is(a, "list") || is(a, "tuple") || is(a, "list_comprehension"))
+            ctor = "torch.tensor";
+        else if (f->opt->target == AN_TARGET_COMPAT)
+            helper = true;
+        else {
+            ut_free(dtype);
+            return NULL;
+        }
+    }
+    an_fix *x = fix_new(d, AN_FIX_SAFE, helper ? "Make the tensor on the run-time device (the helper reads sizes or data)"
+                                               : "Make the tensor with a factory on the run-time device");
+    ut_buf b;
+    ut_buf_init(&b);
+    if (helper) {
+        ut_buf_printf(&b, "%s.new_tensor", f->opt->helper_module);
+        edit_own(x, S(n), E(n), ut_buf_take(&b));
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "%s, ", dtype);
+        edit_own(x, S(pos[0]), S(pos[0]), ut_buf_take(&b));
+        nd->helper = nd->torch = true;
+    } else {
+        edit(x, S(n), E(n), ctor);
+        if (np) ut_buf_printf(&b, ", dtype=%s, device=%s", dtype, f->dev);
+        else ut_buf_printf(&b, "0, dtype=%s, device=%s", dtype, f->dev);
+        uint32_t at = np ? E(pos[np - 1]) : S(args) + 1;
+        edit_own(x, at, at, ut_buf_take(&b));
+        nd->torch = nd->dev = true;
+    }
+    ut_free(dtype);
+    return x;
+}
+
 /* `.to(rank)`: the index on the run-time device; on the CPU no index (torch allows none but 0 there). Text only: the
  * statement may lie outside what a region parse holds. */
 static an_fix *fix_int_device(fx *f, const an_diag *d, needs *nd) {
+    /* `device = device or torch.cuda.current_device()`: a caller's device or an index; the helper's device_str takes
+     * both, the inline f-string only an index */
+    if (f->opt->target != AN_TARGET_COMPAT &&
+        an_flow_int_source(f->text, (uint32_t)f->src->len, f->text + d->start, d->end - d->start) == 2)
+        return NULL;
     char *idx = ut_strndup(f->text + d->start, d->end - d->start);
     ut_buf b;
     ut_buf_init(&b);
@@ -1199,6 +1294,7 @@ static an_fix *generate(fx *f, const an_diag *d, needs *nd) {
     if (d->origin == AN_ORIGIN_REF && d->entry && d->entry->fixer) {
         if (d->entry->fix == AN_FIX_NONE) return NULL;
         if (!strcmp(d->entry->fixer, "extension-build")) return fix_extension_build(f, d, n);
+        if (!strcmp(d->entry->fixer, "legacy-tensor")) return fix_legacy_tensor(f, d, n, nd);
         return NULL;
     }
     if (d->origin == AN_ORIGIN_REF) return fix_qualname(f, d, n, nd);

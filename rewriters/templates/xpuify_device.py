@@ -25,7 +25,7 @@ class _LazyTorch:
 torch = _LazyTorch()
 
 __all__ = ["DEV", "device", "device_str", "device_ctx", "autocast", "init", "is_initialized", "module", "is_available", "device_count", "current_device", "set_device",
-           "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "GradScaler", "custom_fwd",
+           "synchronize", "empty_cache", "ipc_collect", "new_tensor", "manual_seed", "manual_seed_all", "GradScaler", "custom_fwd",
            "custom_bwd", "dist_backend", "dist_backend_available", "OutOfMemoryError"]
 
 _DEFAULT_PRIORITY = "@PRIORITY@"
@@ -120,7 +120,10 @@ def device(index=None):
 
 
 def device_str(index=None):
-    """"cuda:1", "xpu:1"; plain "cpu" on the CPU, where an index means nothing (map_location rejects "cpu:0")."""
+    """"cuda:1", "xpu:1"; plain "cpu" on the CPU, where an index means nothing (map_location rejects "cpu:0").
+    A device given instead of an index (a string such as "cuda:1", a torch.device) is read as device() reads it."""
+    if isinstance(index, (str, torch.device)):
+        return str(device(index))
     if _dev() == "cpu" or index is None:
         return _dev()
     return "%s:%s" % (_dev(), index)
@@ -365,8 +368,43 @@ def memory_stats(dev=None):
     return _mem("memory_stats", dev, default={})
 
 
+def ipc_collect():
+    """torch.cuda.ipc_collect() on CUDA; no other device shares memory through CUDA IPC, so there is nothing to
+    collect (torch.cuda.ipc_collect() raises without CUDA)."""
+    if _dev() == "cuda":
+        torch.cuda.ipc_collect()
+
+
 def mem_get_info(dev=None):
     return _mem("mem_get_info", dev, default=(0, 0))
+
+
+def new_tensor(dtype, *args, **kwargs):
+    """`torch.cuda.FloatTensor(...)` and the other legacy CUDA tensor types, called, on the picked device: sizes
+    (ints, or one torch.Size) give an uninitialised tensor, one sequence or array gives a tensor of its data, no
+    argument an empty one; `device=` as the legacy types take it."""
+    import operator
+    dev = device(kwargs.pop("device", None))
+    if kwargs:
+        raise TypeError("new_tensor() got unexpected keyword arguments %s" % ", ".join(sorted(kwargs)))
+    if not args:
+        return torch.empty(0, dtype=dtype, device=dev)
+    if len(args) == 1 and isinstance(args[0], torch.Tensor):  # the legacy types alias a tensor of their own type
+        t = args[0]
+        if t.dtype != dtype or t.device.type != dev.type:
+            raise TypeError("expected %s on %s (got %s on %s)" % (dtype, dev.type, t.dtype, t.device.type))
+        return t[...]
+    if len(args) == 1 and isinstance(args[0], torch.Size):
+        return torch.empty(args[0], dtype=dtype, device=dev)
+    sizes = []
+    for a in args:
+        try:
+            sizes.append(operator.index(a))
+        except TypeError:
+            if len(args) != 1:
+                raise
+            return torch.tensor(a, dtype=dtype, device=dev)
+    return torch.empty(*sizes, dtype=dtype, device=dev)
 
 
 def manual_seed(seed):

@@ -213,6 +213,99 @@ def test_cuda_receivers_fixed_safely_run_on_cpu(d):
     eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
 
 
+LEGACY = """import torch
+from torch.cuda import LongTensor
+torch.manual_seed(0)
+n = 3
+a = torch.cuda.FloatTensor(2, n).fill_(1.5)
+b = torch.cuda.FloatTensor([0.5, 2.0]) + torch.cuda.FloatTensor().sum()
+c = LongTensor(n).zero_() + torch.cuda.LongTensor(len([1, 2, 3])).fill_(2)
+d = torch.cuda.ByteTensor(n).fill_(7)
+e = torch.cuda.DoubleTensor((1, 2)).sum()
+f = torch.cuda.HalfTensor(b.size()).fill_(0.25).float()
+g = torch.arange(0, n, out=torch.cuda.LongTensor(n))
+for t in (a, b, c, d, e, f, g):
+    print(t.dtype, tuple(t.shape), t.tolist())
+"""
+
+
+def test_legacy_tensor_types_fixed_run_on_cpu(d):
+    """Plain `fix` rewrites the called legacy CUDA tensor types (sizes, data, no argument, one argument that could be
+    either: the helper's new_tensor); the fixed script runs on the CPU with CUDA hidden and prints what the CPU's
+    own legacy types (`torch.FloatTensor`, ...) make from the same arguments."""
+    need = os.path.exists("/usr/bin/python3") and subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+                                                                  capture_output=True).returncode == 0
+    if not need:
+        print("ok # SKIP no torch for /usr/bin/python3")
+        return
+    write("legacy.py", LEGACY)
+    r = run("fix", "--target", "compat", "legacy.py")
+    check(r.code in (0, 1), "fix ran", r)
+    got = read("legacy.py")
+    check("torch.cuda." not in got and "LongTensor" not in got, "every legacy type called is fixed", got)
+    check("xpuify_device.new_tensor(torch.int64, n)" in got, "an argument that could be data goes to the helper", got)
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    p = subprocess.run(["/usr/bin/python3", "legacy.py"], capture_output=True, text=True, env=env)
+    eq(p.returncode, 0, p.stderr)
+    ref = subprocess.run(["/usr/bin/python3", "-c", LEGACY.replace("torch.cuda.", "torch.").replace(
+        "from torch.cuda import", "from torch import")], capture_output=True, text=True, env=env)
+    eq(ref.returncode, 0, ref.stderr)
+    eq(p.stdout, ref.stdout)
+    check(p.stdout.count("\n") == 7, "seven tensors printed", p.stdout)
+    r2 = run("fix", "--target", "compat", "--diff", "legacy.py")
+    eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
+
+
+MOVE = """import torch
+
+
+def move_to_cuda(sample, device=None):
+    device = device or torch.cuda.current_device()
+    return sample.to(device=device, non_blocking=True)
+
+
+def here(x):
+    dev = torch.cuda.current_device()
+    return x.to(dev)
+
+
+x = torch.arange(3.0)
+print(move_to_cuda(x).device.type, move_to_cuda(x, "cpu").device.type, move_to_cuda(x, torch.device("cpu")).device.type,
+      here(x).device.type, move_to_cuda(x).tolist())
+"""
+
+
+def test_current_device_index_used_as_a_device(d):
+    """`torch.cuda.current_device()` is an int, which `.to()` reads as a CUDA device: where it reaches a device
+    position (also as the default of `device or ...`, fairseq's move_to_cuda) plain `fix` wraps the use in the
+    helper's device_str, which takes an index or a caller's device; the fixed script runs on the CPU with CUDA
+    hidden. The accelerator target's inline form takes an index only, so the mixed case keeps the finding."""
+    need = os.path.exists("/usr/bin/python3") and subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+                                                                  capture_output=True).returncode == 0
+    if not need:
+        print("ok # SKIP no torch for /usr/bin/python3")
+        return
+    write("move.py", MOVE)
+    r = run("fix", "--target", "compat", "move.py")
+    check(r.code in (0, 1), "fix ran", r)
+    got = read("move.py")
+    check("sample.to(device=xpuify_device.device_str(device), non_blocking=True)" in got, "mixed use wrapped", got)
+    check("x.to(xpuify_device.device_str(dev))" in got, "index use wrapped", got)
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    p = subprocess.run(["/usr/bin/python3", "move.py"], capture_output=True, text=True, env=env)
+    eq(p.returncode, 0, p.stderr)
+    eq(p.stdout, "cpu cpu cpu cpu [0.0, 1.0, 2.0]\n")
+    r2 = run("fix", "--target", "compat", "--diff", "move.py")
+    eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
+    write("acc.py", MOVE)
+    r = run("fix", "--target", "accelerator", "--torch-version", "2.10", "acc.py")
+    got = read("acc.py")
+    check("sample.to(device=device, non_blocking=True)" in got, "accelerator: the mixed use is left", got)
+    check('x.to(f"{DEVICE_TYPE}:{dev}" if DEVICE_TYPE != "cpu" else "cpu")' in got, "accelerator: index use fixed", got)
+    r = run("check", "--target", "accelerator", "--torch-version", "2.10", "--select", "XPU109", "acc.py")
+    check("acc.py:7:" in r.out and "XPU109" in r.out, "the mixed use is still reported", r)
+
+
 def test_read_only_file_left_untouched(d):
     write("a.py", CUDA)
     os.chmod("a.py", 0o444)

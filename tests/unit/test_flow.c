@@ -131,6 +131,25 @@ static void integer_indexes(void **s) {
     EXPECT_IDX("def f(which: int):\n    return torch.device(which)\n", "which;");
     EXPECT_IDX("x = torch.ones(3, device = local_rank)\n", "local_rank;");
 }
+static void current_device_indexes(void **s) {
+    (void)s;
+    /* torch.cuda.current_device() is an int; so is what the fixes make of it (a second run sees the same) */
+    EXPECT_IDX("dev = torch.cuda.current_device()\nx.to(dev)\n", "dev;");
+    EXPECT_IDX("dev = int(xpuify_device.current_device())  # idx\nx.to(dev)\n", "dev;");
+    EXPECT_IDX("dev = torch.accelerator.current_device_index()\ny = torch.zeros(2, device=dev)\n", "dev;");
+    EXPECT_IDX("d = device or (torch.accelerator.current_device_index() if DEVICE_TYPE != \"cpu\" else 0)\nx.to(d)\n", "d;");
+    /* fairseq's move_to_cuda: a caller's device or the index (2: mixed), the parameter's None default included */
+    const char *mixed = "def move_to_cuda(sample, device=None):\n    device = device or torch.cuda.current_device()\n"
+                        "    return sample.to(device=device, non_blocking=True)\n";
+    EXPECT_IDX(mixed, "device;");
+    assert_int_equal(an_flow_int_source(mixed, (uint32_t)strlen(mixed), "device", 6), 2);
+    const char *pure = "d = torch.cuda.current_device()\n";
+    assert_int_equal(an_flow_int_source(pure, (uint32_t)strlen(pure), "d", 1), 1);
+    /* another object's current_device() may be a device; a None default alone is no index */
+    EXPECT_IDX("dev = self.accelerator.current_device()\nx.to(dev)\n", "");
+    EXPECT_IDX("def f(x, dev=None):\n    return x.to(dev)\n", "");
+    EXPECT_IDX("dev = None\ndev = torch.cuda.current_device() + 1\nx.to(dev)\n", "");
+}
 static void not_integer_indexes(void **s) {
     (void)s;
     /* a device or a string, even under an index-like name; unknown names; torch.cuda's own index arguments */
@@ -171,6 +190,7 @@ int main(void) {
         cmocka_unit_test(local_stays_in_its_function),
         cmocka_unit_test(not_positions),
         cmocka_unit_test(integer_indexes),
+        cmocka_unit_test(current_device_indexes),
         cmocka_unit_test(not_integer_indexes),
         cmocka_unit_test(recognizers),
     };
