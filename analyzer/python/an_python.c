@@ -877,16 +877,37 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
         }
     }
     /* every class or function backend without an XPU sibling; a module only where no backend inside it speaks for
-     * it, and only when it holds a finding (whose place the report takes) */
+     * it, and only when it holds a finding (whose place the report takes). Where one does, and the module holds
+     * CUDA code of its own besides (Lightning's accelerators/cuda.py: CUDAAccelerator and module-level functions),
+     * the first such backend's finding speaks for the whole module: its scope is the module's. */
     const an_rule *r = an_catalog_builtin(c->cat, "cuda-backend-family");
+    size_t *module_of = ut_calloc(nb ? nb : 1, sizeof(size_t)); /* 1 + the module fact a named backend speaks for */
+    for (size_t k = 0; k < nb; k++) {
+        const an_ctx_fact *f = &cx.kinds[AN_CTX_CUDA_BACKEND].items[k];
+        if (f->name_end || !count[k] || f->xpu_sibling) continue;
+        for (size_t j = 0; j < nb; j++) {
+            const an_ctx_fact *g = &cx.kinds[AN_CTX_CUDA_BACKEND].items[j];
+            if (j != k && g->name_end && !g->xpu_sibling && g->start >= f->start && g->end <= f->end) {
+                module_of[j] = k + 1;
+                break;
+            }
+        }
+    }
     for (size_t k = 0; k < nb && r && enabled(c, r); k++) {
         const an_ctx_fact *f = &cx.kinds[AN_CTX_CUDA_BACKEND].items[k];
         bool inner = false;
         for (size_t j = 0; j < nb && !f->name_end; j++)
             inner |= j != k && cx.kinds[AN_CTX_CUDA_BACKEND].items[j].start >= f->start &&
                      cx.kinds[AN_CTX_CUDA_BACKEND].items[j].end <= f->end;
-        if (!f->xpu_sibling && !inner && (f->name_end || count[k])) report_backend(c, r, f, &first[k], design);
+        if (f->xpu_sibling || inner || !(f->name_end || count[k])) continue;
+        an_ctx_fact g = *f;
+        if (module_of[k]) {
+            g.start = cx.kinds[AN_CTX_CUDA_BACKEND].items[module_of[k] - 1].start;
+            g.end = cx.kinds[AN_CTX_CUDA_BACKEND].items[module_of[k] - 1].end;
+        }
+        report_backend(c, r, &g, &first[k], design);
     }
+    ut_free(module_of);
     report_dispatches(c, &disp, &cx, design);
     report_design(c, &disp, &cx, design);
     an_dispatch_free(&disp);

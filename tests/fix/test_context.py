@@ -90,6 +90,16 @@ def test_class_speaks_for_module():
     write("accelerators/cuda.py", FAMILY)
     got = findings("accelerators/cuda.py")
     eq(got, [("accelerators/cuda.py", 16, "XPU810")], "a backend class inside a backend module: one finding, at it")
+    # the module holds CUDA code of its own (BACKEND's functions): the class's finding speaks for the whole module,
+    # so its scope (what tools count as left by design) is the module's, not only the class's
+    r = run("check", "--no-cache", "--format", "json", "accelerators/cuda.py")
+    sc = r.json()[0]["scope"]
+    eq((sc["line"], sc["end_line"]), (1, len(FAMILY.splitlines()) + 1), "the scope spans the module")
+    write("accelerators/cuda.py", "import torch\n\n\nclass Accelerator:\n    pass\n\n\n"
+          "class CUDAAccelerator(Accelerator):\n    def setup_device(self, device):\n        torch.cuda.set_device(device)\n")
+    r = run("check", "--no-cache", "--format", "json", "accelerators/cuda.py")
+    sc = r.json()[0]["scope"]
+    eq((r.json()[0]["line"], sc["line"]), (8, 8), "with no CUDA code of the module's own, the class's scope")
 
 
 def test_xpu_sibling_module_silences():
