@@ -75,7 +75,7 @@ static bool named_for(const char *s, size_t n, an_flow_kind k) {
 }
 
 static void add_named(fl *f, lit l, uint32_t ns, uint32_t ne) {
-    an_flow_fact x = {l.kind, l.start, l.end, ns, ne, ns, ut_strndup(f->text + ns, ne - ns), true};
+    an_flow_fact x = {l.kind, l.start, l.end, ns, ne, ns, ut_strndup(f->text + ns, ne - ns), true, false};
     ut_vec_push(&f->named, x);
 }
 
@@ -513,7 +513,7 @@ void an_flow_collect_nodes(const an_pynodes *nodes, const char *text, uint32_t l
         char *via = NULL;
         reach r = find_reach(&f, b, &via);
         if (!r.found) { ut_free(via); continue; }
-        an_flow_fact fact = {b->l.kind, b->l.start, b->l.end, r.sink_start, r.sink_end, r.ctx_start, via, false};
+        an_flow_fact fact = {b->l.kind, b->l.start, b->l.end, r.sink_start, r.sink_end, r.ctx_start, via, false, false};
         ut_vec_push(out, fact);
     }
     /* a literal that reaches no position but is the default of `--device` or a `device` field */
@@ -720,7 +720,7 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             bool seen = false;
             for (size_t j = 0; j < out->len && !seen; j++) seen = out->items[j].sink_start == p;
             if (seen) continue;
-            an_flow_fact x = {AN_FLOW_DEVICE, 0, 0, p, q, c, ut_strndup(t + p, q - p), false};
+            an_flow_fact x = {AN_FLOW_DEVICE, 0, 0, p, q, c, ut_strndup(t + p, q - p), false, v->num == 2};
             ut_vec_push(out, x);
         }
     }

@@ -23,6 +23,8 @@ typedef struct {
     char *via;                     /* the name the value travels through last */
     bool named;                    /* no use reached: the literal is the default of a device-named option or field
                                     * (`--device`, `dist_backend: str = ...`), which sink_start..sink_end spans */
+    bool mixed;                    /* an integer index: a caller's device or the index (`device = device or
+                                    * torch.cuda.current_device()`) */
 } an_flow_fact;
 
 typedef UT_VEC(an_flow_fact) an_flow_facts;

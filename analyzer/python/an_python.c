@@ -1325,7 +1325,17 @@ static void report_flow(ctx *c, TSNode root, an_diag_list *mine) {
     for (size_t i = 0; i < iv.len; i++) {
         const an_flow_fact *f = &iv.items[i];
         an_message_vars v = {NULL, NULL, NULL, f->via, NULL};
-        an_diag *d = emit(c, ix, f->sink_start, f->sink_end, an_message_format(ix->message, &v));
+        char *m;
+        if (f->mixed) { /* `device = device or torch.cuda.current_device()`: the index only where no device is given */
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "`%s` is a caller's device or else the current device's index (an int, which torch reads as a CUDA "
+                              "device); use the run-time device with this index", f->via);
+            m = ut_buf_take(&b);
+        } else {
+            m = an_message_format(ix->message, &v);
+        }
+        an_diag *d = emit(c, ix, f->sink_start, f->sink_end, m);
         d->origin = AN_ORIGIN_QUERY; /* filtered like a query's finding (guards, agnostic code), fixed by its fixer */
     }
     an_flow_free(&iv);
