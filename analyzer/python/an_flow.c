@@ -660,7 +660,41 @@ static void line_scan_to(const char *t, uint32_t len, line_scan *s, uint32_t c) 
     if (i > s->pos) s->pos = i;
 }
 
-int an_flow_int_source(const char *t, uint32_t len, const char *name, size_t n) { return assigned_int(t, len, name, n); }
+/* The function bodies around position c, innermost first, as [start, end) of the text: each a `def` line less
+ * indented than every statement between it and c (found by indentation, as the rest of this textual pass). */
+static int enclosing_defs(const char *t, uint32_t len, uint32_t c, uint32_t *s, uint32_t *e, int max) {
+    uint32_t p = line_start(t, c), ind = indent_at(t, len, p);
+    int n = 0;
+    while (p > 0 && ind > 0 && n < max) {
+        uint32_t prev = line_start(t, p - 1), i = indent_at(t, len, prev), q = prev + i;
+        if (q < len && t[q] != '\n' && t[q] != '\r' && t[q] != '#' && i < ind) {
+            if ((len - q > 4 && !memcmp(t + q, "def ", 4)) || (len - q > 10 && !memcmp(t + q, "async def ", 10)))
+                s[n] = prev, e[n] = block_end(t, len, prev), n++;
+            ind = i;
+        }
+        p = prev;
+    }
+    return n;
+}
+
+/* What a plain name holds where it is used at pos: the innermost enclosing function that assigns it (its
+ * parameters' defaults included) decides, else the file (`file`: assigned_int over the whole text). A local
+ * `device = device or torch.cuda.current_device()` counts even where the file assigns `device` a string or a device
+ * in other functions. Only names the file assigns the current index anywhere are looked at this way. */
+static int scoped_int(const char *t, uint32_t len, const char *k, size_t kn, uint32_t pos, int file) {
+    if (file > 0 || memchr(k, '.', kn) || !ut_memmem(t, len, "current_device", 14)) return file;
+    uint32_t s[16], e[16];
+    int n = enclosing_defs(t, len, pos, s, e, 16);
+    for (int i = 0; i < n; i++) {
+        int v = assigned_int(t + s[i], e[i] - s[i], k, kn);
+        if (v) return v;
+    }
+    return file;
+}
+
+int an_flow_int_source(const char *t, uint32_t len, const char *name, size_t n, uint32_t pos) {
+    return scoped_int(t, len, name, n, pos, assigned_int(t, len, name, n));
+}
 
 void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
     if (hi > len) hi = len;
@@ -706,7 +740,8 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             bool added;
             ut_smap_slot *v = ut_smap_put(&assigned, t + p, q - p, &added);
             if (added) v->num = assigned_int(t, len, t + p, q - p);
-            if (v->num < 0 || (v->num == 0 && !int_name(t + p, q - p))) continue;
+            int verdict = v->num < 0 ? scoped_int(t, len, t + p, q - p, p, (int)v->num) : (int)v->num;
+            if (verdict < 0 || (verdict == 0 && !int_name(t + p, q - p))) continue;
             if (!started) {
                 uint32_t ls = line_start(t, c);
                 ln = (line_scan){ls, ls, 0, false, TC_UNKNOWN};
@@ -720,7 +755,7 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             bool seen = false;
             for (size_t j = 0; j < out->len && !seen; j++) seen = out->items[j].sink_start == p;
             if (seen) continue;
-            an_flow_fact x = {AN_FLOW_DEVICE, 0, 0, p, q, c, ut_strndup(t + p, q - p), false, v->num == 2};
+            an_flow_fact x = {AN_FLOW_DEVICE, 0, 0, p, q, c, ut_strndup(t + p, q - p), false, verdict == 2};
             ut_vec_push(out, x);
         }
     }

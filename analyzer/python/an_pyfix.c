@@ -1241,7 +1241,7 @@ static an_fix *fix_int_device(fx *f, const an_diag *d, needs *nd) {
     /* `device = device or torch.cuda.current_device()`: a caller's device or an index; the helper's device_str takes
      * both, the inline f-string only an index */
     if (f->opt->target != AN_TARGET_COMPAT &&
-        an_flow_int_source(f->text, (uint32_t)f->src->len, f->text + d->start, d->end - d->start) == 2)
+        an_flow_int_source(f->text, (uint32_t)f->src->len, f->text + d->start, d->end - d->start, d->start) == 2)
         return NULL;
     char *idx = ut_strndup(f->text + d->start, d->end - d->start);
     ut_buf b;

@@ -142,9 +142,18 @@ static void current_device_indexes(void **s) {
     const char *mixed = "def move_to_cuda(sample, device=None):\n    device = device or torch.cuda.current_device()\n"
                         "    return sample.to(device=device, non_blocking=True)\n";
     EXPECT_IDX(mixed, "device;");
-    assert_int_equal(an_flow_int_source(mixed, (uint32_t)strlen(mixed), "device", 6), 2);
+    assert_int_equal(an_flow_int_source(mixed, (uint32_t)strlen(mixed), "device", 6, (uint32_t)(strstr(mixed, "=device") - mixed) + 1), 2);
     const char *pure = "d = torch.cuda.current_device()\n";
-    assert_int_equal(an_flow_int_source(pure, (uint32_t)strlen(pure), "d", 1), 1);
+    assert_int_equal(an_flow_int_source(pure, (uint32_t)strlen(pure), "d", 1, 0), 1);
+    /* fairseq's utils.py: other functions assign `device` a string or a device; the innermost function that
+     * assigns it decides (the use sits in a nested function, whose enclosing one does) */
+    const char *fq = "def buffered_arange(max, device=\"cpu\"):\n    return x.to(device)\n\n\n"
+                     "def move_to_cuda(sample, device=None):\n    device = device or torch.cuda.current_device()\n\n"
+                     "    def _move(tensor):\n        return tensor.to(device=device, non_blocking=True)\n\n"
+                     "    return _move(sample)\n\n\ndef to_xla(t):\n    device = xm.xla_device()\n    return t.to(device)\n";
+    EXPECT_IDX(fq, "device;");
+    assert_int_equal(an_flow_int_source(fq, (uint32_t)strlen(fq), "device", 6, (uint32_t)(strstr(fq, "=device,") - fq) + 1), 2);
+    assert_int_equal(an_flow_int_source(fq, (uint32_t)strlen(fq), "device", 6, (uint32_t)(strstr(fq, "t.to(device)") - fq) + 5), -1);
     /* another object's current_device() may be a device; a None default alone is no index */
     EXPECT_IDX("dev = self.accelerator.current_device()\nx.to(dev)\n", "");
     EXPECT_IDX("def f(x, dev=None):\n    return x.to(dev)\n", "");
