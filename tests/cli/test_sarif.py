@@ -9,7 +9,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from harness import check, eq, main, read, run, write  # noqa: E402
 
-TRAIN = "import torch\n\n\ndef step(x):\n    torch.cuda.synchronize()\n    return x, torch.cuda.memory_stats()\n"
+TRAIN = "import torch\n\n\ndef step(x):\n    torch.cuda.synchronize()\n    return x, torch.cuda.mem_get_info()\n"
 
 
 def offset(text, line, col):
