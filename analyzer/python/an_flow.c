@@ -681,8 +681,63 @@ static int enclosing_defs(const char *t, uint32_t len, uint32_t c, uint32_t *s, 
  * parameters' defaults included) decides, else the file (`file`: assigned_int over the whole text). A local
  * `device = device or torch.cuda.current_device()` counts even where the file assigns `device` a string or a device
  * in other functions. Only names the file assigns the current index anywhere are looked at this way. */
+/* Whether the file assigns the name the current index somewhere (`k = ...current_device()`, `k = k or ...`) */
+static bool assigned_current(const char *t, uint32_t len, const char *k, size_t kn) {
+    if (!ut_memmem(t, len, "current_device", 14)) return false;
+    for (const char *m = t; (m = ut_memmem(m, (size_t)(t + len - m), k, kn)); m++) {
+        uint32_t p = (uint32_t)(m - t), a = p + (uint32_t)kn;
+        if ((p > 0 && chain_char(t[p - 1])) || (a < len && ident_char(t[a]))) continue;
+        while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
+        if (a + 1 >= len || t[a] != '=' || t[a + 1] == '=') continue;
+        a++;
+        while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
+        const char *e = memchr(t + a, '\n', len - a);
+        bool mixed;
+        if (current_index_rhs(t + a, e ? (size_t)(e - (t + a)) : len - a, &mixed)) return true;
+    }
+    return false;
+}
+
+/* The enclosing functions of the last position asked about (positions come in increasing order), reused while no
+ * `def` line lies between it and the next, so the sinks of a long function or block do not each scan back to its
+ * start: the text between consecutive positions is read once. */
+typedef struct {
+    uint32_t pos;
+    int n;
+    uint32_t s[16], e[16];
+    int v[16];       /* what each function assigns the name (assigned_int), once asked */
+    bool have[16];
+    const char *k;   /* the name the answers are for */
+    size_t kn;
+} def_memo;
+
+static int scoped_int_memo(const char *t, uint32_t len, const char *k, size_t kn, uint32_t pos, int file,
+                           def_memo *dm) {
+    if (file > 0 || memchr(k, '.', kn)) return file;
+    def_memo local = {0};
+    if (!dm) dm = &local;
+    /* with no `def` line between the last position and this one, the functions around this one are those around
+     * the last that have not ended yet (one that encloses this position started before the last one) */
+    if (dm->pos && pos >= dm->pos && !ut_memmem(t + dm->pos, pos - dm->pos, "def ", 4)) {
+        int j = 0;
+        for (int i = 0; i < dm->n; i++)
+            if (pos < dm->e[i]) dm->s[j] = dm->s[i], dm->e[j] = dm->e[i], dm->v[j] = dm->v[i], dm->have[j] = dm->have[i], j++;
+        dm->n = j;
+    } else {
+        dm->n = enclosing_defs(t, len, pos, dm->s, dm->e, 16);
+        memset(dm->have, 0, sizeof dm->have);
+    }
+    dm->pos = pos;
+    if (dm->k != k || dm->kn != kn) memset(dm->have, 0, sizeof dm->have), dm->k = k, dm->kn = kn;
+    for (int i = 0; i < dm->n; i++) {
+        if (!dm->have[i]) dm->v[i] = assigned_int(t + dm->s[i], dm->e[i] - dm->s[i], k, kn), dm->have[i] = true;
+        if (dm->v[i]) return dm->v[i];
+    }
+    return file;
+}
+
 static int scoped_int(const char *t, uint32_t len, const char *k, size_t kn, uint32_t pos, int file) {
-    if (file > 0 || memchr(k, '.', kn) || !ut_memmem(t, len, "current_device", 14)) return file;
+    if (file > 0 || memchr(k, '.', kn) || !assigned_current(t, len, k, kn)) return file;
     uint32_t s[16], e[16];
     int n = enclosing_defs(t, len, pos, s, e, 16);
     for (int i = 0; i < n; i++) {
@@ -720,6 +775,7 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
         size_t on = strlen(opens[o]);
         line_scan ln = {0};
         bool started = false;
+        def_memo memo = {0};
         for (size_t k = 0; k < at[o].len; k++) {
             uint32_t c = at[o].items[k], p = c + (uint32_t)on;
             if (o == 1 || o == 2) { /* a keyword: `device=`, not `self.device =` nor `map_device=` nor a statement */
@@ -739,8 +795,12 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             /* the name first (one answer per name): most are no index, and their lines need not be read */
             bool added;
             ut_smap_slot *v = ut_smap_put(&assigned, t + p, q - p, &added);
-            if (added) v->num = assigned_int(t, len, t + p, q - p);
-            int verdict = v->num < 0 ? scoped_int(t, len, t + p, q - p, p, (int)v->num) : (int)v->num;
+            if (added) {
+                v->num = assigned_int(t, len, t + p, q - p);
+                /* a name the file also assigns the current index: judged per function (scoped_int) */
+                v->val = v->num < 0 && !memchr(t + p, '.', q - p) && assigned_current(t, len, t + p, q - p) ? v : NULL;
+            }
+            int verdict = v->val ? scoped_int_memo(t, len, v->key, q - p, p, (int)v->num, &memo) : (int)v->num;
             if (verdict < 0 || (verdict == 0 && !int_name(t + p, q - p))) continue;
             if (!started) {
                 uint32_t ls = line_start(t, c);
