@@ -71,6 +71,7 @@ static cJSON *rule_json(const an_rule *r) {
         if (e->compat) cJSON_AddStringToObject(x, "compat", e->compat);
         if (e->min_torch) cJSON_AddStringToObject(x, "min_torch", e->min_torch);
         cJSON_AddStringToObject(x, "fix", an_applicability_name(e->fix));
+        if (e->has_compat_fix) cJSON_AddStringToObject(x, "compat_fix", an_applicability_name(e->compat_fix));
         if (e->note) cJSON_AddStringToObject(x, "note", e->note);
         cJSON_AddItemToArray(ents, x);
     }
@@ -115,7 +116,9 @@ static void rule_markdown(const an_rule *r, FILE *fp) {
             fprintf(fp, "| `%s%s` | ", e->name, e->wildcard ? ".*" : "");
             if (e->replacement) { fputc('`', fp); md_escape_pipes(fp, e->replacement); fputc('`', fp); }
             else fputs("(none)", fp);
-            fprintf(fp, " | %s | %s | ", e->min_torch ? e->min_torch : "", an_applicability_name(e->fix));
+            fprintf(fp, " | %s | %s%s%s%s | ", e->min_torch ? e->min_torch : "", an_applicability_name(e->fix),
+                    e->has_compat_fix ? " (compat: " : "", e->has_compat_fix ? an_applicability_name(e->compat_fix) : "",
+                    e->has_compat_fix ? ")" : "");
             md_escape_pipes(fp, e->note);
             fputs(" |\n", fp);
         }

@@ -173,6 +173,7 @@ static void parse_entry(ld *l, yaml_node_t *n, an_rule *r, bool c_row, an_api_ki
             else if (!strcmp(key, "message")) e->message = want_str(l, v, key);
             else if (!strcmp(key, "note")) e->note = want_str(l, v, key);
             else if (!strcmp(key, "fix")) parse_fix(l, v, &e->fix);
+            else if (!c_row && !strcmp(key, "compat_fix")) e->has_compat_fix = parse_fix(l, v, &e->compat_fix);
             else if (!c_row && !strcmp(key, "compat")) e->compat = want_str(l, v, key);
             else if (!c_row && !strcmp(key, "min_torch")) e->min_torch = want_str(l, v, key);
             else if (c_row && !strcmp(key, "kind")) parse_kind(l, v, &e->kind);
@@ -198,7 +199,7 @@ static void parse_entry(ld *l, yaml_node_t *n, an_rule *r, bool c_row, an_api_ki
                 lerr(l, k, "unknown key `%s` in an api entry (known: name, kind, portable, sycl, level_zero, oneccl, "
                            "section, since, deprecated, removed, returns, decl, enum, class, aliases, message, note, fix)", key);
             else
-                lerr(l, k, "unknown key `%s` in a qualnames entry (known: name, replacement, compat, min_torch, message, note, fix, ignore, off_cpu, fixer)", key);
+                lerr(l, k, "unknown key `%s` in a qualnames entry (known: name, replacement, compat, min_torch, message, note, fix, compat_fix, ignore, off_cpu, fixer)", key);
         }
     } else {
         lerr(l, n, "a %s entry must be a name or a mapping", c_row ? "api" : "qualnames");

@@ -36,6 +36,9 @@ typedef struct an_entry {
     char *message;        /* overrides the rule's message template */
     char *note;           /* extra guidance appended to the message */
     an_applicability fix; /* for this entry */
+    an_applicability compat_fix; /* on the `compat` target, where `has_compat_fix` (the helper may take what the
+                                  * accelerator replacement cannot) */
+    bool has_compat_fix;
     bool ignore;          /* matched but never reported: carves an exception out of a wildcard */
     char *off_cpu;        /* accelerator target: the replacement raises without an accelerator, so a statement
                            * is skipped on the CPU and a value becomes this (NULL: no guard; "": statements only) */

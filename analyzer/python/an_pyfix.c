@@ -554,8 +554,9 @@ static bool assigns_attr(const fx *f, TSNode n, const char *name, size_t len, bo
 
 static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     const an_entry *e = d->entry;
-    if (!e || e->fix == AN_FIX_NONE) return NULL;
-    an_applicability app = e->fix;
+    an_applicability app = e ? e->fix : AN_FIX_NONE;
+    if (e && e->has_compat_fix && f->opt->target == AN_TARGET_COMPAT && e->compat) app = e->compat_fix;
+    if (!e || app == AN_FIX_NONE) return NULL;
     if (d->rule->guard_condition && !judge_guard(f, d, &app)) return NULL;
     if (f->opt->target == AN_TARGET_ACCELERATOR &&
         an_version_newer(e->min_torch, f->opt->torch_major, f->opt->torch_minor))

@@ -130,10 +130,13 @@ def device_str(index=None):
 
 
 def device_ctx(index):
-    """`with torch.cuda.device(i):` for the picked device; a no-op on the CPU."""
+    """`with torch.cuda.device(i):` for the picked device; a no-op on the CPU. `i` as torch.cuda.device takes it: an
+    int, a torch.device or a string ("cuda:1" is index 1 of the picked device; no index: the current device)."""
     ctx = getattr(module(), "device", None)
     if _dev() == "cpu" or index is None or ctx is None:  # MPS and XLA have no per-index device context
         return contextlib.nullcontext()
+    if isinstance(index, str):
+        index = torch.device(index)
     if isinstance(index, torch.device):
         index = index.index
     return ctx(index)

@@ -7,4 +7,4 @@ CUDA_VISIBLE_DEVICES= python3 -W ignore fixed/legacy.py > $OUT/fixed_cpu.txt 2>&
 CUDA_VISIBLE_DEVICES= python3 -W ignore fixed_acc/legacy.py > $OUT/fixed_acc_cpu.txt 2>&1; echo "fixed_acc_cpu rc=$?"
 cmp $OUT/orig.txt $OUT/fixed.txt && echo "compat: identical on CUDA"
 cmp $OUT/orig.txt $OUT/fixed_acc.txt && echo "accelerator: identical on CUDA"
-cat $OUT/orig.txt; diff $OUT/orig.txt $OUT/fixed_acc.txt; tail -3 $OUT/fixed_cpu.txt $OUT/fixed_acc_cpu.txt
+cat $OUT/orig.txt; diff $OUT/orig.txt $OUT/fixed_acc.txt; for f in fixed_cpu fixed_acc_cpu; do echo "== $f"; tail -n 3 $OUT/$f.txt; done
