@@ -579,11 +579,13 @@ static bool current_index_rhs(const char *r, size_t rn, bool *mixed) {
     return false;
 }
 
-/* What the file assigns to the chain name: 1 an integer, 2 the current device's index or a caller's device
- * (`device or torch.cuda.current_device()`), -1 something else that is not one, 0 nothing known */
-static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
+/* What the text assigns to the chain name: 1 an integer, 2 the current device's index or a caller's device
+ * (`device or torch.cuda.current_device()`), -1 something else that is not one, 0 nothing known. *current (may be
+ * NULL): some assignment is the current index, even where another makes the answer -1. */
+static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn, bool *current) {
     int verdict = 0;
-    bool saw_none = false;
+    bool saw_none = false, other = false;
+    if (current) *current = false;
     for (const char *m = t; (m = ut_memmem(m, (size_t)(t + len - m), k, kn)); m++) {
         uint32_t p = (uint32_t)(m - t), q = p + (uint32_t)kn;
         if ((p > 0 && chain_char(t[p - 1])) || (q < len && ident_char(t[q]))) continue;
@@ -603,13 +605,17 @@ static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
         if (current_index_rhs(r, rn, &mixed)) {
             if (mixed) verdict = 2;
             else if (verdict != 2) verdict = 1;
+            if (current) *current = true;
             continue;
         }
-        /* a string or a device anywhere among the values: not an index */
+        /* a string or a device anywhere among the values: not an index (read on, for *current) */
         if (r[0] == '"' || r[0] == '\'' || (r[0] == 'f' && (r[1] == '"' || r[1] == '\'')) || !strncmp(r, "torch.device(", 13) ||
             ut_memmem(r, rn, "cuda", 4) || ut_memmem(r, rn, ".device", 7) || ut_memmem(r, rn, "device_name(", 12) ||
-            ut_memmem(r, rn, "device(", 7))
-            return -1;
+            ut_memmem(r, rn, "device(", 7)) {
+            other = true;
+            if (!current) break;
+            continue;
+        }
         if (!strncmp(r, "None", 4) && !ident_char(r[4])) { /* a parameter's default, say: not an index unless `or` */
             saw_none = true;
             continue;
@@ -618,6 +624,7 @@ static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn) {
             ut_memmem(r, rn, "LOCAL_RANK", 10) || ut_memmem(r, rn, "get_local_rank()", 16) || ut_memmem(r, rn, "device_count()", 14))
             verdict = 1;
     }
+    if (other) return -1;
     return verdict == 2 || !saw_none ? verdict : -1;
 }
 
@@ -677,27 +684,6 @@ static int enclosing_defs(const char *t, uint32_t len, uint32_t c, uint32_t *s, 
     return n;
 }
 
-/* What a plain name holds where it is used at pos: the innermost enclosing function that assigns it (its
- * parameters' defaults included) decides, else the file (`file`: assigned_int over the whole text). A local
- * `device = device or torch.cuda.current_device()` counts even where the file assigns `device` a string or a device
- * in other functions. Only names the file assigns the current index anywhere are looked at this way. */
-/* Whether the file assigns the name the current index somewhere (`k = ...current_device()`, `k = k or ...`) */
-static bool assigned_current(const char *t, uint32_t len, const char *k, size_t kn) {
-    if (!ut_memmem(t, len, "current_device", 14)) return false;
-    for (const char *m = t; (m = ut_memmem(m, (size_t)(t + len - m), k, kn)); m++) {
-        uint32_t p = (uint32_t)(m - t), a = p + (uint32_t)kn;
-        if ((p > 0 && chain_char(t[p - 1])) || (a < len && ident_char(t[a]))) continue;
-        while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
-        if (a + 1 >= len || t[a] != '=' || t[a + 1] == '=') continue;
-        a++;
-        while (a < len && (t[a] == ' ' || t[a] == '\t')) a++;
-        const char *e = memchr(t + a, '\n', len - a);
-        bool mixed;
-        if (current_index_rhs(t + a, e ? (size_t)(e - (t + a)) : len - a, &mixed)) return true;
-    }
-    return false;
-}
-
 /* The enclosing functions of the last position asked about (positions come in increasing order), reused while no
  * `def` line lies between it and the next, so the sinks of a long function or block do not each scan back to its
  * start: the text between consecutive positions is read once. */
@@ -711,11 +697,11 @@ typedef struct {
     size_t kn;
 } def_memo;
 
-static int scoped_int_memo(const char *t, uint32_t len, const char *k, size_t kn, uint32_t pos, int file,
-                           def_memo *dm) {
-    if (file > 0 || memchr(k, '.', kn)) return file;
-    def_memo local = {0};
-    if (!dm) dm = &local;
+/* What a plain name holds where it is used at pos, for a name the file assigns the current index somewhere and
+ * something else elsewhere (`file`: the whole text's answer, -1): the innermost enclosing function that assigns it
+ * (its parameters' defaults included) decides, else the file. fairseq's utils.py assigns `device` a string in one
+ * function and `device or torch.cuda.current_device()` in move_to_cuda. */
+static int scoped_int(const char *t, uint32_t len, const char *k, size_t kn, uint32_t pos, int file, def_memo *dm) {
     /* with no `def` line between the last position and this one, the functions around this one are those around
      * the last that have not ended yet (one that encloses this position started before the last one) */
     if (dm->pos && pos >= dm->pos && !ut_memmem(t + dm->pos, pos - dm->pos, "def ", 4)) {
@@ -730,25 +716,10 @@ static int scoped_int_memo(const char *t, uint32_t len, const char *k, size_t kn
     dm->pos = pos;
     if (dm->k != k || dm->kn != kn) memset(dm->have, 0, sizeof dm->have), dm->k = k, dm->kn = kn;
     for (int i = 0; i < dm->n; i++) {
-        if (!dm->have[i]) dm->v[i] = assigned_int(t + dm->s[i], dm->e[i] - dm->s[i], k, kn), dm->have[i] = true;
+        if (!dm->have[i]) dm->v[i] = assigned_int(t + dm->s[i], dm->e[i] - dm->s[i], k, kn, NULL), dm->have[i] = true;
         if (dm->v[i]) return dm->v[i];
     }
     return file;
-}
-
-static int scoped_int(const char *t, uint32_t len, const char *k, size_t kn, uint32_t pos, int file) {
-    if (file > 0 || memchr(k, '.', kn) || !assigned_current(t, len, k, kn)) return file;
-    uint32_t s[16], e[16];
-    int n = enclosing_defs(t, len, pos, s, e, 16);
-    for (int i = 0; i < n; i++) {
-        int v = assigned_int(t + s[i], e[i] - s[i], k, kn);
-        if (v) return v;
-    }
-    return file;
-}
-
-int an_flow_int_source(const char *t, uint32_t len, const char *name, size_t n, uint32_t pos) {
-    return scoped_int(t, len, name, n, pos, assigned_int(t, len, name, n));
 }
 
 void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out) {
@@ -796,11 +767,12 @@ void an_flow_int_devices(const char *t, uint32_t len, uint32_t lo, uint32_t hi, 
             bool added;
             ut_smap_slot *v = ut_smap_put(&assigned, t + p, q - p, &added);
             if (added) {
-                v->num = assigned_int(t, len, t + p, q - p);
-                /* a name the file also assigns the current index: judged per function (scoped_int) */
-                v->val = v->num < 0 && !memchr(t + p, '.', q - p) && assigned_current(t, len, t + p, q - p) ? v : NULL;
+                bool current;
+                v->num = assigned_int(t, len, t + p, q - p, &current);
+                /* a plain name the file assigns the current index and something else: judged per function */
+                v->val = v->num < 0 && current && !memchr(t + p, '.', q - p) ? v : NULL;
             }
-            int verdict = v->val ? scoped_int_memo(t, len, v->key, q - p, p, (int)v->num, &memo) : (int)v->num;
+            int verdict = v->val ? scoped_int(t, len, v->key, q - p, p, (int)v->num, &memo) : (int)v->num;
             if (verdict < 0 || (verdict == 0 && !int_name(t + p, q - p))) continue;
             if (!started) {
                 uint32_t ls = line_start(t, c);

@@ -45,12 +45,6 @@ void an_flow_free(an_flow_facts *f);
  * statements the front end did not parse count too. Each span is the index expression (sink_start..sink_end;
  * ctx_start: the position's start; lit_*: unused). [lo, hi): where the positions may start. */
 void an_flow_int_devices(const char *text, uint32_t len, uint32_t lo, uint32_t hi, an_flow_facts *out);
-/* What the name (a chain such as `self.gpu_id`) holds where it is used at pos, as the file assigns it (for a plain
- * name the innermost enclosing function that assigns it decides, where the file assigns the current index
- * somewhere): 1 an integer (including the current device's index, `dev = torch.cuda.current_device()`), 2 either a
- * caller's device or the current index (`device = device or torch.cuda.current_device()`), -1 something that is
- * no index, 0 nothing known. */
-int an_flow_int_source(const char *text, uint32_t len, const char *name, size_t n, uint32_t pos);
 /* The content of a device string: "cuda", "cuda:N", "cuda:{...}", "cuda:%d", "cuda:" (then concatenated). */
 bool an_flow_is_device_string(const char *s, size_t n);
 /* A backend string that names NCCL: "nccl" (any case), "cpu:gloo,cuda:nccl". */

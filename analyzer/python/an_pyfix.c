@@ -51,6 +51,10 @@ typedef struct {
     int npath;
     TSTreeCursor cur;  /* node_for's, reset for each descent (a new cursor grows its stack again) */
     bool has_cur;
+    /* where an integer-device finding's name holds a caller's device or else the current index (an_flow's facts
+     * with `mixed`, found once per file at the first such finding), ascending */
+    UT_VEC(uint32_t) mixed_sinks;
+    bool mixed_done;
 } fx;
 
 typedef struct {
@@ -1238,12 +1242,31 @@ static an_fix *fix_legacy_tensor(fx *f, const an_diag *d, TSNode n, needs *nd) {
 
 /* `.to(rank)`: the index on the run-time device; on the CPU no index (torch allows none but 0 there). Text only: the
  * statement may lie outside what a region parse holds. */
+static int u32_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether the integer-device finding at start names a caller's device or else the current index (`device = device
+ * or torch.cuda.current_device()`): the same facts an_python reported it from, asked once per file. */
+static bool mixed_index(fx *f, uint32_t start) {
+    if (!f->mixed_done) {
+        an_flow_facts iv = {0};
+        an_flow_int_devices(f->text, (uint32_t)f->src->len, 0, UINT32_MAX, &iv);
+        for (size_t i = 0; i < iv.len; i++)
+            if (iv.items[i].mixed) ut_vec_push(&f->mixed_sinks, iv.items[i].sink_start);
+        an_flow_free(&iv);
+        if (f->mixed_sinks.len > 1) qsort(f->mixed_sinks.items, f->mixed_sinks.len, sizeof(uint32_t), u32_cmp);
+        f->mixed_done = true;
+    }
+    return f->mixed_sinks.len &&
+           bsearch(&start, f->mixed_sinks.items, f->mixed_sinks.len, sizeof(uint32_t), u32_cmp) != NULL;
+}
+
 static an_fix *fix_int_device(fx *f, const an_diag *d, needs *nd) {
     /* `device = device or torch.cuda.current_device()`: a caller's device or an index; the helper's device_str takes
      * both, the inline f-string only an index */
-    if (f->opt->target != AN_TARGET_COMPAT &&
-        an_flow_int_source(f->text, (uint32_t)f->src->len, f->text + d->start, d->end - d->start, d->start) == 2)
-        return NULL;
+    if (f->opt->target != AN_TARGET_COMPAT && mixed_index(f, d->start)) return NULL;
     char *idx = ut_strndup(f->text + d->start, d->end - d->start);
     ut_buf b;
     ut_buf_init(&b);
@@ -1523,6 +1546,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     ut_free(f.tops);
     ut_free(f.refs);
     ut_free(f.dev);
+    ut_vec_free(&f.mixed_sinks);
     /* what the insertion edits hold, as requirement_edits decides it */
     bool need_torch = (all.torch || (all.dev && o.target == AN_TARGET_ACCELERATOR)) && !f.has_torch;
     bool need_dev = all.dev && o.target == AN_TARGET_ACCELERATOR && !f.has_dev;
