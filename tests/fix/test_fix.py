@@ -28,6 +28,16 @@ def compiles(path):
         raise AssertionError(f"{path} does not compile: {e}")
 
 
+def debian_torch():
+    """Whether /usr/bin/python3 imports torch (Debian's python3-torch), which the runtime tests run the fixed scripts
+    with; prints the skip line when it does not."""
+    if os.path.exists("/usr/bin/python3") and subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+                                                             capture_output=True).returncode == 0:
+        return True
+    print("ok # SKIP no torch for /usr/bin/python3")
+    return False
+
+
 def golden_case(case, expected_name):
     target, _, ver = expected_name[:-3].partition("-")
 
@@ -191,10 +201,7 @@ def test_cuda_receivers_fixed_safely_run_on_cpu(d):
     """Plain `fix` (no --unsafe-fixes) rewrites every `.cuda()` of a script whose receivers are a parameter used as a
     tensor, an attribute holding a module, and DataLoader batches; the fixed script runs on the CPU with CUDA
     hidden (Debian's torch) and prints what the original computes on the CPU by hand."""
-    need = os.path.exists("/usr/bin/python3") and subprocess.run(["/usr/bin/python3", "-c", "import torch"],
-                                                                  capture_output=True).returncode == 0
-    if not need:
-        print("ok # SKIP no torch for /usr/bin/python3")
+    if not debian_torch():
         return
     write("train.py", RECEIVERS)
     r = run("fix", "--target", "compat", "train.py")
@@ -233,10 +240,7 @@ def test_legacy_tensor_types_fixed_run_on_cpu(d):
     """Plain `fix` rewrites the called legacy CUDA tensor types (sizes, data, no argument, one argument that could be
     either: the helper's new_tensor); the fixed script runs on the CPU with CUDA hidden and prints what the CPU's
     own legacy types (`torch.FloatTensor`, ...) make from the same arguments."""
-    need = os.path.exists("/usr/bin/python3") and subprocess.run(["/usr/bin/python3", "-c", "import torch"],
-                                                                  capture_output=True).returncode == 0
-    if not need:
-        print("ok # SKIP no torch for /usr/bin/python3")
+    if not debian_torch():
         return
     write("legacy.py", LEGACY)
     r = run("fix", "--target", "compat", "legacy.py")
@@ -280,10 +284,7 @@ def test_current_device_index_used_as_a_device(d):
     position (also as the default of `device or ...`, fairseq's move_to_cuda) plain `fix` wraps the use in the
     helper's device_str, which takes an index or a caller's device; the fixed script runs on the CPU with CUDA
     hidden. The accelerator target's inline form takes an index only, so the mixed case keeps the finding."""
-    need = os.path.exists("/usr/bin/python3") and subprocess.run(["/usr/bin/python3", "-c", "import torch"],
-                                                                  capture_output=True).returncode == 0
-    if not need:
-        print("ok # SKIP no torch for /usr/bin/python3")
+    if not debian_torch():
         return
     write("move.py", MOVE)
     r = run("fix", "--target", "compat", "move.py")
