@@ -289,25 +289,35 @@ def write_positions(text):
     return out
 
 
-def design_scopes(xpuify, top):
-    """{path relative to top: [(start, end)]}: what XPU810 (a CUDA backend), XPU811 (the CUDA branch of a dispatch
-    without an XPU branch) and XPU812 (other code the analyzer leaves out as CUDA by design: a dispatch that already
-    serves XPU, a guard that routes to a CUDA kernel, code after an early exit where CUDA is unavailable...) leave as
-    it is by design, from their findings' `scope` in the JSON report. All rules run: XPU812 speaks where another
-    rule's finding is left out, so it needs those rules."""
+def check_findings(xpuify, top):
+    """The JSON findings of a plain `check` of top (all rules), [] when it prints none that parse."""
     p = subprocess.run([xpuify, "check", "--no-cache", "--format", "json", "."],
                        cwd=top, capture_output=True, text=True)
-    out = {}
     try:
-        findings = json.loads(p.stdout)
+        return json.loads(p.stdout)
     except ValueError:
-        return out
+        return []
+
+
+def scopes_of(findings):
+    """{path: [(start, end)]}: the `scope` of each XPU810 (a CUDA backend), XPU811 (the CUDA branch of a dispatch
+    without an XPU branch) and XPU812 (other code the analyzer leaves out as CUDA by design: a dispatch that already
+    serves XPU, a guard that routes to a CUDA kernel, code after an early exit where CUDA is unavailable...)
+    finding, as (line, column) pairs."""
+    out = {}
     for f in findings:
         sc = f.get("scope")
         if f.get("code") in ("XPU810", "XPU811", "XPU812") and sc:
             out.setdefault(os.path.normpath(f["path"]), []).append(
                 ((sc["line"], sc["column"]), (sc["end_line"], sc["end_column"])))
     return out
+
+
+def design_scopes(xpuify, top):
+    """{path relative to top: [(start, end)]}: what XPU810, XPU811 and XPU812 leave as it is by design (scopes_of),
+    from a plain `check`'s JSON report. All rules run: XPU812 speaks where another rule's finding is left out, so
+    it needs those rules."""
+    return scopes_of(check_findings(xpuify, top))
 
 
 def count_uses(top, files, scopes):

@@ -8,7 +8,6 @@ guidance | silent), codes on the line (CODE:safe/unsafe/none, comma-separated), 
 
 Usage: tools/uses_left.py CORPUS [--xpuify build/xpuify] [--only a,b] [--out FILE]"""
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -39,18 +38,11 @@ def main():
             fixed = os.path.join(work, name)
             shutil.copytree(src, fixed, symlinks=True)
             subprocess.run([xpuify, "fix", "-q", "--no-cache", "."], cwd=fixed, capture_output=True)
-            p = subprocess.run([xpuify, "check", "--no-cache", "--format", "json", "."], cwd=fixed,
-                               capture_output=True, text=True)
-            try:
-                findings = json.loads(p.stdout)
-            except ValueError:
-                findings = []
-            scopes, on_line, msgs = {}, {}, {}
+            findings = rp.check_findings(xpuify, fixed)
+            scopes, on_line, msgs = rp.scopes_of(findings), {}, {}
             for f in findings:
                 rel = os.path.normpath(f["path"])
-                sc = f.get("scope")
-                if f.get("code") in ("XPU810", "XPU811", "XPU812") and sc:
-                    scopes.setdefault(rel, []).append(((sc["line"], sc["column"]), (sc["end_line"], sc["end_column"])))
+                if f.get("code") in ("XPU810", "XPU811", "XPU812") and f.get("scope"):
                     continue
                 app = (f.get("fix") or {}).get("applicability", "none")
                 on_line.setdefault((rel, f["line"]), []).append(f"{f['code']}:{app}")
