@@ -18,7 +18,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import real_projects as rp  # noqa: E402
 
 
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus")
@@ -50,14 +49,15 @@ def main():
             for rel in rp.py_files(fixed):
                 if os.path.basename(rel) == "xpuify_device.py":
                     continue
+                key = os.path.normpath(rel)
                 text = rp.read(os.path.join(fixed, rel))
                 calls, mods = rp.use_positions(text)
                 writes = set(rp.write_positions(text))
                 lines = text.splitlines()
-                spans = scopes.get(os.path.normpath(rel), [])
+                spans = scopes.get(key, [])
                 for kind, uses in ((".cuda(", calls), ("torch.cuda.", mods)):
                     for u in uses:
-                        codes = on_line.get((os.path.normpath(rel), u[0]), [])
+                        codes = on_line.get((key, u[0]), [])
                         if any(s <= u < e for s, e in spans):
                             cls = "design"
                         elif kind == "torch.cuda." and u in writes:
@@ -73,7 +73,7 @@ def main():
                         src_line = lines[u[0] - 1].strip() if u[0] <= len(lines) else ""
                         out.write("\t".join([name, rel, str(u[0]), kind, cls, ",".join(sorted(set(codes))),
                                              src_line[:160],
-                                             msgs.get((os.path.normpath(rel), u[0]), "")]) + "\n")
+                                             msgs.get((key, u[0]), "")]) + "\n")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
