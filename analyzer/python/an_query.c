@@ -1,6 +1,7 @@
 /* an_query: compiles every query rule of a language into one TSQuery, parses its predicates once, and runs it. */
 #include "analyzer/python/an_query.h"
 #include "analyzer/python/an_pyfield.h"
+#include "analyzer/python/an_qshare.h"
 #include <ctype.h>
 #include <pthread.h>
 #include "analyzer/core/an_catalog_int.h"
@@ -34,7 +35,10 @@ struct an_query_set {
     bool statement_level;
     bool narrowable;         /* an_query_run_within may start below a container (see there) */
     TSSymbol containers[4];  /* block, class_definition, function_definition, decorated_definition */
+    /* the rules' patterns, grouped by the query's pattern that matches for them: query pattern k matches for
+     * patterns[first[k]] .. patterns[first[k + 1] - 1] (one each unless an_qshare wrote shapes once) */
     UT_VEC(pattern_info) patterns;
+    uint32_t *first;
 };
 
 const TSLanguage *an_query_language(an_lang lang) { return lang == AN_LANG_PYTHON ? tree_sitter_python() : NULL; }
@@ -49,6 +53,7 @@ void an_query_set_free(struct an_query_set *qs) {
         ut_vec_free(&pi->preds);
     }
     ut_vec_free(&qs->patterns);
+    ut_free(qs->first);
     if (qs->query) ts_query_delete(qs->query);
     ut_free(qs);
 }
@@ -71,72 +76,77 @@ static void pred_free(pred *p) {
     p->re = NULL;
 }
 
-static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an_rule *r, ut_buf *err) {
-    uint32_t nsteps;
-    const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, pattern, &nsteps);
-    uint32_t i = 0;
-    while (i < nsteps) {
-        uint32_t j = i;
-        while (j < nsteps && st[j].type != TSQueryPredicateStepTypeDone) j++;
-        /* steps i..j-1 form one predicate; on an error p's arguments are freed (it is not kept) */
-        pred p = {0};
-        p.cap2 = UINT32_MAX;
-        uint32_t len;
-        if (st[i].type != TSQueryPredicateStepTypeString) goto bad;
-        const char *name = ts_query_string_value_for_id(q, st[i].value_id, &len);
-        const char *base = name;
-        if (!strncmp(name, "not-", 4)) p.neg = true, base = name + 4;
-        if (!strcmp(base, "eq?")) p.kind = P_EQ;
-        else if (!strcmp(base, "match?")) p.kind = P_MATCH;
-        else if (!strcmp(base, "any-of?")) p.kind = P_ANY_OF;
-        else if (!strcmp(base, "resolves-to?")) p.kind = P_RESOLVES_TO;
-        else if (!strcmp(base, "has-keyword?")) p.kind = P_HAS_KEYWORD;
-        else if (!strcmp(base, "has-positional?")) p.kind = P_HAS_POSITIONAL;
-        else if (!strcmp(base, "string-match?")) p.kind = P_STRING_MATCH;
-        else if (!strcmp(base, "user-attribute?")) p.kind = P_USER_ATTR;
-        else if (!strcmp(base, "code-match?")) p.kind = P_CODE_MATCH;
-        else {
-            ut_buf_printf(err, "%s:%d: rule %s: unknown predicate #%s (known: eq?, match?, any-of?, resolves-to?, "
-                               "has-keyword?, has-positional?, string-match?, user-attribute?, code-match? and their not- forms)\n",
-                          r->origin, r->origin_line, r->code, name);
+/* The predicate of steps i..j-1 (j its Done step), added to pi; on an error its arguments are freed (it is not
+ * kept). */
+static bool parse_pred(TSQuery *q, const TSQueryPredicateStep *st, uint32_t i, uint32_t j, pattern_info *pi,
+                       const an_rule *r, ut_buf *err) {
+    pred p = {0};
+    p.cap2 = UINT32_MAX;
+    uint32_t len;
+    if (st[i].type != TSQueryPredicateStepTypeString) goto bad;
+    const char *name = ts_query_string_value_for_id(q, st[i].value_id, &len);
+    const char *base = name;
+    if (!strncmp(name, "not-", 4)) p.neg = true, base = name + 4;
+    if (!strcmp(base, "eq?")) p.kind = P_EQ;
+    else if (!strcmp(base, "match?")) p.kind = P_MATCH;
+    else if (!strcmp(base, "any-of?")) p.kind = P_ANY_OF;
+    else if (!strcmp(base, "resolves-to?")) p.kind = P_RESOLVES_TO;
+    else if (!strcmp(base, "has-keyword?")) p.kind = P_HAS_KEYWORD;
+    else if (!strcmp(base, "has-positional?")) p.kind = P_HAS_POSITIONAL;
+    else if (!strcmp(base, "string-match?")) p.kind = P_STRING_MATCH;
+    else if (!strcmp(base, "user-attribute?")) p.kind = P_USER_ATTR;
+    else if (!strcmp(base, "code-match?")) p.kind = P_CODE_MATCH;
+    else {
+        ut_buf_printf(err, "%s:%d: rule %s: unknown predicate #%s (known: eq?, match?, any-of?, resolves-to?, "
+                           "has-keyword?, has-positional?, string-match?, user-attribute?, code-match? and their not- forms)\n",
+                      r->origin, r->origin_line, r->code, name);
+        pred_free(&p);
+        return false;
+    }
+    if (i + 1 >= j || st[i + 1].type != TSQueryPredicateStepTypeCapture) goto bad;
+    p.cap = st[i + 1].value_id;
+    for (uint32_t k = i + 2; k < j; k++) {
+        if (st[k].type == TSQueryPredicateStepTypeCapture && p.kind == P_EQ && p.cap2 == UINT32_MAX) {
+            p.cap2 = st[k].value_id;
+            continue;
+        }
+        if (st[k].type != TSQueryPredicateStepTypeString) goto bad;
+        const char *s = ts_query_string_value_for_id(q, st[k].value_id, &len);
+        ut_vec_push(&p.args, ut_strndup(s, len));
+    }
+    bool needs_arg = p.kind != P_HAS_POSITIONAL && p.kind != P_USER_ATTR && !(p.kind == P_EQ && p.cap2 != UINT32_MAX);
+    if (needs_arg && !p.args.len) goto bad;
+    if (p.kind == P_MATCH || p.kind == P_STRING_MATCH || p.kind == P_CODE_MATCH) {
+        int ec;
+        PCRE2_SIZE eo;
+        p.re = pcre2_compile((PCRE2_SPTR)p.args.items[0], PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+        if (!p.re) {
+            PCRE2_UCHAR msg[256];
+            pcre2_get_error_message(ec, msg, sizeof msg);
+            ut_buf_printf(err, "%s:%d: rule %s: bad regex in #%s: %s\n", r->origin, r->origin_line, r->code, name,
+                          (char *)msg);
             pred_free(&p);
             return false;
         }
-        if (i + 1 >= j || st[i + 1].type != TSQueryPredicateStepTypeCapture) goto bad;
-        p.cap = st[i + 1].value_id;
-        for (uint32_t k = i + 2; k < j; k++) {
-            if (st[k].type == TSQueryPredicateStepTypeCapture && p.kind == P_EQ && p.cap2 == UINT32_MAX) {
-                p.cap2 = st[k].value_id;
-                continue;
-            }
-            if (st[k].type != TSQueryPredicateStepTypeString) goto bad;
-            const char *s = ts_query_string_value_for_id(q, st[k].value_id, &len);
-            ut_vec_push(&p.args, ut_strndup(s, len));
-        }
-        bool needs_arg = p.kind != P_HAS_POSITIONAL && p.kind != P_USER_ATTR && !(p.kind == P_EQ && p.cap2 != UINT32_MAX);
-        if (needs_arg && !p.args.len) goto bad;
-        if (p.kind == P_MATCH || p.kind == P_STRING_MATCH || p.kind == P_CODE_MATCH) {
-            int ec;
-            PCRE2_SIZE eo;
-            p.re = pcre2_compile((PCRE2_SPTR)p.args.items[0], PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
-            if (!p.re) {
-                PCRE2_UCHAR msg[256];
-                pcre2_get_error_message(ec, msg, sizeof msg);
-                ut_buf_printf(err, "%s:%d: rule %s: bad regex in #%s: %s\n", r->origin, r->origin_line, r->code, name,
-                              (char *)msg);
-                pred_free(&p);
-                return false;
-            }
-            pcre2_jit_compile(p.re, PCRE2_JIT_COMPLETE);
-        }
-        ut_vec_push(&pi->preds, p);
+        pcre2_jit_compile(p.re, PCRE2_JIT_COMPLETE);
+    }
+    ut_vec_push(&pi->preds, p);
+    return true;
+bad:
+    ut_buf_printf(err, "%s:%d: rule %s: malformed predicate #%s\n", r->origin, r->origin_line, r->code,
+                  ts_query_string_value_for_id(q, st[i].value_id, &len));
+    pred_free(&p);
+    return false;
+}
+
+static bool parse_preds(TSQuery *q, uint32_t pattern, pattern_info *pi, const an_rule *r, ut_buf *err) {
+    uint32_t nsteps;
+    const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, pattern, &nsteps);
+    for (uint32_t i = 0; i < nsteps;) {
+        uint32_t j = i;
+        while (j < nsteps && st[j].type != TSQueryPredicateStepTypeDone) j++;
+        if (!parse_pred(q, st, i, j, pi, r, err)) return false;
         i = j + 1;
-        continue;
-    bad:
-        ut_buf_printf(err, "%s:%d: rule %s: malformed predicate #%s\n", r->origin, r->origin_line, r->code,
-                      ts_query_string_value_for_id(q, st[i].value_id, &len));
-        pred_free(&p);
-        return false;
     }
     return true;
 }
@@ -264,6 +274,94 @@ static bool has_capture(const char *q, const char *name) {
     return false;
 }
 
+/* narrowing (an_query_run_within): statement-level, plain roots, and every pattern rooted (a single root node:
+ * tree-sitter starts a match only at a node inside the range then) */
+static bool narrowable(const struct an_query_set *qs, const char *rules_text) {
+    if (!qs->statement_level || !roots_are_plain(rules_text)) return false;
+    for (uint32_t p = 0; p < ts_query_pattern_count(qs->query); p++)
+        if (!ts_query_is_pattern_rooted(qs->query, p)) return false;
+    return true;
+}
+
+static void patterns_clear(struct an_query_set *qs) {
+    for (size_t i = 0; i < qs->patterns.len; i++) {
+        pattern_info *pi = &qs->patterns.items[i];
+        for (size_t j = 0; j < pi->preds.len; j++) pred_free(&pi->preds.items[j]);
+        ut_vec_free(&pi->preds);
+    }
+    qs->patterns.len = 0;
+}
+
+/* The rules' patterns with each shape compiled once (an_qshare): true when qs->query, patterns and first are set.
+ * False leaves qs without them, for the rules' texts as they are; errors of the rules' predicates are counted and
+ * said here (the same words as there), and still answer true: the query itself is sound. */
+static bool build_shared(struct an_query_set *qs, const TSLanguage *tl, const an_rule *const *rules, size_t n,
+                         ut_buf *err, int *nerr) {
+    if (getenv("XPUIFY_NO_QSHARE")) return false; /* the equivalence test's switch */
+    const char **texts = ut_calloc(n ? n : 1, sizeof *texts);
+    for (size_t i = 0; i < n; i++) texts[i] = rules[i]->query;
+    an_qshare sh;
+    bool ok = an_qshare_build(texts, n, &sh);
+    ut_free(texts);
+    if (!ok) return false;
+    uint32_t eo;
+    TSQueryError et;
+    TSQuery *q = ts_query_new(tl, sh.text.data, (uint32_t)sh.text.len, &eo, &et);
+    ok = q && ts_query_pattern_count(q) == sh.nshapes;
+    qs->first = ut_calloc(sh.nshapes + 1, sizeof *qs->first);
+    int errs = 0;
+    for (uint32_t k = 0; ok && k < sh.nshapes; k++) {
+        qs->first[k] = (uint32_t)qs->patterns.len;
+        uint32_t nsteps;
+        const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, k, &nsteps);
+        pattern_info *pi = NULL;
+        bool skip = false; /* the rest of an owner whose predicate failed */
+        for (uint32_t i = 0, j; ok && i < nsteps; i = j + 1) {
+            for (j = i; j < nsteps && st[j].type != TSQueryPredicateStepTypeDone; j++) {}
+            uint32_t len, alen;
+            const char *name = st[i].type == TSQueryPredicateStepTypeString ? ts_query_string_value_for_id(q, st[i].value_id, &len) : "";
+            if (!strcmp(name, AN_QSHARE_MARKER)) {
+                /* (#an-owner! "K"): the predicates up to the next marker are owner K's */
+                ok = j == i + 2 && st[i + 1].type == TSQueryPredicateStepTypeString;
+                if (!ok) break;
+                const char *a = ts_query_string_value_for_id(q, st[i + 1].value_id, &alen);
+                unsigned long o = strtoul(a, NULL, 10);
+                ok = o < sh.nowners && sh.owners[o].shape == k;
+                if (!ok) break;
+                pattern_info np = {0};
+                np.rule = rules[sh.owners[o].rule];
+                np.report_cap = UINT32_MAX;
+                int rc = an_qshare_capture(&sh.owners[o], np.rule->report, strlen(np.rule->report));
+                char cn[16];
+                snprintf(cn, sizeof cn, "c%d", rc);
+                for (uint32_t cid = 0; rc >= 0 && cid < ts_query_capture_count(q); cid++) {
+                    uint32_t cl;
+                    const char *nm = ts_query_capture_name_for_id(q, cid, &cl);
+                    if (cl == strlen(cn) && !memcmp(nm, cn, cl)) np.report_cap = cid;
+                }
+                ut_vec_push(&qs->patterns, np);
+                pi = &qs->patterns.items[qs->patterns.len - 1];
+                skip = false;
+                continue;
+            }
+            ok = pi != NULL;
+            if (ok && !skip && !parse_pred(q, st, i, j, pi, pi->rule, err)) errs++, skip = true;
+        }
+    }
+    if (ok) qs->first[sh.nshapes] = (uint32_t)qs->patterns.len;
+    an_qshare_free(&sh);
+    if (!ok) {
+        if (q) ts_query_delete(q);
+        patterns_clear(qs);
+        ut_free(qs->first);
+        qs->first = NULL;
+        return false;
+    }
+    qs->query = q;
+    *nerr += errs;
+    return true;
+}
+
 struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_buf *err, int *nerr) {
     const TSLanguage *tl = an_query_language(lang);
     ut_buf src;
@@ -298,6 +396,15 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
     }
     struct an_query_set *qs = ut_calloc(1, sizeof *qs);
     qs->statement_level = roots_below_statements(src.data);
+    static const char *const cont[] = {"block", "class_definition", "function_definition", "decorated_definition"};
+    for (int i = 0; i < 4; i++) qs->containers[i] = ts_language_symbol_for_name(tl, cont[i], (uint32_t)strlen(cont[i]), true);
+    if (build_shared(qs, tl, owners.items, owners.len, err, nerr)) {
+        qs->narrowable = narrowable(qs, src.data);
+        ut_buf_free(&src);
+        ut_vec_free(&owners);
+        ut_vec_free(&starts);
+        return qs;
+    }
     uint32_t eo;
     TSQueryError et;
     /* one compilation of all the rules (compiling each as well would double the start-up time); only when it fails,
@@ -327,12 +434,9 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
         ut_free(owner);
         goto fail;
     }
-    /* narrowing (an_query_run_within): statement-level, plain roots, and every pattern rooted (a single root node:
-     * tree-sitter starts a match only at a node inside the range then) */
-    qs->narrowable = qs->statement_level && roots_are_plain(src.data);
-    for (uint32_t p = 0; p < np && qs->narrowable; p++) qs->narrowable = ts_query_is_pattern_rooted(qs->query, p);
-    static const char *const cont[] = {"block", "class_definition", "function_definition", "decorated_definition"};
-    for (int i = 0; i < 4; i++) qs->containers[i] = ts_language_symbol_for_name(tl, cont[i], (uint32_t)strlen(cont[i]), true);
+    qs->narrowable = narrowable(qs, src.data);
+    qs->first = ut_calloc(np + 1, sizeof *qs->first);
+    for (uint32_t p = 0; p <= np; p++) qs->first[p] = p;
     for (uint32_t p = 0; p < np; p++) {
         pattern_info pi = {0};
         pi.rule = owners.items[owner[p]];
@@ -592,15 +696,18 @@ void an_query_run_range(const an_query_set *qs, TSNode root, uint32_t lo, uint32
     resolved last = {0};
     ut_buf_init(&last.name);
     while (ts_query_cursor_next_match(qc, &m)) {
-        const pattern_info *pi = &qs->patterns.items[m.pattern_index];
-        bool ok = true;
-        for (size_t i = 0; i < pi->preds.len && ok; i++) ok = eval(&pi->preds.items[i], &m, src, resolve, rctx, &tmp, &last);
-        if (!ok) continue;
-        for (uint16_t i = 0; i < m.capture_count; i++)
-            if (m.captures[i].index == pi->report_cap) {
-                on_match(mctx, pi->rule, m.captures[i].node);
-                break;
-            }
+        /* each rule pattern of the matched shape, in the rules' order */
+        for (uint32_t k = qs->first[m.pattern_index]; k < qs->first[m.pattern_index + 1]; k++) {
+            const pattern_info *pi = &qs->patterns.items[k];
+            bool ok = true;
+            for (size_t i = 0; i < pi->preds.len && ok; i++) ok = eval(&pi->preds.items[i], &m, src, resolve, rctx, &tmp, &last);
+            if (!ok) continue;
+            for (uint16_t i = 0; i < m.capture_count; i++)
+                if (m.captures[i].index == pi->report_cap) {
+                    on_match(mctx, pi->rule, m.captures[i].node);
+                    break;
+                }
+        }
     }
     ut_buf_free(&tmp);
     ut_buf_free(&last.name);
