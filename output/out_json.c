@@ -21,14 +21,22 @@ static void tabs(ut_buf *b, int n) {
     if (n > 0) ut_buf_append(b, t, (size_t)n);
 }
 
+/* the bytes jstr escapes: below 32, the quote and the backslash */
+static const unsigned char escaped[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
 /* a string as cJSON's print_string_ptr writes it: the two-character escapes, \u00XX below 32, other bytes as they
  * are (NULL: "") */
 static void jstr(ut_buf *b, const char *s) {
     ut_buf_putc(b, '"');
-    const char *run = s;
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p > 31 && *p != '"' && *p != '\\') continue;
-        if (run) ut_buf_append(b, run, (size_t)((const char *)p - run));
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    for (;;) {
+        const unsigned char *run = p;
+        while (!escaped[*p]) p++; /* the NUL ends the scan: it is escaped[0] */
+        ut_buf_append(b, (const char *)run, (size_t)(p - run));
+        if (!*p) break;
         char e[8];
         switch (*p) {
         case '"': memcpy(e, "\\\"", 3); break;
@@ -41,9 +49,8 @@ static void jstr(ut_buf *b, const char *s) {
         default: snprintf(e, sizeof e, "\\u%04x", *p);
         }
         ut_buf_puts(b, e);
-        run = (const char *)p + 1;
+        p++;
     }
-    if (s && run) ut_buf_puts(b, run);
     ut_buf_putc(b, '"');
 }
 

@@ -17,13 +17,21 @@ void ut_buf_grow(ut_buf *b, size_t extra) {
 
 
 void ut_buf_vprintf(ut_buf *b, const char *fmt, va_list ap) {
+    /* one pass where the text fits the room the buffer has (the common case: a buffer reused or grown before),
+     * else a second one into room made for it */
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    size_t room = b->cap > b->len ? b->cap - b->len : 0;
+    int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap2);
     va_end(ap2);
-    if (n < 0) return;
-    ut_buf_grow(b, (size_t)n);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    if (n < 0) {
+        if (room) b->data[b->len] = 0;
+        return;
+    }
+    if ((size_t)n >= room) {
+        ut_buf_grow(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    }
     b->len += (size_t)n;
 }
 
