@@ -1000,7 +1000,12 @@ const an_project *an_project_shared(const char *file) {
     return m;
 }
 
+static uint64_t generation;
+
+uint64_t an_project_generation(void) { return __atomic_load_n(&generation, __ATOMIC_ACQUIRE); }
+
 void an_project_refresh(void) {
+    __atomic_add_fetch(&generation, 1, __ATOMIC_ACQ_REL);
     pthread_mutex_lock(&shared_lock);
     size_t k = 0;
     for (size_t i = 0; i < shared_models.len; i++) {
@@ -1080,6 +1085,7 @@ static bool differs(const char *abs, const summary *fast, const summary *cfg) {
 
 /* (both below are the language server's: one thread, no model being built, so what they replace is freed at once) */
 bool an_project_overlay(const char *file, const char *text, size_t len) {
+    __atomic_add_fetch(&generation, 1, __ATOMIC_ACQ_REL);
     char abs[PATH_MAX];
     if (!abs_file(file, abs, sizeof abs)) return false;
     summary *fast = NULL, *cfg = NULL;

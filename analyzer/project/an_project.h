@@ -29,6 +29,9 @@ const an_project *an_project_shared(const char *file);
  * of a file that the model reads). Files' summaries are kept: their stamps say whether they still hold. Not to be
  * called while another thread uses a model. */
 void an_project_refresh(void);
+/* Changes each time an_project_refresh or an_project_overlay runs: what was learnt from the models before (callee
+ * verdicts kept per thread, an_guard) holds only while it is the same. */
+uint64_t an_project_generation(void);
 /* The language server: the text of an open, maybe unsaved, buffer stands for its file in the models built from
  * now on (text NULL: the file on disk again, when the buffer is closed). True when the models were built from
  * other imports for it: an_project_refresh then brings them up to date. */

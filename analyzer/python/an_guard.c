@@ -8,6 +8,7 @@
 #include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_deps.h"
 #include "analyzer/project/an_modfile.h"
+#include "analyzer/project/an_project.h"
 #include "util/ut_buf.h"
 #include "util/ut_mem.h"
 #include "util/ut_smap.h"
@@ -17,6 +18,7 @@
 #include <time.h>
 #include "analyzer/core/an_cache.h"
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -59,6 +61,7 @@ typedef struct xmod {
     char *path; /* absolute */
     an_source src;
     an_guard *g; /* NULL: not read (unreadable, too deep to parse) */
+    uint64_t serial; /* this read's own number (a later read of the path gets another) */
 } xmod;
 static void xmod_free(xmod *m);
 
@@ -83,6 +86,12 @@ typedef struct {
     UT_VEC(uint32_t) grow; /* offsets of definitions the verdict reads that a partial tree lacks */
     bool in_exit;    /* judging the code after an early exit (after_exit) */
     bool exit_why;   /* the reason was found there */
+    /* for the verdicts of callees in other modules kept per thread (follow_in_module): every module read since the
+     * judge began (each time module_at gives one), the least index into visited that a cycle met (SIZE_MAX: none),
+     * and whether something outside a callee's own code decided part of its verdict */
+    UT_VEC(struct xmod *) touch;
+    size_t seen_min;
+    bool tainted;
 } judge;
 
 typedef UT_VEC(TSNode) node_vec;
@@ -529,7 +538,10 @@ typedef enum { ENTER_SEEN, ENTER_DEEP, ENTER_IN } enter_result;
 
 static enter_result enter(judge *j, uint32_t s, TSNode call) {
     for (size_t i = 0; i < j->visited.len; i++)
-        if (j->visited.items[i].g == j->g && j->visited.items[i].s == s) return ENTER_SEEN;
+        if (j->visited.items[i].g == j->g && j->visited.items[i].s == s) {
+            if (i < j->seen_min) j->seen_min = i;
+            return ENTER_SEEN;
+        }
     if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
         verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
         return ENTER_DEEP;
@@ -571,8 +583,11 @@ static TSNode enclosing(TSNode n, const char *type) {
 
 /* ---- callees in other modules of the project ---------------------------------------------------------------- */
 
-/* Modules read for earlier files, kept per thread while their stamp holds (a module of a project is the callee
- * of many files' guards): the run's (or the language server's) memory of them. One thread reads each tree. */
+/* Modules read for earlier files, kept while their stamp holds (a module of a project is the callee of many files'
+ * guards): the run's (or the language server's) memory of them. One thread at a time reads each tree: a thread
+ * has a memory of its own, and when it ends its memory is parked for the next thread that wants one (a run's
+ * passes each start threads of their own: with a memory per thread, fairseq's utils.py was parsed three times in
+ * a one-thread check). */
 #define GUARD_MEMO_MAX 256
 #define GUARD_RACY_NS (3LL * 1000000000) /* a file changed this close to its read may change again unseen */
 typedef struct {
@@ -592,19 +607,36 @@ static void xmod_free(xmod *m) {
     ut_free(m->path), ut_free(m);
 }
 
-static void memo_free(void *v) {
-    memo_vec *mv = v;
-    for (size_t i = 0; i < mv->len; i++) xmod_free(mv->items[i].m);
-    ut_vec_free(mv);
-    ut_free(mv);
+/* the memories of ended threads, for the next ones (reachable: not leaks) */
+static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+static UT_VEC(void *) parked_memos, parked_vmemos;
+
+static void park(void *list, void *v) {
+    UT_VEC(void *) *l = list;
+    pthread_mutex_lock(&park_lock);
+    ut_vec_push(l, v);
+    pthread_mutex_unlock(&park_lock);
 }
 
-static void memo_init(void) { pthread_key_create(&memo_key, memo_free); }
+static void *unpark(void *list) {
+    UT_VEC(void *) *l = list;
+    void *v = NULL;
+    pthread_mutex_lock(&park_lock);
+    if (l->len) v = l->items[--l->len];
+    pthread_mutex_unlock(&park_lock);
+    return v;
+}
+
+static void memo_park(void *v) { park(&parked_memos, v); }
+static void memo_init(void) { pthread_key_create(&memo_key, memo_park); }
 
 static memo_vec *memo(void) {
     pthread_once(&memo_once, memo_init);
     memo_vec *mv = pthread_getspecific(memo_key);
-    if (!mv) mv = ut_calloc(1, sizeof *mv), pthread_setspecific(memo_key, mv);
+    if (!mv) {
+        if (!(mv = unpark(&parked_memos))) mv = ut_calloc(1, sizeof *mv);
+        pthread_setspecific(memo_key, mv);
+    }
     return mv;
 }
 
@@ -624,24 +656,22 @@ static xmod *xmod_parse(xmod *m) {
 /* The module at path (absolute), read and parsed whole: an open editor buffer's text stands for its file; a file
  * read for an earlier guard file is reused while its stamp holds. Each module is noted as a dependency of the guard
  * file's findings (an_deps). NULL: not readable. */
-static an_guard *module_at(judge *j, const char *path) {
-    an_guard *h = j->home;
-    for (size_t i = 0; i < h->mods.len; i++)
-        if (!strcmp(h->mods.items[i]->path, path)) return h->mods.items[i]->g;
-    if (h->mods.len >= GUARD_MAX_MODULES) return NULL;
-    size_t len = 0;
-    char *buf = an_project_overlay_text(path, &len);
-    if (buf) { /* an editor's buffer: this guard file's own copy */
-        xmod *m = ut_calloc(1, sizeof *m);
-        m->path = ut_strdup(path);
-        an_source_init_mem(&m->src, path, buf, len);
-        ut_free(buf);
-        an_deps_note(path, m->src.text, m->src.len, true);
-        ut_vec_push(&h->mods, xmod_parse(m));
-        ut_vec_push(&h->owned, m);
-        return m->g;
-    }
-    memo_vec *mv = memo();
+static uint64_t xmod_serials;
+
+static xmod *xmod_new(const char *path) {
+    xmod *m = ut_calloc(1, sizeof *m);
+    m->path = ut_strdup(path);
+    m->serial = __atomic_add_fetch(&xmod_serials, 1, __ATOMIC_RELAXED);
+    return m;
+}
+
+static xmod *touched(judge *j, xmod *m) {
+    ut_vec_push(&j->touch, m);
+    return m;
+}
+
+/* The thread's read of path while its stamp holds, else NULL. */
+static memo_ent *memo_current(memo_vec *mv, const char *path) {
     struct stat st;
     an_stamp now = {0};
     if (stat(path, &st) == 0) an_stamp_of(&st, &now);
@@ -649,15 +679,59 @@ static an_guard *module_at(judge *j, const char *path) {
         memo_ent *e = &mv->items[i];
         if (strcmp(e->m->path, path)) continue;
         if (an_stamp_eq(&e->st, &now) && now.mtime_ns < e->read_ns - GUARD_RACY_NS &&
-            now.ctime_ns < e->read_ns - GUARD_RACY_NS) {
-            an_deps_note_hash(path, e->content);
-            ut_vec_push(&h->mods, e->m);
-            return e->m->g;
-        }
-        break; /* changed: read again (the old copy stays until the thread ends: earlier guards may hold it) */
+            now.ctime_ns < e->read_ns - GUARD_RACY_NS)
+            return e;
+        return NULL;
     }
-    xmod *m = ut_calloc(1, sizeof *m);
-    m->path = ut_strdup(path);
+    return NULL;
+}
+
+/* The read module_xmod would give for path without reading anything (the guard file's, or the thread's while its
+ * stamp holds), else NULL; *fresh counts those it would add to the guard file's modules. */
+static xmod *known_read(judge *j, const char *path, size_t *fresh) {
+    an_guard *h = j->home;
+    for (size_t i = 0; i < h->mods.len; i++)
+        if (!strcmp(h->mods.items[i]->path, path)) return h->mods.items[i];
+    if (h->mods.len + ++*fresh > GUARD_MAX_MODULES) return NULL;
+    size_t len = 0;
+    char *buf = an_project_overlay_text(path, &len);
+    if (buf) {
+        ut_free(buf);
+        return NULL;
+    }
+    memo_ent *e = memo_current(memo(), path);
+    return e ? e->m : NULL;
+}
+
+static xmod *module_xmod(judge *j, const char *path) {
+    an_guard *h = j->home;
+    for (size_t i = 0; i < h->mods.len; i++)
+        if (!strcmp(h->mods.items[i]->path, path)) return touched(j, h->mods.items[i]);
+    if (h->mods.len >= GUARD_MAX_MODULES) {
+        j->tainted = true; /* the modules read before decide */
+        return NULL;
+    }
+    size_t len = 0;
+    char *buf = an_project_overlay_text(path, &len);
+    if (buf) { /* an editor's buffer: this guard file's own copy */
+        xmod *m = xmod_new(path);
+        an_source_init_mem(&m->src, path, buf, len);
+        ut_free(buf);
+        an_deps_note(path, m->src.text, m->src.len, true);
+        ut_vec_push(&h->mods, xmod_parse(m));
+        ut_vec_push(&h->owned, m);
+        j->tainted = true; /* a copy of its own: no verdict read from it is kept */
+        return touched(j, m);
+    }
+    memo_vec *mv = memo();
+    memo_ent *e = memo_current(mv, path);
+    if (e) {
+        an_deps_note_hash(path, e->content);
+        ut_vec_push(&h->mods, e->m);
+        return touched(j, e->m);
+    }
+    /* none, or changed: read again (the old copy stays until the thread ends: earlier guards may hold it) */
+    xmod *m = xmod_new(path);
     char *why = NULL;
     an_stamp seen = {0};
     int64_t t = now_ns();
@@ -679,7 +753,12 @@ static an_guard *module_at(judge *j, const char *path) {
     } else {
         ut_vec_push(&h->owned, m);
     }
-    return m->g;
+    return touched(j, m);
+}
+
+static an_guard *module_at(judge *j, const char *path) {
+    xmod *m = module_xmod(j, path);
+    return m ? m->g : NULL;
 }
 
 /* How the module of j->g binds `name` by an import: level (leading dots) and the dotted name it stands for
@@ -811,12 +890,141 @@ static bool follow_assigned(judge *j, const char *name, size_t n, TSNode call) {
 
 /* The definition named [name, name + n) in module m (or what m's imports bind to that name): followed as the
  * definitions of the guard's own file are. false: m does not define or import it. */
+/* ---- verdicts of callees in other modules, kept ---------------------------------------------------------------
+ * The guards of a project call the same functions of its other modules again and again (fairseq: 2,782 callees
+ * followed into other modules, 469 of them distinct; those walks were half of a check's instructions). What a
+ * callee's walk says (kind, reason, whether the name was found) depends only on the callee (the read of its module
+ * and its name), the call depth and module hops it is reached at, the project model and the helper's name, and the
+ * modules the walk reads - unless the walk met a cycle back into code visited before it, the guard file's module
+ * limit, or an editor's buffer (then it is not kept). Kept verdicts are keyed on the rest and given again while
+ * every module the walk read is still the same read (each read has a number; a changed file is read again under
+ * another). A kept walk starts from no verdict and is merged as verdict() merges (a higher kind replaces, the first
+ * reason of a kind stays). That gives what the walk in place gives: in place it starts from the judge's kind, which
+ * is below CUDA (else nothing more is walked), so it walks the same code, and its reasons of the judge's kind or
+ * below are dropped either way; where a later caller of the same callee would, in place, stop at definitions the
+ * judge visited already, those were walked in full before, so the kind they hold is the judge's already and the
+ * kept verdict changes nothing. Memories park with their thread's end, like the modules' (memo above). */
+#define GUARD_VMEMO_MAX 8192
+
+typedef struct {
+    an_guard_kind kind;
+    char *why;
+    bool any;
+    UT_VEC(char *) paths; /* every module it read, and the numbers of those reads */
+    UT_VEC(uint64_t) serials;
+} vmemo_ent;
+
+typedef struct {
+    ut_smap map; /* key -> vmemo_ent */
+    uint64_t generation; /* an_project_generation when the entries were made */
+} vmemo_t;
+
+static pthread_key_t vmemo_key;
+static pthread_once_t vmemo_once = PTHREAD_ONCE_INIT;
+
+static void vmemo_ent_free(void *v) {
+    vmemo_ent *e = v;
+    ut_free(e->why);
+    for (size_t i = 0; i < e->paths.len; i++) ut_free(e->paths.items[i]);
+    ut_vec_free(&e->paths);
+    ut_vec_free(&e->serials);
+    ut_free(e);
+}
+
+static void vmemo_park(void *v) { park(&parked_vmemos, v); }
+static void vmemo_init(void) { pthread_key_create(&vmemo_key, vmemo_park); }
+
+static vmemo_t *vmemo(void) {
+    pthread_once(&vmemo_once, vmemo_init);
+    vmemo_t *vm = pthread_getspecific(vmemo_key);
+    if (!vm) {
+        if (!(vm = unpark(&parked_vmemos))) vm = ut_calloc(1, sizeof *vm);
+        pthread_setspecific(vmemo_key, vm);
+    }
+    uint64_t gen = an_project_generation();
+    if (vm->generation != gen || vm->map.len >= GUARD_VMEMO_MAX) {
+        ut_smap_free(&vm->map, vmemo_ent_free);
+        memset(&vm->map, 0, sizeof vm->map);
+        vm->generation = gen;
+    }
+    return vm;
+}
+
+/* A kept (or just made) verdict merged into the judge's, as verdict() would have merged it reason by reason. */
+static void merge_verdict(judge *j, an_guard_kind k, const char *why) {
+    if (k <= j->kind) return;
+    ut_free(j->why);
+    j->why = why ? ut_strdup(why) : NULL;
+    j->kind = k;
+    j->exit_why = j->in_exit;
+}
+
+static bool follow_in_module_walk(judge *j, an_guard *m, const char *name, size_t n, TSNode call, int hops);
+
 static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, TSNode call, int hops) {
-    an_guard *back = j->g;
     if (j->call_depth >= GUARD_MAX_CALL_DEPTH) { /* said at the caller's call, in the caller's text */
         verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
         return true;
     }
+    /* the module's read: the last one module_at gave for m */
+    xmod *x = NULL;
+    for (size_t i = j->touch.len; i-- > 0 && !x;)
+        if (j->touch.items[i]->g == m) x = j->touch.items[i];
+    if (!x || getenv("XPUIFY_NO_GUARD_MEMO")) return follow_in_module_walk(j, m, name, n, call, hops); /* the test's switch */
+    vmemo_t *vm = vmemo();
+    ut_buf key;
+    ut_buf_init(&key);
+    ut_buf_printf(&key, "%llu:%d:%d:%p:%s:%.*s", (unsigned long long)x->serial, j->call_depth, hops, (const void *)j->proj,
+                  j->home->helper ? j->home->helper : "", (int)n, name);
+    const ut_smap_slot *sl = ut_smap_find(&vm->map, key.data, key.len);
+    if (sl) {
+        /* given again while every module it read is the same read (module_xmod notes them as the walk would) */
+        const vmemo_ent *e = sl->val;
+        bool same = true;
+        size_t fresh = 0;
+        for (size_t i = 0; i < e->paths.len && same; i++) {
+            const xmod *r = known_read(j, e->paths.items[i], &fresh);
+            same = r && r->serial == e->serials.items[i];
+        }
+        if (same) {
+            for (size_t i = 0; i < e->paths.len; i++) module_xmod(j, e->paths.items[i]); /* as the walk reads them */
+            merge_verdict(j, e->kind, e->why);
+            ut_buf_free(&key);
+            return e->any;
+        }
+    }
+    /* walked from no verdict, with the cycle and taint marks of this walk alone */
+    an_guard_kind kind0 = j->kind;
+    char *why0 = j->why;
+    bool exit0 = j->exit_why, taint0 = j->tainted, whole0 = j->need_whole;
+    size_t seen0 = j->seen_min, visited0 = j->visited.len, touch0 = j->touch.len, grow0 = j->grow.len;
+    j->kind = AN_GUARD_GENERIC, j->why = NULL, j->tainted = false, j->seen_min = SIZE_MAX;
+    bool any = follow_in_module_walk(j, m, name, n, call, hops);
+    an_guard_kind k = j->kind;
+    char *why = j->why;
+    bool keep = !j->tainted && j->seen_min >= visited0 && j->need_whole == whole0 && j->grow.len == grow0;
+    if (keep) {
+        vmemo_ent *e = ut_calloc(1, sizeof *e);
+        e->kind = k, e->why = why ? ut_strdup(why) : NULL, e->any = any;
+        for (size_t i = touch0; i < j->touch.len; i++) {
+            ut_vec_push(&e->paths, ut_strdup(j->touch.items[i]->path));
+            ut_vec_push(&e->serials, j->touch.items[i]->serial);
+        }
+        ut_smap_slot *ns = ut_smap_put(&vm->map, key.data, key.len, NULL);
+        if (ns->val) vmemo_ent_free(ns->val);
+        ns->val = e;
+    }
+    j->kind = kind0, j->why = why0, j->exit_why = exit0;
+    j->tainted = taint0 || j->tainted;
+    if (j->seen_min > seen0) j->seen_min = seen0;
+    merge_verdict(j, k, why);
+    ut_free(why);
+    ut_buf_free(&key);
+    return any;
+}
+
+static bool follow_in_module_walk(judge *j, an_guard *m, const char *name, size_t n, TSNode call, int hops) {
+    an_guard *back = j->g;
     j->g = m;
     node_vec defs = {0};
     find_defs(j, name, n, &defs);
@@ -1383,7 +1591,7 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
                        void *grow, bool *must) {
     judge j = {0};
     *must = false;
-    j.g = j.home = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC;
+    j.g = j.home = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC, j.seen_min = SIZE_MAX;
     out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false;
     if (!g->tree) return true;
     TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
@@ -1410,6 +1618,7 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     out->why = j.why;
     out->after_exit = j.exit_why;
     ut_vec_free(&j.visited);
+    ut_vec_free(&j.touch);
     *must = j.must_whole;
     UT_VEC(uint32_t) *gv = grow;
     for (size_t i = 0; i < j.grow.len; i++) ut_vec_push(gv, j.grow.items[i]);

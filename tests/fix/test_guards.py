@@ -4,11 +4,13 @@ unsafe where xpuify cannot see into that code, and gets no fix where the code do
 the finding. Labelled cases (fixtures/python/XPU105.py, `(fix: safe|unsafe|none)`), a plain-fix golden, and a run
 with Debian's torch: on the CPU (and with CUDA hidden) the fixed program prints what the original prints; with an
 accelerator (the helper told it has one) the device-generic bodies run and work, the CUDA-only ones do not run."""
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from harness import ROOT, check, eq, main, need_python, read, run, write  # noqa: E402
@@ -388,6 +390,57 @@ def test_callees_in_a_large_module(d):
             r1 = run("check", "--no-cache", "--format", "json", "--exit-zero", name, cwd="p")
             one = [x for x in r1.json() if x["code"] == "XPU105"]
             eq([(x.get("fix") or {}).get("applicability", "none") for x in one], [kind], f"{name} alone")
+
+
+# Many guard files of one project calling the same callees of its other modules: at several call depths, through
+# a package's re-export, a cycle between two modules, a chain past the depth xpuify follows, a CUDA library.
+KEPT_LIB = {
+    "pkg/__init__.py": "from .core import shared_generic, shared_cuda\n",
+    "pkg/core.py": ("import torch\nfrom flash_attn import flash_attn_func\nfrom .deep import level1\nfrom . import cyc_a\n\n\n"
+                    "def shared_generic(x):\n    return x * 2 + level1(x)\n\n\n"
+                    "def shared_cuda(x):\n    return flash_attn_func(x, x, x)\n\n\n"
+                    "def cycle(x):\n    return cyc_a.a(x)\n"),
+    "pkg/deep.py": ("def level1(x):\n    return level2(x) + 1\n\n\ndef level2(x):\n    return level3(x) + 1\n\n\n"
+                    "def level3(x):\n    return level4(x) + 1\n\n\ndef level4(x):\n    return x\n"),
+    "pkg/cyc_a.py": "from .cyc_b import b\n\n\ndef a(x):\n    return b(x - 1) if x else x\n",
+    "pkg/cyc_b.py": "from . import cyc_a\n\n\ndef b(x):\n    return cyc_a.a(x) + 1\n",
+}
+KEPT_CALLS = ["shared_generic(x)", "shared_cuda(x)", "core.cycle(x)", "helper(x)", "deep.level3(x)", "deep.level1(x)"]
+
+
+def kept_project(n):
+    for path, text in KEPT_LIB.items():
+        write(os.path.join("kp", path), text)
+    for i in range(n):
+        calls = KEPT_CALLS[i % len(KEPT_CALLS):] + KEPT_CALLS[:i % len(KEPT_CALLS)]  # each file in another order
+        body = "".join(f"\n\ndef g{k}(x):\n    if torch.cuda.is_available():\n        x = {c}\n    return x\n"
+                       for k, c in enumerate(calls))
+        write(f"kp/pkg/user{i}.py", "import torch\nfrom pkg import shared_generic, shared_cuda\nfrom pkg import core, deep\n\n\n"
+              "def helper(x):\n    return core.cycle(shared_generic(x))\n" + body)
+
+
+def test_kept_callee_verdicts_are_the_walked_ones(d):
+    """Verdicts of callees in other modules are kept for the run (and for later threads): a check of twelve guard
+    files that call the same callees in other orders gives exactly what walking every callee each time gives
+    (XPUIFY_NO_GUARD_MEMO=1), with one thread and with two, over the directory and file by file."""
+    kept_project(12)
+    time.sleep(3.5)  # modules changed less than 3 s before they are read are read again each time (GUARD_RACY_NS)
+    runs = {}
+    for memo in (True, False):
+        for threads in ("1", "2"):
+            env = {} if memo else {"XPUIFY_NO_GUARD_MEMO": "1"}
+            r = run("check", "--no-cache", "--threads", threads, "--format", "json", "--exit-zero", "pkg", cwd="kp", env=env)
+            check(r.code == 0, "check failed", r)
+            runs[memo, threads] = r.out
+    found = [x for x in json.loads(runs[True, "1"]) if x["code"] == "XPU105"]
+    kinds = {(x.get("fix") or {}).get("applicability", "none") for x in found}
+    check(len(found) == 12 * len(KEPT_CALLS) and {"safe", "none"} <= kinds, "every guard judged, both ways", found)
+    for key, out in runs.items():
+        eq(out, runs[False, "1"], f"kept verdicts {key} against walked ones")
+    # a file checked alone reads its callees afresh: the same verdicts and reasons
+    alone = {x["message"] for x in run("check", "--no-cache", "--format", "json", "--exit-zero", "pkg/user5.py", cwd="kp").json()
+             if x["code"] == "XPU105"}
+    eq(alone, {x["message"] for x in found if x["path"].endswith("user5.py")}, "user5.py alone")
 
 
 def test_second_fix_judges_as_the_first(d):
