@@ -131,7 +131,14 @@ def device_str(index=None):
 
 def device_ctx(index):
     """`with torch.cuda.device(i):` for the picked device; a no-op on the CPU. `i` as torch.cuda.device takes it: an
-    int, a torch.device or a string ("cuda:1" is index 1 of the picked device; no index: the current device)."""
+    int, a torch.device or a string ("cuda:1" is index 1 of the picked device; no index: the current device). A
+    torch.device of another accelerator that this host also has (a tensor's own device, `x.device`, on a host with
+    CUDA and XPU) enters that accelerator's context, as torch.cuda.device(x.device) does for a CUDA tensor."""
+    if isinstance(index, torch.device) and index.type not in ("cpu", _dev()):
+        own = getattr(torch, index.type, None)
+        available = getattr(own, "is_available", None)
+        if getattr(own, "device", None) is not None and available is not None and available():
+            return own.device(index.index)
     ctx = getattr(module(), "device", None)
     if _dev() == "cpu" or index is None or ctx is None:  # MPS and XLA have no per-index device context
         return contextlib.nullcontext()

@@ -418,6 +418,46 @@ def test_compat_helper_imports_from_scripts_and_packages(d):
     eq([f["path"] for f in r.json()], [])
 
 
+HYBRID = """import contextlib, sys, types, torch
+sys.path.insert(0, sys.argv[1])
+entered = []
+def recorder(kind):
+    @contextlib.contextmanager
+    def device(i):
+        entered.append((kind, i))
+        yield
+    return device
+# a host with CUDA and XPU (Debian's torch has neither: both told)
+torch.cuda.is_available = lambda: True
+torch.cuda.device = recorder("cuda")
+torch.cuda.device_count = lambda: 2
+torch.xpu = types.SimpleNamespace(is_available=lambda: True, device=recorder("xpu"), device_count=lambda: 2)
+import xpuify_device as h
+args = [torch.device("cuda", 1), "cuda:1", 1] + ([torch.device("xpu", 0)] if h._dev() == "xpu" else [])
+for a in args:
+    with h.device_ctx(a):
+        pass
+print(h._dev(), entered)
+"""
+
+
+def test_device_ctx_on_a_host_with_two_accelerators(d):
+    """`with torch.cuda.device(x.device):` becomes `device_ctx(x.device)`: on a host with CUDA and XPU where XPU is
+    picked, a CUDA tensor's device still enters CUDA's context (as the original does), while an index or a "cuda"
+    string means the picked device; with CUDA picked every form enters CUDA's, as before."""
+    if not debian_torch():
+        return
+    os.mkdir("h")
+    with open("h/xpuify_device.py", "w") as f:
+        f.write(read(os.path.join(ROOT, "rewriters", "templates", "xpuify_device.py")))
+    write("t.py", HYBRID)
+    out = lambda dev: subprocess.run([PY, "t.py", "h"], capture_output=True, text=True, env={**os.environ, "XPUIFY_DEVICE": dev})
+    r = out("xpu")
+    eq(r.stdout.strip(), "xpu [('cuda', 1), ('xpu', 1), ('xpu', 1), ('xpu', 0)]", r.stderr)
+    r = out("cuda")
+    eq(r.stdout.strip(), "cuda [('cuda', 1), ('cuda', 1), ('cuda', 1)]", r.stderr)
+
+
 def test_helper_path_and_priority(d):
     write("a.py", CUDA)
     r = run("fix", "--target", "compat", "--helper-path", "lib/devhelp.py", "--device-priority", "xpu,cuda,cpu", "a.py")
