@@ -705,10 +705,18 @@ static an_fix *fix_unused_import(fx *f, const an_diag *d) {
         bool alone_end = true;
         for (uint32_t i = e; i < le; i++)
             if (!isspace((unsigned char)f->text[i])) alone_end = false;
+        /* a comment after it: `from torch.cuda import X  # why` */
+        uint32_t cm = e;
+        while (cm < le && (f->text[cm] == ' ' || f->text[cm] == '\t')) cm++;
+        bool comment_after = cm < le && f->text[cm] == '#';
         TSNode parent = up(f, st);
-        bool only_stmt_in_block = is(parent, "block") && ts_node_named_child_count(parent) == 1;
+        uint32_t stmts = 0; /* the block's statements (its comments are named children too) */
+        for (uint32_t i = 0, k = is(parent, "block") ? ts_node_named_child_count(parent) : 0; i < k; i++)
+            stmts += !is(ts_node_named_child(parent, i), "comment");
+        bool only_stmt_in_block = is(parent, "block") && stmts == 1;
         if (only_stmt_in_block) edit(x, s, e, "pass");
         else if (alone_start && alone_end) edit(x, ls, le, "");
+        else if (alone_start && comment_after) edit(x, s, cm, ""); /* the comment stays, where the statement began */
         else edit(x, s, e, "pass");
     } else {
         size_t k = 0;

@@ -418,6 +418,17 @@ def test_compat_helper_imports_from_scripts_and_packages(d):
     eq([f["path"] for f in r.json()], [])
 
 
+def test_unused_import_with_a_comment_keeps_the_comment(d):
+    """An unused CUDA-only import removed from its own line keeps the comment after it (`# why`), not `pass  # why`;
+    where it is the only statement of a block (comments are not statements) `pass` stands in for it."""
+    write("t.py", "import torch\nfrom torch.cuda import amp  # mixed precision\n\n\ndef f():\n"
+                  "    from torch.cuda import amp  # the only statement\n\n\nx = 1\n")
+    r = run("fix", "-q", "--no-cache", "t.py")
+    check(r.code in (0, 1), "fix failed", r)
+    eq(read("t.py"), "import torch\n# mixed precision\n\n\ndef f():\n    pass  # the only statement\n\n\nx = 1\n", "fixed")
+    compiles("t.py")
+
+
 HYBRID = """import contextlib, sys, types, torch
 sys.path.insert(0, sys.argv[1])
 entered = []
