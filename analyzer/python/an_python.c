@@ -1525,10 +1525,38 @@ finish:
     if (tree) ts_tree_delete(tree);
 }
 
+/* A block with no statement (its comments are named children, not statements): tree-sitter's grammar accepts one,
+ * CPython does not ("expected an indented block"). */
+static bool has_empty_block(TSNode root) {
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    bool empty = false;
+    for (bool down = true;;) {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        if (down && !strcmp(ts_node_type(n), "block")) {
+            uint32_t k = ts_node_named_child_count(n), stmts = 0;
+            for (uint32_t i = 0; i < k && !stmts; i++) stmts += strcmp(ts_node_type(ts_node_named_child(n, i)), "comment") != 0;
+            if (!stmts) {
+                empty = true;
+                break;
+            }
+        }
+        if (down && ts_tree_cursor_goto_first_child(&c)) continue;
+        if (ts_tree_cursor_goto_next_sibling(&c)) {
+            down = true;
+            continue;
+        }
+        if (!ts_tree_cursor_goto_parent(&c)) break;
+        down = false;
+    }
+    ts_tree_cursor_delete(&c);
+    return empty;
+}
+
 bool an_python_parses(an_python *py, const an_source *src) {
     TSTree *tree = an_python_parse(py, src, NULL);
     if (!tree) return false;
-    bool ok = !ts_node_has_error(ts_tree_root_node(tree));
+    TSNode root = ts_tree_root_node(tree);
+    bool ok = !ts_node_has_error(root) && !has_empty_block(root);
     ts_tree_delete(tree);
     return ok;
 }
