@@ -627,17 +627,22 @@ static void *unpark(void *list) {
     return v;
 }
 
+/* The calling thread's memory under key: its own, else a parked one, else a new one of size bytes. */
+static void *thread_memory(pthread_key_t key, void *parked, size_t size) {
+    void *v = pthread_getspecific(key);
+    if (!v) {
+        if (!(v = unpark(parked))) v = ut_calloc(1, size);
+        pthread_setspecific(key, v);
+    }
+    return v;
+}
+
 static void memo_park(void *v) { park(&parked_memos, v); }
 static void memo_init(void) { pthread_key_create(&memo_key, memo_park); }
 
 static memo_vec *memo(void) {
     pthread_once(&memo_once, memo_init);
-    memo_vec *mv = pthread_getspecific(memo_key);
-    if (!mv) {
-        if (!(mv = unpark(&parked_memos))) mv = ut_calloc(1, sizeof *mv);
-        pthread_setspecific(memo_key, mv);
-    }
-    return mv;
+    return thread_memory(memo_key, &parked_memos, sizeof(memo_vec));
 }
 
 static int64_t now_ns(void) {
@@ -653,9 +658,6 @@ static xmod *xmod_parse(xmod *m) {
     return m;
 }
 
-/* The module at path (absolute), read and parsed whole: an open editor buffer's text stands for its file; a file
- * read for an earlier guard file is reused while its stamp holds. Each module is noted as a dependency of the guard
- * file's findings (an_deps). NULL: not readable. */
 static uint64_t xmod_serials;
 
 static xmod *xmod_new(const char *path) {
@@ -668,6 +670,13 @@ static xmod *xmod_new(const char *path) {
 static xmod *touched(judge *j, xmod *m) {
     ut_vec_push(&j->touch, m);
     return m;
+}
+
+/* The guard file's read of path, if it has one. */
+static xmod *guard_file_read(const an_guard *h, const char *path) {
+    for (size_t i = 0; i < h->mods.len; i++)
+        if (!strcmp(h->mods.items[i]->path, path)) return h->mods.items[i];
+    return NULL;
 }
 
 /* The thread's read of path while its stamp holds, else NULL. */
@@ -690,8 +699,8 @@ static memo_ent *memo_current(memo_vec *mv, const char *path) {
  * stamp holds), else NULL; *fresh counts those it would add to the guard file's modules. */
 static xmod *known_read(judge *j, const char *path, size_t *fresh) {
     an_guard *h = j->home;
-    for (size_t i = 0; i < h->mods.len; i++)
-        if (!strcmp(h->mods.items[i]->path, path)) return h->mods.items[i];
+    xmod *had = guard_file_read(h, path);
+    if (had) return had;
     if (h->mods.len + ++*fresh > GUARD_MAX_MODULES) return NULL;
     size_t len = 0;
     char *buf = an_project_overlay_text(path, &len);
@@ -703,10 +712,14 @@ static xmod *known_read(judge *j, const char *path, size_t *fresh) {
     return e ? e->m : NULL;
 }
 
+/* The module at path (absolute), read and parsed whole: an open editor buffer's text stands for its file; a file
+ * read for an earlier guard file is reused while its stamp holds. Each module is noted as a dependency of the guard
+ * file's findings (an_deps). The read is noted in j->touch; NULL: over the module limit (a read
+ * whose file is unreadable has no tree: g NULL). */
 static xmod *module_xmod(judge *j, const char *path) {
     an_guard *h = j->home;
-    for (size_t i = 0; i < h->mods.len; i++)
-        if (!strcmp(h->mods.items[i]->path, path)) return touched(j, h->mods.items[i]);
+    xmod *had = guard_file_read(h, path);
+    if (had) return touched(j, had);
     if (h->mods.len >= GUARD_MAX_MODULES) {
         j->tainted = true; /* the modules read before decide */
         return NULL;
@@ -888,8 +901,6 @@ static bool follow_assigned(judge *j, const char *name, size_t n, TSNode call) {
     return any;
 }
 
-/* The definition named [name, name + n) in module m (or what m's imports bind to that name): followed as the
- * definitions of the guard's own file are. false: m does not define or import it. */
 /* ---- verdicts of callees in other modules, kept ---------------------------------------------------------------
  * The guards of a project call the same functions of its other modules again and again (fairseq: 2,782 callees
  * followed into other modules, 469 of them distinct; those walks were half of a check's instructions). What a
@@ -931,16 +942,18 @@ static void vmemo_ent_free(void *v) {
     ut_free(e);
 }
 
+static bool vmemo_off; /* XPUIFY_NO_GUARD_MEMO: the test's switch, read once */
 static void vmemo_park(void *v) { park(&parked_vmemos, v); }
-static void vmemo_init(void) { pthread_key_create(&vmemo_key, vmemo_park); }
+static void vmemo_init(void) {
+    pthread_key_create(&vmemo_key, vmemo_park);
+    vmemo_off = getenv("XPUIFY_NO_GUARD_MEMO") != NULL;
+}
 
+/* The thread's kept verdicts, emptied when the project models changed (NULL: switched off). */
 static vmemo_t *vmemo(void) {
     pthread_once(&vmemo_once, vmemo_init);
-    vmemo_t *vm = pthread_getspecific(vmemo_key);
-    if (!vm) {
-        if (!(vm = unpark(&parked_vmemos))) vm = ut_calloc(1, sizeof *vm);
-        pthread_setspecific(vmemo_key, vm);
-    }
+    if (vmemo_off) return NULL;
+    vmemo_t *vm = thread_memory(vmemo_key, &parked_vmemos, sizeof(vmemo_t));
     uint64_t gen = an_project_generation();
     if (vm->generation != gen || vm->map.len >= GUARD_VMEMO_MAX) {
         ut_smap_free(&vm->map, vmemo_ent_free);
@@ -970,8 +983,8 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
     xmod *x = NULL;
     for (size_t i = j->touch.len; i-- > 0 && !x;)
         if (j->touch.items[i]->g == m) x = j->touch.items[i];
-    if (!x || getenv("XPUIFY_NO_GUARD_MEMO")) return follow_in_module_walk(j, m, name, n, call, hops); /* the test's switch */
-    vmemo_t *vm = vmemo();
+    vmemo_t *vm = x ? vmemo() : NULL;
+    if (!vm) return follow_in_module_walk(j, m, name, n, call, hops);
     ut_buf key;
     ut_buf_init(&key);
     ut_buf_printf(&key, "%llu:%d:%d:%p:%s:%.*s", (unsigned long long)x->serial, j->call_depth, hops, (const void *)j->proj,
@@ -1023,6 +1036,8 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
     return any;
 }
 
+/* The definition named [name, name + n) in module m (or what m's imports bind to that name): followed as the
+ * definitions of the guard's own file are. false: m does not define or import it. */
 static bool follow_in_module_walk(judge *j, an_guard *m, const char *name, size_t n, TSNode call, int hops) {
     an_guard *back = j->g;
     j->g = m;

@@ -45,13 +45,18 @@ const TSLanguage *an_query_language(an_lang lang) { return lang == AN_LANG_PYTHO
 
 static void pred_free(pred *p);
 
-void an_query_set_free(struct an_query_set *qs) {
-    if (!qs) return;
+static void patterns_clear(struct an_query_set *qs) {
     for (size_t i = 0; i < qs->patterns.len; i++) {
         pattern_info *pi = &qs->patterns.items[i];
         for (size_t j = 0; j < pi->preds.len; j++) pred_free(&pi->preds.items[j]);
         ut_vec_free(&pi->preds);
     }
+    qs->patterns.len = 0;
+}
+
+void an_query_set_free(struct an_query_set *qs) {
+    if (!qs) return;
+    patterns_clear(qs);
     ut_vec_free(&qs->patterns);
     ut_free(qs->first);
     if (qs->query) ts_query_delete(qs->query);
@@ -274,6 +279,17 @@ static bool has_capture(const char *q, const char *name) {
     return false;
 }
 
+/* The id of the capture named name in q (UINT32_MAX: none). */
+static uint32_t capture_id(const TSQuery *q, const char *name) {
+    uint32_t id = UINT32_MAX;
+    for (uint32_t cid = 0; cid < ts_query_capture_count(q); cid++) {
+        uint32_t n;
+        const char *nm = ts_query_capture_name_for_id(q, cid, &n);
+        if (n == strlen(name) && !memcmp(nm, name, n)) id = cid;
+    }
+    return id;
+}
+
 /* narrowing (an_query_run_within): statement-level, plain roots, and every pattern rooted (a single root node:
  * tree-sitter starts a match only at a node inside the range then) */
 static bool narrowable(const struct an_query_set *qs, const char *rules_text) {
@@ -281,15 +297,6 @@ static bool narrowable(const struct an_query_set *qs, const char *rules_text) {
     for (uint32_t p = 0; p < ts_query_pattern_count(qs->query); p++)
         if (!ts_query_is_pattern_rooted(qs->query, p)) return false;
     return true;
-}
-
-static void patterns_clear(struct an_query_set *qs) {
-    for (size_t i = 0; i < qs->patterns.len; i++) {
-        pattern_info *pi = &qs->patterns.items[i];
-        for (size_t j = 0; j < pi->preds.len; j++) pred_free(&pi->preds.items[j]);
-        ut_vec_free(&pi->preds);
-    }
-    qs->patterns.len = 0;
 }
 
 /* The rules' patterns with each shape compiled once (an_qshare): true when qs->query, patterns and first are set.
@@ -330,15 +337,10 @@ static bool build_shared(struct an_query_set *qs, const TSLanguage *tl, const an
                 if (!ok) break;
                 pattern_info np = {0};
                 np.rule = rules[sh.owners[o].rule];
-                np.report_cap = UINT32_MAX;
                 int rc = an_qshare_capture(&sh.owners[o], np.rule->report, strlen(np.rule->report));
                 char cn[16];
                 snprintf(cn, sizeof cn, "c%d", rc);
-                for (uint32_t cid = 0; rc >= 0 && cid < ts_query_capture_count(q); cid++) {
-                    uint32_t cl;
-                    const char *nm = ts_query_capture_name_for_id(q, cid, &cl);
-                    if (cl == strlen(cn) && !memcmp(nm, cn, cl)) np.report_cap = cid;
-                }
+                np.report_cap = rc >= 0 ? capture_id(q, cn) : UINT32_MAX;
                 ut_vec_push(&qs->patterns, np);
                 pi = &qs->patterns.items[qs->patterns.len - 1];
                 skip = false;
@@ -440,12 +442,7 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
     for (uint32_t p = 0; p < np; p++) {
         pattern_info pi = {0};
         pi.rule = owners.items[owner[p]];
-        pi.report_cap = UINT32_MAX;
-        for (uint32_t cid = 0; cid < ts_query_capture_count(qs->query); cid++) {
-            uint32_t n;
-            const char *nm = ts_query_capture_name_for_id(qs->query, cid, &n);
-            if (n == strlen(pi.rule->report) && !memcmp(nm, pi.rule->report, n)) pi.report_cap = cid;
-        }
+        pi.report_cap = capture_id(qs->query, pi.rule->report);
         if (!parse_preds(qs->query, p, &pi, pi.rule, err)) (*nerr)++;
         ut_vec_push(&qs->patterns, pi);
     }
