@@ -35,7 +35,10 @@ IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # prints one JSON line per entry.
 CHILD = r'''
 import importlib, importlib.abc, importlib.machinery, json, linecache, os, signal, sys, types, traceback
+# the project's top-level names: never stubbed for a script run by path, whose imports of them fail for real
+# where its own sys.path set-up does not make them resolve (as they do for its users); stubbed elsewhere when missing
 own = set(json.loads(os.environ["XP_OWN"]))
+kind_now = [""]
 class _Meta(type):
     def __getattr__(cls, n):
         if n.startswith("__"):
@@ -88,7 +91,7 @@ class _Loader(importlib.abc.Loader):
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         top = name.split(".")[0]
-        if top in own or top == "xpuify_device":
+        if (top in own and kind_now[0] == "script") or top == "xpuify_device":
             return None
         parent = sys.modules.get(name.rpartition(".")[0]) if "." in name else None
         if not isinstance(parent, _Stub) and not _from_project():
@@ -111,12 +114,27 @@ def _alarm(*a):
     raise _Timeout()
 signal.signal(signal.SIGALRM, _alarm)
 base_path = [p for p in sys.path if p]
-# scripts are run from the project's root, or with the project installed: its root (and src/) follow theirs
+# a script is imported two ways: run by path (`python tools/x.py`, from anywhere: sys.path[0] is its own directory
+# and nothing else of the project is on the path, so imports of the project's packages work only after the script's
+# own sys.path set-up), and with the project installed or run from its root through PYTHONPATH ("script-installed":
+# the root, and src/, follow its directory)
 installed = [project_root.rstrip("/")] + ([project_root + "src"] if os.path.isdir(project_root + "src") else [])
+def _forget_project():
+    """Drops the project's modules from sys.modules, namespace packages (no __file__, a __path__ in the project)
+    included."""
+    def own(m):
+        if (getattr(m, "__file__", None) or "").startswith(project_root):
+            return True
+        return any(str(d).startswith(project_root) for d in (getattr(m, "__path__", None) or []))
+    for k in [k for k, m in list(sys.modules.items()) if not isinstance(m, _Stub) and own(m)]:
+        del sys.modules[k]
 for line in sys.stdin:
     root, mod, kind = json.loads(line)
-    sys.path[:] = [root] + base_path + (installed if kind == "script" else [])
+    kind_now[0] = kind
+    sys.path[:] = [root] + base_path + (installed if kind == "script-installed" else [])
     sys.argv = [mod, "--help"]
+    if kind.startswith("script"):  # a script runs in a process of its own: no project module imported before
+        _forget_project()
     status, detail = "ok", ""
     signal.alarm(30)
     try:
@@ -131,9 +149,8 @@ for line in sys.stdin:
     finally:
         signal.alarm(0)
     if status != "ok":  # a failed import leaves no half-initialised project module behind for the next one
-        for k in [k for k, m in list(sys.modules.items()) if (getattr(m, "__file__", None) or "").startswith(project_root)]:
-            del sys.modules[k]
-    if kind == "script":
+        _forget_project()
+    if kind.startswith("script"):
         sys.modules.pop(mod, None)
     print(json.dumps([root, mod, kind, status, detail]), flush=True)
 '''
@@ -187,6 +204,21 @@ class Model:
                     for a in n.names:
                         self.add(n.module + "." + a.name, d)
 
+    def top_names(self):
+        """The modules and packages the project's root (and its src/) hold: what `import NAME` finds there."""
+        out = set()
+        for base in (self.top, os.path.join(self.top, "src")):
+            if not os.path.isdir(base):
+                continue
+            for e in os.listdir(base):
+                p = os.path.join(base, e)
+                if e.endswith(".py") and IDENT.match(e[:-3]):
+                    out.add(e[:-3])
+                elif os.path.isdir(p) and IDENT.match(e) and e not in SKIP_DIRS and any(
+                        f.endswith(".py") for _, _, fs in os.walk(p) for f in fs):
+                    out.add(e)
+        return out
+
     def resolves_from(self, rel, script):
         """Where a file's absolute imports resolve from: a script's own directory (sys.path[0]); a package module's
         root above the top of its __init__.py chain; another file's own directory (a namespace package, or a
@@ -234,6 +266,7 @@ class Model:
                 out.append((os.path.join(self.top, *dirs[:k]), mod, "package"))
         if (not out or rel in self.main) and IDENT.match(stem) and stem != "__init__":
             out.append((os.path.join(self.top, *dirs), stem, "script"))
+            out.append((os.path.join(self.top, *dirs), stem, "script-installed"))
         return out
 
 
@@ -416,7 +449,9 @@ def run_project(name, src, work, xpuify, python):
         for w in model.ways(f):
             entries.append(w)
     entries = sorted(set(entries))
-    own = set()
+    # the project's top-level names (what its root and src/ hold): a script run by path that imports them without
+    # its own sys.path set-up fails for real, as it does for its users (the child never stubs them there)
+    own = model.top_names()
     res_o = import_all(python, entries, own, 1800, orig)
     res_f = import_all(python, [(r.replace(orig, fixed, 1), m, k) for r, m, k in entries], own, 1800, fixed)
     regress, both_ok, both_fail, fixed_only, why_fail = [], 0, 0, 0, {}

@@ -148,6 +148,78 @@ static uint32_t env_setup_end(fx *f) {
     return end;
 }
 
+/* Does the top-level import statement st import the package pkg (`from pkg import ...`, `from pkg.sub import ...`,
+ * `import pkg`, `import a, pkg.sub as b`)? */
+static bool imports_package(const fx *f, TSNode st, const char *pkg, size_t pn) {
+    TSNode names[64];
+    uint32_t k = 0;
+    if (is(st, "import_from_statement")) {
+        names[k++] = an_py_field(st, "module_name", 11);
+    } else if (is(st, "import_statement")) {
+        for (uint32_t i = 0, n = ts_node_named_child_count(st); i < n && k < 64; i++) {
+            TSNode c = ts_node_named_child(st, i);
+            names[k++] = is(c, "aliased_import") ? an_py_field(c, "name", 4) : c;
+        }
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        if (ts_node_is_null(names[i]) || !is(names[i], "dotted_name")) continue;
+        uint32_t len = E(names[i]) - S(names[i]);
+        const char *t = f->text + S(names[i]);
+        if (len >= pn && !memcmp(t, pkg, pn) && (len == pn || t[pn] == '.')) return true;
+    }
+    return false;
+}
+
+/* Where an absolute helper import (`from classify import xpuify_device`, the helper in a package that the file
+ * imports itself) can go: after the file's own first top-level import of that package, when a top-level statement
+ * before it writes sys.path (yolov5's `classify/train.py` appends the repository root to sys.path after its torch
+ * imports, then imports `classify.val`: run by path, `classify` resolves only after that): the end of the run of
+ * imports that holds that import. 0 when the helper import is relative or plain, or no such set-up precedes the package's import. */
+static uint32_t package_setup_end(fx *f) {
+    const char *imp = f->opt->helper_import;
+    if (!imp || strncmp(imp, "from ", 5) || imp[5] == '.' || strchr(imp, '\n')) return 0;
+    const char *pkg = imp + 5;
+    size_t pn = strcspn(pkg, ". ");
+    uint32_t setup = 0;
+    for (uint32_t i = 0; i < f->ntops; i++) {
+        TSNode st = f->tops[i];
+        if (!ts_node_is_named(st) || is(st, "comment")) continue;
+        if (is(st, "function_definition") || is(st, "class_definition") || is(st, "decorated_definition")) return 0;
+        if (is_import_stmt(st)) {
+            if (!imports_package(f, st, pkg, pn)) continue;
+            if (!setup) return 0;
+            /* after the run of imports that one belongs to */
+            uint32_t end = line_end(f, E(st));
+            for (uint32_t k = i + 1; k < f->ntops; k++) {
+                TSNode nx = f->tops[k];
+                if (!ts_node_is_named(nx) || is(nx, "comment")) continue;
+                if (!is_import_stmt(nx) || is(nx, "future_import_statement")) break;
+                end = line_end(f, E(nx));
+            }
+            return end;
+        }
+        char *t = slice(f, st);
+        if (strstr(t, "sys.path")) setup = line_end(f, E(st));
+        ut_free(t);
+    }
+    return 0;
+}
+
+/* Is there top-level code that names CUDA between a and b (what a fix there would need the helper for)? */
+static bool cuda_code_between(fx *f, uint32_t a, uint32_t b) {
+    for (uint32_t i = 0; i < f->ntops; i++) {
+        TSNode st = f->tops[i];
+        if (S(st) < a || !ts_node_is_named(st) || is(st, "comment")) continue;
+        if (S(st) >= b) break;
+        for (uint32_t p = S(st); p + 4 <= E(st); p++) {
+            char c0 = (char)(f->text[p] | 0x20);
+            if ((c0 == 'c' || c0 == 'n') && (!strncasecmp(f->text + p, "cuda", 4) || !strncasecmp(f->text + p, "nccl", 4)))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* The root's children, stepped through once by a cursor: ts_node_named_child(root, i) finds the i-th from the root
  * down for each i. */
 static void tops_collect(fx *f) {
@@ -284,6 +356,8 @@ static void analyze_header(fx *f) {
     if (f->after_imports < f->header) f->after_imports = f->header;
     uint32_t env = env_setup_end(f);
     if (env > f->after_imports) f->after_imports = env;
+    uint32_t pkg = package_setup_end(f);
+    if (pkg > f->after_imports && !cuda_code_between(f, f->after_imports, pkg)) f->after_imports = pkg;
 }
 
 /* ---- edits -------------------------------------------------------------------------------------------------- */

@@ -602,6 +602,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
     int opening_end = -1; /* a definition that ends the opening: parsed as its header and one member at least */
     bool prev_plain = false;  /* the unit before was an import that need not be parsed */
     bool past_opening = false; /* after it, up to the first definition: the environment set-up is parsed */
+    bool path_set = false;     /* ... and, once it wrote sys.path, the imports that follow */
     for (size_t j = 0; j < ntop; j++) {
         const lline *l = &ls.items[units.items[j].first];
         const char *p = src->text + l->first;
@@ -610,8 +611,14 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
             /* writes to os.environ and sys.path before the first definition: the fixer puts new imports after them */
             if (units.items[j].header >= 0 && !units.items[j].compound) break;
             uint32_t ulen = ls.items[units.items[j].last].end - l->first;
-            if (ut_memmem(p, ulen, "environ", 7) || ut_memmem(p, ulen, "sys.path", 8) || ut_memmem(p, ulen, "putenv", 6))
+            if (ut_memmem(p, ulen, "environ", 7) || ut_memmem(p, ulen, "sys.path", 8) || ut_memmem(p, ulen, "putenv", 6)) {
                 units.items[j].whole = true;
+                path_set |= ut_memmem(p, ulen, "sys.path", 8) != NULL;
+            } else if (path_set && (word_is(p, a, "import") || word_is(p, a, "from"))) {
+                /* the imports after a sys.path set-up: a helper import naming a package of the project goes after
+                 * the file's own first import of it, which may resolve only once the set-up ran */
+                units.items[j].whole = true;
+            }
             continue;
         }
         /* imports are parsed when they bind a name a rule resolves (below); in the opening, also the last one of
@@ -629,6 +636,7 @@ void an_pyregion_select(const an_catalog *cat, const an_source *src, const uint8
         if (!(*p == '"' || *p == '\'' || word_is(p, a, "import") || word_is(p, a, "from") || word_is(p, a, "try") ||
               word_is(p, a, "if") || isalpha((unsigned char)*p) == 0)) {
             past_opening = true;
+            path_set = ut_memmem(p, ls.items[units.items[j].last].end - l->first, "sys.path", 8) != NULL;
             continue;
         }
         if (prev_plain && j + 1 == ntop) units.items[j].whole = true;
