@@ -116,11 +116,27 @@ static bool routes_to_cuda(const char *t, size_t a, size_t b) {
     return false;
 }
 
+/* A source of an extension's CUDA backend: a file whose own directory is named `cuda` (pytorch_scatter's
+ * `csrc/cuda/`, beside `csrc/cpu/`, whose `utils.cuh` defines the CHECK_CUDA that the kernels' launchers in the
+ * other files of that directory use). Only the CUDA build compiles it, and every device test there guards CUDA
+ * code by design: `!x.is_cpu()` would let XPU tensors through to CUDA kernels. (The directory of the file itself: a
+ * project that lies below some directory named `cuda` is no backend. A single-file extension's `.cu` is judged by
+ * what its tests route to, as any other file: its `on_device()` helpers are a hand port's starting point.) */
+static bool cuda_backend_source(const char *path) {
+    if (!path) return false;
+    const char *base = strrchr(path, '/');
+    if (!base) return false;
+    const char *dir = base;
+    while (dir > path && dir[-1] != '/') dir--;
+    return base - dir == 4 && !memcmp(dir, "cuda", 4);
+}
+
 /* `if (x.is_cuda()) return op_cuda(x); return op_cpu(x);`, `TORCH_CHECK(x.is_cuda(), ...)` before `op_cuda_forward(x)`,
  * `#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), ...)` in a file that calls CUDA kernels: the test sends tensors
  * to a CUDA kernel, and `!x.is_cpu()` would send XPU tensors there too. What the test guards: an if's body, the
  * rest of a check's block, the whole file for a macro. */
 static bool guards_cuda_kernel(const an_source *src, size_t at) {
+    if (cuda_backend_source(src->path)) return true;
     const char *t = src->text;
     size_t len = src->len;
     size_t ls = at;

@@ -173,5 +173,24 @@ def test_extension_is_cuda_routing():
     eq(kept, [11, 24, 29], "the routing tests stay findings, without a fix")
 
 
+CHECKS = '#include <torch/extension.h>\n#define CHECK_DEVICE(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")\n'
+
+
+def test_extension_cuda_backend_sources():
+    # the sources of an extension's CUDA backend (its cuda/ directory) are compiled by the CUDA build only: their
+    # is_cuda() tests stay, found but without a fix; the same macro in a shared header is fixed, and so is a
+    # directory whose name only contains "cuda"
+    for rel in ("csrc/cuda/checks.cuh", "csrc/checks.h", "csrc/cuda_utils/checks.h"):
+        write(rel, CHECKS)
+    r = run("fix", "-q", "--no-cache", "csrc")
+    check(r.code in (0, 1), "fix failed", r)
+    eq(read("csrc/cuda/checks.cuh"), CHECKS, "csrc/cuda/checks.cuh is the CUDA backend's")
+    for rel in ("csrc/checks.h", "csrc/cuda_utils/checks.h"):
+        eq(read(rel), CHECKS.replace("x.is_cuda()", "!x.is_cpu()"), f"{rel} is fixed")
+    r = run("check", "--no-cache", "--format", "json", "csrc")
+    found = sorted((d["path"], d.get("fix") is not None) for d in r.json() if d["code"] == "XPC701")
+    eq(found, [("csrc/cuda/checks.cuh", False)], "reported, no fix offered")
+
+
 if __name__ == "__main__":
     main(globals())
