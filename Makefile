@@ -171,8 +171,9 @@ api-coverage: $(B)/tools/capi
 # The real-project regression harness (not part of `make test`; minutes per project): plain `fix` on copies of the
 # projects under TRY_CORPUS, then imports, compile, idempotency (tools/try_projects.sh; docs/real-projects.md)
 TRY_CORPUS ?= bench/corpus
+TRY_MORE ?= $(wildcard bench/heldout)
 try-projects: $(B)/xpuify
-	tools/try_projects.sh $(TRY_CORPUS) $(B)/xpuify /usr/bin/python3
+	TRY_MORE="$(TRY_MORE)" tools/try_projects.sh $(TRY_CORPUS) $(B)/xpuify /usr/bin/python3
 
 # The demo (tools/demo.sh) never writes into examples/: it fixes a copy under build/demo and runs it on the CPU.
 demo: $(B)/xpuify build/.deps-demo

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Extract the source tree of one bare git repository into bench/corpus/NAME, for reading only.
+# Extract the source tree of one bare git repository into bench/corpus/NAME (CORPUS_DIR=bench/heldout: into
+# bench/heldout/NAME), for reading only.
 # Nothing is built or installed. Blobs that the snapshot lacks (large binaries left out of the
 # mirror) are skipped, so every file that is present is byte-identical to the commit.
 # usage: bench/extract_corpus.sh GIT_DIR NAME [COMMIT]
 set -euo pipefail
 gd=$1; name=$2; rev=${3:-HEAD}
-root=$(cd "$(dirname "$0")" && pwd)/corpus
+root=${CORPUS_DIR:-$(cd "$(dirname "$0")" && pwd)/corpus}
 dest=$root/$name
 rm -rf "$dest"; mkdir -p "$dest"
 idx=$(mktemp); trap 'rm -f "$idx"' EXIT

@@ -8,7 +8,8 @@
 # 2. tools/real_projects.py on every project directory of CORPUS: every changed module imported the ways its
 #    project imports it, before and after the fix (import regressions: goal 0), helper copies, compile,
 #    idempotency, `.cuda(` and `torch.cuda.` uses left (the table of docs/real-projects.md).
-# Usage: tools/try_projects.sh CORPUS [XPUIFY [PYTHON]]   (CORPUS: bench/corpus, see bench/fetch_corpus.sh)
+# Usage: tools/try_projects.sh CORPUS [XPUIFY [PYTHON]]   (CORPUS: bench/corpus, see bench/fetch_corpus.md)
+#        TRY_MORE="bench/heldout ..." adds part 2 for more directories of projects
 set -u
 corpus=${1:?usage: tools/try_projects.sh CORPUS [XPUIFY [PYTHON]]}
 xp=$(realpath "${2:-build/xpuify}")
@@ -80,4 +81,11 @@ unsloth                               -
 LIST
 echo
 "$py" "$(dirname "$0")/real_projects.py" "$corpus" --xpuify "$xp" --python "$py" || fail=1
+# more projects (TRY_MORE: directories of project directories, such as bench/heldout, never used while writing the
+# rules; see bench/fetch_corpus.md): the same checks, a table each
+for more in ${TRY_MORE:-}; do
+  [ -d "$more" ] || { echo "try_projects: $more: no such directory (skipped)" >&2; continue; }
+  echo
+  "$py" "$(dirname "$0")/real_projects.py" "$more" --xpuify "$xp" --python "$py" || fail=1
+done
 exit $fail
