@@ -227,6 +227,18 @@ static void on_boolean(walker *w, TSNode n) {
     if (ts_node_is_null(left) || ts_node_is_null(right) || ts_node_is_null(op) || len(op) != 3 ||
         memcmp(text(w, op), "and", 3))
         return;
+    /* `torch.cuda.is_available() and torch.version.hip` (or `not torch.version.hip`, `torch.version.cuda`): the CUDA
+     * test and the build's flavour together ask for a ROCm (or an NVIDIA) build of torch, which XPU is not
+     * (pytorch_scatter's setup.py: a work-around for hipify's paths); the whole conjunction is CUDA by design */
+    for (int side = 0; side < 2; side++) {
+        TSNode a = side ? right : left, b = side ? left : right;
+        if (has(text(w, a), len(a), "cuda.is_available()") && !an_py_mentions_agnostic(text(w, a), len(a)) &&
+            (has(text(w, b), len(b), "torch.version.hip") || has(text(w, b), len(b), "torch.version.cuda")) &&
+            !an_py_mentions_agnostic(text(w, b), len(b))) {
+            add_node_why(w, AN_CTX_CORRECT_GUARD, n, "asks, with `torch.version`, for a ROCm or NVIDIA build of torch");
+            return;
+        }
+    }
     /* `DEVICE_TYPE == "cuda" and torch.cuda.is_bf16_supported()`: the right operand runs on CUDA only; one that is
      * a device test itself (`x.is_cuda and not y.is_cuda`) is ported with the left one, so it stays a finding */
     if (device_test(text(w, left), len(left)) && !device_test(text(w, right), len(right)))
