@@ -1442,8 +1442,28 @@ static bool own_package(const an_project *p, const char *abs, const slot *fs, ch
     return false;
 }
 
+static void helper_place(const an_project *p, const char *file, const char *module, const char *forced,
+                         an_helper_place *out);
+
+/* setup.py: pip runs it through a PEP 517 backend (setuptools.build_meta), whose sys.path does not hold the
+ * project's directory, so a helper beside it (`import xpuify_device`, or the guarded fallback) does not import there
+ * and `pip install .` fails on every machine (nor would that helper be in the sdist). A helper in a package that
+ * setup.py imports itself (DeepSpeed's `from op_builder import ...`) imports wherever setup.py's own import does. */
 void an_project_helper_place(const an_project *p, const char *file, const char *module, const char *forced,
                              an_helper_place *out) {
+    helper_place(p, file, module, forced, out);
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    if (forced || strcmp(base, "setup.py") || !out->import || !strncmp(out->import, "from ", 5)) return;
+    an_helper_place_free(out);
+    memset(out, 0, sizeof *out);
+    out->withheld = ut_strdup("this file is setup.py, which pip runs through a PEP 517 build backend whose sys.path "
+                              "does not hold the project's directory: a device helper beside it would not import "
+                              "there (`pip install .` would fail)");
+}
+
+static void helper_place(const an_project *p, const char *file, const char *module, const char *forced,
+                         an_helper_place *out) {
     memset(out, 0, sizeof *out);
     char imp[1024];
     if (forced) {

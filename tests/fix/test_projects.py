@@ -143,5 +143,17 @@ def test_helper_has_no_import_side_effects(d):
     eq(p.returncode, 0, p.stderr)
 
 
+def test_setup_py_gets_no_helper_beside_it(d):
+    """A stand-alone setup.py keeps its finding and says why it was not fixed (pip's PEP 517 backend does not put
+    the project's directory on sys.path); a setup.py that imports its own package gets the helper from there."""
+    tree = os.path.join(d, "p")
+    shutil.copytree(os.path.join(PROJECTS, "setuppy", "input"), tree)
+    r = run("fix", ".", cwd=tree)
+    check("contrib/setup.py:5:19: XPU201" in r.out and "not fixed: this file is setup.py" in r.out, "said why", r)
+    check(not os.path.exists(os.path.join(tree, "contrib", "xpuify_device.py")), "no helper beside it")
+    check("from mypkg import xpuify_device" in read(os.path.join(tree, "setup.py")), "the package's helper")
+
+
+
 if __name__ == "__main__":
     main(globals())
