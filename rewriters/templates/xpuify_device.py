@@ -161,19 +161,22 @@ def is_initialized():
 
 
 def autocast(enabled=True, dtype=None, cache_enabled=None):
-    """torch.cuda.amp.autocast's signature, on the picked device. Where the device cannot autocast to the requested
-    dtype (float16 on the CPU before torch 2.1), autocast is disabled with a warning, as torch.cuda.amp.autocast is
-    off CUDA."""
+    """torch.cuda.amp.autocast's signature, on the picked device. Where the device cannot autocast at all (MPS
+    before torch 2.5, whose torch.autocast("mps") raises even when disabled) or not to the requested dtype (float16
+    on the CPU before torch 2.1), autocast is off (a disabled autocast, which also decorates), with a warning
+    where it was asked for, as torch.cuda.amp.autocast is off CUDA."""
     kwargs = {"enabled": enabled}
     if dtype is not None:
         kwargs["dtype"] = dtype
     if cache_enabled is not None:
         kwargs["cache_enabled"] = cache_enabled
-    if dtype is not None and not _autocast_supports(_dev(), dtype):
-        import warnings
-        warnings.warn("xpuify_device: %s autocast to %s is not available in this torch build; running without "
-                      "autocast" % (_dev(), dtype))
-        return torch.autocast(_dev() if _dev() in ("cuda", "cpu", "xpu") else "cpu", enabled=False)
+    if not _autocast_supports(_dev(), None) or (dtype is not None and not _autocast_supports(_dev(), dtype)):
+        if enabled:
+            import warnings
+            warnings.warn("xpuify_device: %s autocast%s is not available in this torch build; running without "
+                          "autocast" % (_dev(), "" if dtype is None else " to %s" % (dtype,)))
+        off = _dev() if _dev() in ("cuda", "cpu", "xpu") and _autocast_supports(_dev(), None) else "cpu"
+        return torch.autocast(off, enabled=False)
     return torch.autocast(_dev(), **kwargs)
 
 
@@ -181,11 +184,12 @@ _AUTOCAST_OK = {}
 
 
 def _autocast_supports(dev, dtype):
-    """Whether torch.autocast(dev, dtype) can be entered (CPU autocast took only bfloat16 before torch 2.1)."""
+    """Whether torch.autocast(dev, dtype) can be entered (CPU autocast took only bfloat16 before torch 2.1); dtype
+    None: whether the device has autocast at all."""
     key = (dev, dtype)
     if key not in _AUTOCAST_OK:
         try:
-            with torch.autocast(dev, dtype=dtype):
+            with (torch.autocast(dev, enabled=False) if dtype is None else torch.autocast(dev, dtype=dtype)):
                 pass
             _AUTOCAST_OK[key] = True
         except (RuntimeError, ValueError):

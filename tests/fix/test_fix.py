@@ -469,6 +469,43 @@ def test_device_ctx_on_a_host_with_two_accelerators(d):
     eq(r.stdout.strip(), "cuda [('cuda', 1), ('cuda', 1), ('cuda', 1)]", r.stderr)
 
 
+AUTOCAST = """import torch
+
+
+@torch.cuda.amp.autocast(enabled=False)
+def exact(x):
+    return x.float() * 2
+
+
+def step(x):
+    with torch.cuda.amp.autocast(enabled=False):
+        y = exact(x)
+    with torch.cuda.amp.autocast():
+        z = x + 1
+    return (y + z).tolist()
+
+
+print(step(torch.ones(2)))
+"""
+
+
+def test_autocast_on_a_device_without_autocast(d):
+    """torch.cuda.amp.autocast (a decorator and a context, enabled or not) becomes the helper's autocast; on a device
+    whose torch has no autocast (MPS before torch 2.5: torch.autocast("mps") raises even when disabled; Debian's
+    torch 1.13 has none for MPS) the fixed code runs without it, warning only where autocast was asked for."""
+    if not debian_torch():
+        return
+    write("t.py", AUTOCAST)
+    r = run("fix", "-q", "--no-cache", "t.py")
+    check(r.code in (0, 1), "fix failed", r)
+    check(read("t.py").count("xpuify_device.autocast(") == 3, "the three uses go through the helper", read("t.py"))
+    for dev, warned in (("mps", 1), ("cpu", 0)):
+        p = subprocess.run([PY, "-W", "always", "t.py"], capture_output=True, text=True,
+                           env={**os.environ, "XPUIFY_DEVICE": dev, "CUDA_VISIBLE_DEVICES": ""})
+        eq((p.returncode, p.stdout.strip()), (0, "[4.0, 4.0]"), f"{dev}: {p.stderr[-2000:]}")
+        eq(p.stderr.count("autocast is not available"), warned, f"{dev}: {p.stderr[-2000:]}")
+
+
 def test_helper_path_and_priority(d):
     write("a.py", CUDA)
     r = run("fix", "--target", "compat", "--helper-path", "lib/devhelp.py", "--device-priority", "xpu,cuda,cpu", "a.py")
