@@ -6,6 +6,8 @@
 #include "analyzer/core/an_rule.h"
 #include <ctype.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <string.h>
 
 /* the layer a row belongs to: its library's header, the headers it replaces */
 typedef struct {
@@ -197,8 +199,40 @@ static bool include_edit(const an_source *src, const layer *ly, an_edit *out) {
     return true;
 }
 
+/* Does the file include PyTorch's C++ API (<torch/...>, <ATen/...>, <c10/...>), as an extension's sources do? */
+static bool torch_extension_source(const an_source *src) {
+    static const char *const heads[] = {"<torch/", "<ATen/", "<c10/", "\"torch/", "\"ATen/", NULL};
+    for (const char *p = src->text, *e = src->text + src->len; p < e && (p = memchr(p, '#', (size_t)(e - p))); p++) {
+        const char *q = p + 1;
+        while (q < e && (*q == ' ' || *q == '\t')) q++;
+        if (e - q < 8 || strncmp(q, "include", 7)) continue;
+        q += 7;
+        while (q < e && (*q == ' ' || *q == '\t')) q++;
+        for (int i = 0; heads[i]; i++)
+            if ((size_t)(e - q) > strlen(heads[i]) && !strncmp(q, heads[i], strlen(heads[i]))) return true;
+    }
+    return false;
+}
+
+/* Is the file package data of a Python package (its directory holds an __init__.py)? */
+static bool in_python_package(const char *path) {
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    char init[4096];
+    if (!slash) snprintf(init, sizeof init, "__init__.py");
+    else if ((size_t)(slash - path) + 13 < sizeof init) snprintf(init, sizeof init, "%.*s/__init__.py", (int)(slash - path), path);
+    else return false;
+    return access(init, F_OK) == 0;
+}
+
+/* The runtime and library names of a file become the portable layer's (xpuify_gpu.h, xpuify_ccl.h). Not in a
+ * PyTorch extension's source that lies in a Python package: torch's cpp_extension builds such sources at run time
+ * from the installed package, whose data lists the package's own files only, so the layer's include does not
+ * resolve there (peft's BOFT kernel, with `../../../../../xpuify_gpu.h`, would fail to build and peft fall back
+ * silently, on CUDA too; a layer written beside it would not be in the package's data either). Their findings
+ * stay, without a fix, in check and fix alike. */
 void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_list *diags) {
     if (!opt || opt->target == AN_TARGET_NONE) return;
+    bool package_data = torch_extension_source(src) && in_python_package(src->path);
     an_edit inc[2];
     int inc_state[2] = {0, 0}; /* 0 not computed, 1 edit, -1 none needed */
     for (size_t i = 0; i < diags->len; i++) {
@@ -209,6 +243,7 @@ void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_l
         if (d->end <= d->start || d->end > src->len || !an_c_identifier(src->text + d->start, d->end - d->start)) continue;
         layer ly;
         if (!layer_of(opt, d, &ly)) continue;
+        if (package_data) continue;
         int k = ly.replaces == gpu_replaces ? 0 : 1;
         if (!inc_state[k]) inc_state[k] = include_edit(src, &ly, &inc[k]) ? 1 : -1;
         an_fix *f = ut_calloc(1, sizeof *f);

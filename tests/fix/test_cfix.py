@@ -389,5 +389,32 @@ int main() {
     check("x[0] = twice(x[0]);" in cl and "k1" not in cl, "k2 only", cl[-800:])
 
 
+JIT_KERNEL = """#include <torch/extension.h>
+#include <cuda_runtime.h>
+
+void check_launch() {
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) printf("%s\\n", cudaGetErrorString(err));
+}
+"""
+
+
+def test_extension_package_data_keeps_cuda_runtime(d):
+    # an extension's source inside a Python package is built from the installed package (torch's cpp_extension.load),
+    # whose data does not hold the layer at the project's root: no layer include climbing out of the package, the
+    # findings stay; the same source outside a package is ported through the layer
+    write("pkg/__init__.py", "")
+    write("pkg/ops/__init__.py", "")
+    write("pkg/ops/kernel.cu", JIT_KERNEL)
+    write("csrc/kernel.cu", JIT_KERNEL)
+    r = run("fix", "--no-cache", ".")
+    check(r.code in (0, 1), "fix failed", r)
+    eq(read("pkg/ops/kernel.cu"), JIT_KERNEL, "package data unchanged")
+    check("xpuGetLastError" in read("csrc/kernel.cu"), "outside a package: ported", read("csrc/kernel.cu"))
+    r = run("check", "--no-cache", "--format", "json", ".")
+    mine = [x for x in r.json() if x["path"] == "pkg/ops/kernel.cu" and x["code"].startswith("XPC1")]
+    check(mine and all(x.get("fix") is None for x in mine), "still found, no fix", r.out)
+
+
 if __name__ == "__main__":
     main(globals())
