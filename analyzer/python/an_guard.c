@@ -384,6 +384,17 @@ static bool word_in(const char *s, size_t n, const char *w) {
     return false;
 }
 
+/* The word "cuda" in s, or "CUDA" starting a CamelCase name (`"CUDAExecutionProvider"`, onnxruntime's CUDA
+ * provider: yolov5 picks it when its `cuda` flag, a torch.cuda.is_available() test, is true) */
+static bool names_cuda(const char *s, size_t n) {
+    if (word_in(s, n, "cuda")) return true;
+    for (size_t i = 0; i + 5 < n; i++)
+        if (!memcmp(s + i, "CUDA", 4) && isupper((unsigned char)s[i + 4]) && islower((unsigned char)s[i + 5]) &&
+            (i == 0 || !isalpha((unsigned char)s[i - 1])))
+            return true;
+    return false;
+}
+
 static bool in_list(const char *s, size_t n, const char *const *list) {
     for (int i = 0; list[i]; i++)
         if (strlen(list[i]) == n && !memcmp(s, list[i], n)) return true;
@@ -1230,7 +1241,7 @@ static void check_code(judge *j, TSNode n) {
             for (uint32_t i = 0, k = down ? ts_node_named_child_count(x) : 0; i < k; i++) {
                 TSNode p = ts_node_named_child(x, i);
                 if (!is(p, "string_content")) continue;
-                if (word_in(T(j, p), L(p), "cuda") && !ported(j, S(x), E(x)))
+                if (names_cuda(T(j, p), L(p)) && !ported(j, S(x), E(x)))
                     verdict(j, portable(j), x, j->g == j->home ? "names CUDA (%.*s)" : "names CUDA (%.*s) in a module whose own fixes this pass does not see");
                 else if (word_in(T(j, p), L(p), "nccl") && !ported(j, S(x), E(x)))
                     verdict(j, portable(j), x, j->g == j->home ? "names NCCL (%.*s)" : "names NCCL (%.*s) in a module whose own fixes this pass does not see");
