@@ -941,19 +941,103 @@ static uint32_t indent_of(const fx *f, uint32_t pos) {
     return i - ls;
 }
 
-/* `if torch.cuda.is_available(): X = "cuda" else: X = "cpu"` (the query checked the shape): `X = DEV`, or
- * `X = torch.device(DEV)` when the branches build devices. Only when the statement is those four lines in the
- * file's text (a region parse may hold part of a longer branch). */
-static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd) {
-    TSNode body = an_py_field(n, "consequence", 11);
-    TSNode asg = ts_node_named_child(ts_node_named_child(body, 0), 0);
-    if (!is(asg, "assignment")) return NULL;
-    uint32_t lines = 0, ind = indent_of(f, S(n));
-    for (uint32_t p = S(n); p < E(n); p++) {
-        if (f->text[p] == '#') return NULL;
-        if (f->text[p] == '\n') lines++;
+/* One branch of a device selection: its block is the one statement `X = "dev"` or `X = F("dev")`, nothing else in the
+ * file's text from the block's start to `to` (a region parse may hold part of a longer branch). */
+static bool select_branch(fx *f, TSNode block, uint32_t to, TSNode *left, TSNode *value, TSNode *fn) {
+    if (!is(block, "block") || ts_node_named_child_count(block) != 1) return false;
+    TSNode st = ts_node_named_child(block, 0);
+    TSNode asg = ts_node_named_child(st, 0);
+    if (!is(st, "expression_statement") || ts_node_named_child_count(st) != 1 || !is(asg, "assignment")) return false;
+    for (uint32_t p = E(st); p < to; p++)
+        if (!isspace((unsigned char)f->text[p])) return false;
+    *left = an_py_field(asg, "left", 4);
+    TSNode right = an_py_field(asg, "right", 5);
+    *fn = (TSNode){0};
+    if (is(right, "call")) {
+        TSNode args = an_py_field(right, "arguments", 9);
+        if (!is(args, "argument_list") || ts_node_named_child_count(args) != 1) return false;
+        *fn = an_py_field(right, "function", 8);
+        right = ts_node_named_child(args, 0);
     }
-    if (lines != 3) return NULL;
+    *value = right;
+    return !ts_node_is_null(*left) && is(right, "string");
+}
+
+static bool same_text(const fx *f, TSNode a, TSNode b) {
+    if (ts_node_is_null(a) || ts_node_is_null(b)) return ts_node_is_null(a) && ts_node_is_null(b);
+    return E(a) - S(a) == E(b) - S(b) && !memcmp(f->text + S(a), f->text + S(b), E(a) - S(a));
+}
+
+/* A test that only probes the device `dev` ("mps" or "xpu"), as the helper's pick does: `torch.backends.mps.
+ * is_available()` (or `is_built()`), `torch.xpu.is_available()`, `hasattr(torch.backends, "mps")`, `hasattr(torch,
+ * "xpu")`, joined by `and` */
+static bool probes_only(fx *f, TSNode c, const char *dev) {
+    while (is(c, "parenthesized_expression") && ts_node_named_child_count(c) == 1) c = ts_node_named_child(c, 0);
+    if (is(c, "boolean_operator")) {
+        TSNode op = an_py_field(c, "operator", 8);
+        return !ts_node_is_null(op) && E(op) - S(op) == 3 && !memcmp(f->text + S(op), "and", 3) &&
+               probes_only(f, an_py_field(c, "left", 4), dev) && probes_only(f, an_py_field(c, "right", 5), dev);
+    }
+    if (!is(c, "call")) return false;
+    TSNode fn = an_py_field(c, "function", 8), args = an_py_field(c, "arguments", 9);
+    if (!is(args, "argument_list")) return false;
+    uint32_t na = ts_node_named_child_count(args);
+    if (is(fn, "identifier") && E(fn) - S(fn) == 7 && !memcmp(f->text + S(fn), "hasattr", 7)) {
+        if (na != 2 || !string_is(f, ts_node_named_child(args, 1), dev)) return false;
+        TSNode o = ts_node_named_child(args, 0);
+        ut_buf q;
+        ut_buf_init(&q);
+        bool ok = an_pyscope_qualname(f->scope, o, f->text, &q) &&
+                  !strcmp(q.data, !strcmp(dev, "mps") ? "torch.backends" : "torch");
+        ut_buf_free(&q);
+        return ok;
+    }
+    if (na) return false;
+    ut_buf q;
+    ut_buf_init(&q);
+    bool ok = an_pyscope_qualname(f->scope, fn, f->text, &q) &&
+              (!strcmp(dev, "mps") ? !strcmp(q.data, "torch.backends.mps.is_available") ||
+                                         !strcmp(q.data, "torch.backends.mps.is_built")
+                                   : !strcmp(q.data, "torch.xpu.is_available"));
+    ut_buf_free(&q);
+    return ok;
+}
+
+/* `if torch.cuda.is_available(): X = "cuda" else: X = "cpu"` (the query checked the shape): `X = DEV`, or
+ * `X = torch.device(DEV)` when the branches build devices. Also a cascade whose `elif` branches probe MPS or XPU
+ * only and pick it (`elif torch.backends.mps.is_available(): X = "mps"`): the helper's pick is that order with XPU
+ * before MPS (no machine has both). Each branch is that one assignment in the file's text. */
+static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd) {
+    uint32_t k = ts_node_named_child_count(n), ind = indent_of(f, S(n));
+    TSNode left, value, fn, l, v, g;
+    /* each clause's block runs to the next clause */
+    TSNode clauses[16];
+    uint32_t nc = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_named_child(n, i);
+        if (is(c, "comment")) return NULL;
+        if (is(c, "elif_clause") || is(c, "else_clause")) {
+            if (nc == 16) return NULL;
+            clauses[nc++] = c;
+        }
+    }
+    if (!nc || !is(clauses[nc - 1], "else_clause")) return NULL;
+    for (uint32_t p = S(n); p < E(n); p++)
+        if (f->text[p] == '#') return NULL;
+    if (!select_branch(f, an_py_field(n, "consequence", 11), S(clauses[0]), &left, &value, &fn)) return NULL;
+    for (uint32_t i = 0; i < nc; i++) {
+        bool last = i + 1 == nc;
+        TSNode body = an_py_field(clauses[i], last ? "body" : "consequence", last ? 4 : 11);
+        if (!select_branch(f, body, last ? E(n) : S(clauses[i + 1]), &l, &v, &g) || !same_text(f, l, left) ||
+            !same_text(f, g, fn))
+            return NULL;
+        if (last) {
+            if (!string_is(f, v, "cpu")) return NULL;
+        } else {
+            const char *dev = string_is(f, v, "mps") ? "mps" : string_is(f, v, "xpu") ? "xpu" : NULL;
+            if (!dev || !probes_only(f, an_py_field(clauses[i], "condition", 9), dev)) return NULL;
+        }
+    }
     uint32_t p = E(n); /* the next statement is not inside the else branch */
     for (;;) {
         while (p < f->src->len && f->text[p] != '\n') {
@@ -969,18 +1053,17 @@ static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd
         if (q - p > ind) return NULL;
         break;
     }
-    TSNode left = an_py_field(asg, "left", 4), right = an_py_field(asg, "right", 5);
-    char *l = slice(f, left);
+    char *ls = slice(f, left);
     ut_buf b;
     ut_buf_init(&b);
-    if (is(right, "call")) {
-        char *fn = slice(f, an_py_field(right, "function", 8));
-        ut_buf_printf(&b, "%s = %s(%s)", l, fn, f->dev);
-        ut_free(fn);
+    if (!ts_node_is_null(fn)) {
+        char *fs = slice(f, fn);
+        ut_buf_printf(&b, "%s = %s(%s)", ls, fs, f->dev);
+        ut_free(fs);
     } else {
-        ut_buf_printf(&b, "%s = %s", l, f->dev);
+        ut_buf_printf(&b, "%s = %s", ls, f->dev);
     }
-    ut_free(l);
+    ut_free(ls);
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device");
     edit_own(x, S(n), E(n), ut_buf_take(&b));
     nd->dev = true;
@@ -990,7 +1073,11 @@ static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd
 static an_fix *fix_device_select(fx *f, const an_diag *d, TSNode n, needs *nd) {
     if (is(n, "if_statement")) return fix_select_statement(f, d, n, nd);
     if (!is(n, "conditional_expression") || ts_node_named_child_count(n) != 3) return NULL;
-    if (!string_is(f, ts_node_named_child(n, 2), "cpu")) return NULL;
+    /* `"cuda" if torch.cuda.is_available() else "mps"`: MPS where there is no CUDA, as the helper's pick has it
+     * (which adds XPU, and the CPU where the original picked an MPS device that is not there) */
+    TSNode other = ts_node_named_child(n, 2);
+    if (is(ts_node_named_child(n, 1), "not_operator")) other = ts_node_named_child(n, 0); /* "cpu" if not ... */
+    if (!string_is(f, other, "cpu") && !string_is(f, other, "mps")) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device type");
     edit(x, S(n), E(n), f->dev);
     nd->dev = true;

@@ -220,6 +220,54 @@ def test_cuda_receivers_fixed_safely_run_on_cpu(d):
     eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
 
 
+SELECT = """import torch
+if torch.cuda.is_available():
+    device = torch.device("cuda")
+elif (
+    hasattr(torch.backends, "mps")
+    and torch.backends.mps.is_available()
+):
+    device = torch.device("mps")
+else:
+    device = torch.device("cpu")
+other = "cuda" if torch.cuda.is_available() else "mps"
+print(device.type, other)
+"""
+
+FAKE = ("import runpy, sys, torch\n"
+        "if sys.argv[1] == 'mps': torch.backends.mps.is_available = lambda: True\n"
+        "if sys.argv[1] == 'cuda': torch.cuda.is_available = lambda: True\n"
+        "runpy.run_path('sel.py', run_name='__main__')\n")
+
+
+def test_device_cascades_pick_as_before(d):
+    """Plain `fix` turns a CUDA > MPS > CPU cascade (an `elif` that only probes MPS) and `"cuda" if ... else "mps"`
+    into the run-time device; run with Debian's torch told it has no accelerator, MPS, or CUDA, the fixed script
+    picks what the original picks (the helper adds XPU before MPS)."""
+    if not debian_torch():
+        return
+    write("sel.py", SELECT)
+    write("fake.py", FAKE)
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    before = {k: subprocess.run(["/usr/bin/python3", "fake.py", k], capture_output=True, text=True, env=env)
+              for k in ("none", "mps", "cuda")}
+    r = run("fix", "--target", "compat", "sel.py")
+    check(r.code in (0, 1), "fix ran", r)
+    got = read("sel.py")
+    check("device = torch.device(xpuify_device.DEV)\n" in got and "elif" not in got, "the cascade is one assignment", got)
+    check('other = xpuify_device.DEV' in got, "the MPS fallback too", got)
+    for k, p in before.items():
+        eq(p.returncode, 0, p.stderr)
+        a = subprocess.run(["/usr/bin/python3", "fake.py", k], capture_output=True, text=True, env=env)
+        eq(a.returncode, 0, a.stderr)
+        # the original's "mps" fallback without MPS names a device that is not there; the helper picks the CPU
+        want = p.stdout if k != "none" else "cpu cpu\n"
+        eq(a.stdout, want, k)
+    eq(before["mps"].stdout, "mps mps\n")
+    r2 = run("fix", "--target", "compat", "--diff", "sel.py")
+    eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
+
+
 LEGACY = """import torch
 from torch.cuda import LongTensor
 torch.manual_seed(0)
