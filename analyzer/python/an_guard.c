@@ -512,8 +512,27 @@ done:
     ts_tree_cursor_delete(&c);
 }
 
-/* the module-level or nested definitions (function or class) of that name in the file */
-static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
+/* the function, class or module whose scope a definition binds its name in */
+static TSNode def_scope(TSNode d) {
+    for (TSNode p = ts_node_parent(d); !ts_node_is_null(p); p = ts_node_parent(p))
+        if (is(p, "function_definition") || is(p, "class_definition") || is(p, "module")) return p;
+    return (TSNode){0};
+}
+
+/* A definition d is what the bare name means at `at` (a node of the same tree; null: from another module, as an
+ * attribute of the module): a module-level one, one of a function that holds `at`, or one of a class body that
+ * holds `at` at class level. A def inside another function is none of them (detr's `setup_for_distributed` defines
+ * a `print` that only its own body names). */
+static bool visible_at(TSNode d, TSNode at) {
+    TSNode s = def_scope(d);
+    if (ts_node_is_null(s) || is(s, "module")) return true;
+    if (ts_node_is_null(at)) return false;
+    if (is(s, "function_definition")) return S(s) <= S(at) && E(at) <= E(s);
+    return ts_node_eq(def_scope(at), s);
+}
+
+/* the definitions (function or class) of that name in the file that the name means at `at` (visible_at) */
+static void find_defs(judge *j, const char *name, size_t n, TSNode at, node_vec *out) {
     if (j->g->partial) {
         if (!defined_at(j->g, 0, j->g->len, name, n, NULL)) return;
         if (j->g != j->home) { /* (never: other modules are read whole) */
@@ -527,6 +546,7 @@ static void find_defs(judge *j, const char *name, size_t n, node_vec *out) {
     const node_vec *nv = sl ? sl->val : NULL;
     for (size_t i = 0; nv && i < nv->len; i++) {
         TSNode d = nv->items[i], top = d;
+        if (!visible_at(d, at)) continue;
         if (j->g->cut && is(d, "class_definition")) { /* a class held in part: its other members are read too */
             if (is(ts_node_parent(top), "decorated_definition")) top = ts_node_parent(top);
             for (size_t c = 0; c < j->g->cuts.len; c++)
@@ -887,7 +907,7 @@ static bool follow_assigned(judge *j, const char *name, size_t n, TSNode call) {
             ut_buf q;
             ut_buf_init(&q);
             int lv = 0;
-            if (!bound) find_defs(j, T(j, root), L(root), &defs);
+            if (!bound) find_defs(j, T(j, root), L(root), root, &defs);
             for (size_t d = 0; d < defs.len; d++) follow_def(j, defs.items[d], call);
             if (defs.len || j->need_whole) {
             } else if (!bound && in_list(T(j, root), L(root), builtins)) {
@@ -1053,7 +1073,7 @@ static bool follow_in_module_walk(judge *j, an_guard *m, const char *name, size_
     an_guard *back = j->g;
     j->g = m;
     node_vec defs = {0};
-    find_defs(j, name, n, &defs);
+    find_defs(j, name, n, (TSNode){0}, &defs);
     bool any = defs.len > 0;
     for (size_t i = 0; i < defs.len && j->kind != AN_GUARD_CUDA; i++) follow_def(j, defs.items[i], call);
     ut_vec_free(&defs);
@@ -1125,7 +1145,7 @@ static void check_call(judge *j, TSNode call) {
         bool bound = false;
         an_pyscope_lookup(&j->g->scope, T(j, fn), L(fn), &bound);
         node_vec defs = {0};
-        if (!bound) find_defs(j, T(j, fn), L(fn), &defs);
+        if (!bound) find_defs(j, T(j, fn), L(fn), fn, &defs);
         TSNode cls = eq(j, fn, "cls") ? enclosing(call, "class_definition") : (TSNode){0};
         if (defs.len) {
             for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], call);
@@ -1199,7 +1219,7 @@ static void check_call(judge *j, TSNode call) {
                  * import binds (a module of the project, or something of one) */
                 node_vec defs = {0};
                 int lv = 0;
-                find_defs(j, T(j, root), L(root), &defs);
+                find_defs(j, T(j, root), L(root), root, &defs);
                 for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], call);
                 if (!defs.len && !j->need_whole && import_binding(j, T(j, root), L(root), &lv, &q)) {
                     for (uint32_t b = E(root); b < E(fn); b++)
