@@ -1077,6 +1077,22 @@ static an_fix *fix_device_select(fx *f, const an_diag *d, TSNode n, needs *nd) {
      * (which adds XPU, and the CPU where the original picked an MPS device that is not there) */
     TSNode other = ts_node_named_child(n, 2);
     if (is(ts_node_named_child(n, 1), "not_operator")) other = ts_node_named_child(n, 0); /* "cpu" if not ... */
+    /* `torch.device("cuda") if ... else torch.device("cpu")`: the same callee on both arms (the query checked) */
+    TSNode c0 = ts_node_named_child(n, 0);
+    if (is(c0, "call") && is(other, "call")) {
+        TSNode a = an_py_field(other, "arguments", 9);
+        if (!is(a, "argument_list") || ts_node_named_child_count(a) != 1 || !string_is(f, ts_node_named_child(a, 0), "cpu"))
+            return NULL;
+        char *fn = slice(f, an_py_field(c0, "function", 8));
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "%s(%s)", fn, f->dev);
+        ut_free(fn);
+        an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device");
+        edit_own(x, S(n), E(n), ut_buf_take(&b));
+        nd->dev = true;
+        return x;
+    }
     if (!string_is(f, other, "cpu") && !string_is(f, other, "mps")) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device type");
     edit(x, S(n), E(n), f->dev);
