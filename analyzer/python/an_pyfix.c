@@ -918,6 +918,45 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
         edit_own(x, S(n), E(n), ut_buf_take(&b));
         return x;
     }
+    /* `"cuda:{}".format(i)`, `"cuda:%d" % i`: an index, as above (on the CPU an f-string keeping the ":" would give
+     * "cpu:0", which map_location rejects); the whole formatting becomes the device string of that index */
+    TSNode idx_node = {0}, whole = {0};
+    if (!is_f && ((ce - cs == 7 && !memcmp(f->text + cs, "cuda:{}", 7)) ||
+                  (ce - cs == 8 && !memcmp(f->text + cs, "cuda:{0}", 8)))) {
+        TSNode attr = up(f, n), call = up(f, attr);
+        TSNode an = is(attr, "attribute") ? an_py_field(attr, "attribute", 9) : attr;
+        TSNode args = is(call, "call") ? an_py_field(call, "arguments", 9) : call;
+        if (is(an, "identifier") && E(an) - S(an) == 6 && !memcmp(f->text + S(an), "format", 6) &&
+            ts_node_eq(an_py_field(attr, "object", 6), n) && is(args, "argument_list") &&
+            ts_node_named_child_count(args) == 1) {
+            TSNode a = ts_node_named_child(args, 0);
+            if (!is(a, "keyword_argument") && !is(a, "list_splat") && !is(a, "dictionary_splat") && !is(a, "comment"))
+                idx_node = a, whole = call;
+        }
+    } else if (!is_f && ce - cs == 7 && (!memcmp(f->text + cs, "cuda:%d", 7) || !memcmp(f->text + cs, "cuda:%s", 7) ||
+                                         !memcmp(f->text + cs, "cuda:%i", 7))) {
+        TSNode op = up(f, n);
+        TSNode opr = is(op, "binary_operator") ? an_py_field(op, "operator", 8) : op;
+        TSNode right = is(op, "binary_operator") ? an_py_field(op, "right", 5) : op;
+        if (is(opr, "%") && ts_node_eq(an_py_field(op, "left", 4), n) && !is(right, "tuple") &&
+            !is(right, "parenthesized_expression"))
+            idx_node = right, whole = op;
+    }
+    if (!ts_node_is_null(whole)) {
+        char *idx = slice(f, idx_node);
+        if (f->opt->target == AN_TARGET_COMPAT) {
+            ut_buf_printf(&b, "%s.device_str(%s)", f->opt->helper_module, idx);
+            nd->helper = true;
+        } else {
+            TSNode wp = up(f, whole);
+            bool bare = is(wp, "argument_list") || is(wp, "keyword_argument") || is(wp, "assignment");
+            ut_buf_printf(&b, "%s\"%%s:%%s\" %% (%s, %s) if %s != \"cpu\" else \"cpu\"%s", bare ? "" : "(", f->dev,
+                          idx, f->dev, bare ? "" : ")");
+        }
+        ut_free(idx);
+        edit_own(x, S(whole), E(whole), ut_buf_take(&b));
+        return x;
+    }
     ut_buf_putc(&b, 'f');
     if (strchr(prefix, 'r')) ut_buf_putc(&b, 'r');
     ut_buf_printf(&b, "%s{%s}", quote, f->dev);

@@ -268,6 +268,38 @@ def test_device_cascades_pick_as_before(d):
     eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
 
 
+FORMATTED = """import torch
+torch.save(torch.arange(3.0), "t.pt")
+gpu = 0
+loc = 'cuda:{}'.format(gpu)
+t = torch.load("t.pt", map_location=loc)
+u = torch.zeros(2).to("cuda:%d" % gpu)
+print(t.device.type, t.tolist(), u.device.type)
+"""
+
+
+def test_formatted_device_index_runs_on_cpu(d):
+    """`'cuda:{}'.format(i)` and `"cuda:%d" % i` reaching map_location and `.to()`: the formatting becomes the
+    device string of the index, plain "cpu" on the CPU (an f-string keeping ":{}" gave "cpu:0", which torch.load's
+    map_location rejects). Run with Debian's torch, CUDA hidden, on both targets."""
+    if not debian_torch():
+        return
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    for target in ("compat", "accelerator"):
+        write("load.py", FORMATTED)
+        r = run("fix", "--target", target, "--torch-version", "2.10" if target == "accelerator" else "1.13", "load.py")
+        check(r.code in (0, 1), "fix ran", r)
+        got = read("load.py")
+        check("cuda" not in got, "every CUDA string ported", got)
+        if target == "accelerator":  # Debian's torch 1.13 has no torch.accelerator: run the compat copy only
+            check('"%s:%s" % (DEVICE_TYPE, gpu) if DEVICE_TYPE != "cpu" else "cpu"' in got, "the CPU form", got)
+            continue
+        check("xpuify_device.device_str(gpu)" in got, "the helper's device string", got)
+        p = subprocess.run(["/usr/bin/python3", "load.py"], capture_output=True, text=True, env=env)
+        eq(p.returncode, 0, p.stderr)
+        eq(p.stdout, "cpu [0.0, 1.0, 2.0] cpu\n")
+
+
 LEGACY = """import torch
 from torch.cuda import LongTensor
 torch.manual_seed(0)
