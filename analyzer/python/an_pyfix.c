@@ -55,6 +55,7 @@ typedef struct {
      * with `mixed`, found once per file at the first such finding), ascending */
     UT_VEC(uint32_t) mixed_sinks;
     bool mixed_done;
+    char *not_fixed; /* why the last finding's fixer made no fix, said in its message (heap; generate_one frees) */
 } fx;
 
 typedef struct {
@@ -980,6 +981,50 @@ static uint32_t indent_of(const fx *f, uint32_t pos) {
     return i - ls;
 }
 
+/* Lightning's `accelerator=` (a call whose name ends in Trainer or Fabric, as XPU605 reads it) takes the device
+ * selection's value: the value itself is that keyword's, or the name it is assigned to appears as
+ * `accelerator=NAME` later in the file (a text scan: a region parse may not hold that statement). Lightning registers
+ * no "xpu" accelerator, so the run-time device would make Trainer/Fabric raise on an XPU host, where the original
+ * ran on the CPU. Says so in f->not_fixed. */
+static bool lightning_accelerator(fx *f, TSNode value, TSNode name) {
+    TSNode kw = up(f, value);
+    while (is(kw, "parenthesized_expression")) kw = up(f, kw);
+    const char *t = f->text;
+    uint32_t at = 0;
+    if (is(kw, "keyword_argument")) {
+        TSNode k = an_py_field(kw, "name", 4), call = up(f, up(f, kw));
+        TSNode fn = is(call, "call") ? an_py_field(call, "function", 8) : call;
+        if (E(k) - S(k) == 11 && !memcmp(t + S(k), "accelerator", 11) && !ts_node_is_null(fn) &&
+            ((E(fn) - S(fn) >= 7 && !memcmp(t + E(fn) - 7, "Trainer", 7)) ||
+             (E(fn) - S(fn) >= 6 && !memcmp(t + E(fn) - 6, "Fabric", 6))))
+            at = S(kw);
+    }
+    if (!at && !ts_node_is_null(name) && (ut_memmem(t, f->src->len, "Trainer(", 8) || ut_memmem(t, f->src->len, "Fabric(", 7))) {
+        uint32_t nl = E(name) - S(name);
+        for (const char *p = t + E(name); !at && (p = ut_memmem(p, (size_t)(t + f->src->len - p), "accelerator", 11)); p += 11) {
+            if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.')) continue;
+            const char *q = p + 11;
+            while (*q == ' ' || *q == '\t') q++;
+            if (*q != '=' || q[1] == '=') continue;
+            q++;
+            while (*q == ' ' || *q == '\t') q++;
+            if ((size_t)(t + f->src->len - q) > nl && !memcmp(q, t + S(name), nl) &&
+                !(isalnum((unsigned char)q[nl]) || q[nl] == '_' || q[nl] == '.'))
+                at = (uint32_t)(p - t);
+        }
+    }
+    if (!at) return false;
+    uint32_t line = 1;
+    for (uint32_t i = 0; i < at; i++) line += t[i] == '\n';
+    ut_free(f->not_fixed);
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "the value is Lightning's `accelerator=` (line %u), which has no \"xpu\" accelerator: on an XPU host "
+                  "the run-time device would make Trainer/Fabric raise where this code runs on the CPU (XPU605)", line);
+    f->not_fixed = ut_buf_take(&b);
+    return true;
+}
+
 /* One branch of a device selection: its block is the one statement `X = "dev"` or `X = F("dev")`, nothing else in the
  * file's text from the block's start to `to` (a region parse may hold part of a longer branch). */
 static bool select_branch(fx *f, TSNode block, uint32_t to, TSNode *left, TSNode *value, TSNode *fn) {
@@ -1092,6 +1137,7 @@ static an_fix *fix_select_statement(fx *f, const an_diag *d, TSNode n, needs *nd
         if (q - p > ind) return NULL;
         break;
     }
+    if (lightning_accelerator(f, n, left)) return NULL;
     char *ls = slice(f, left);
     ut_buf b;
     ut_buf_init(&b);
@@ -1116,6 +1162,10 @@ static an_fix *fix_device_select(fx *f, const an_diag *d, TSNode n, needs *nd) {
      * (which adds XPU, and the CPU where the original picked an MPS device that is not there) */
     TSNode other = ts_node_named_child(n, 2);
     if (is(ts_node_named_child(n, 1), "not_operator")) other = ts_node_named_child(n, 0); /* "cpu" if not ... */
+    TSNode asg = up(f, n), target = {0};
+    while (is(asg, "parenthesized_expression")) asg = up(f, asg);
+    if (is(asg, "assignment") && ts_node_eq(an_py_field(asg, "right", 5), n)) target = an_py_field(asg, "left", 4);
+    if (lightning_accelerator(f, n, target)) return NULL;
     /* `torch.device("cuda") if ... else torch.device("cpu")`: the same callee on both arms (the query checked) */
     TSNode c0 = ts_node_named_child(n, 0);
     if (is(c0, "call") && is(other, "call")) {
@@ -1634,6 +1684,17 @@ static void match_line_endings(const an_source *src, an_diag_list *diags) {
 static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *all) {
     f->guard_judged = false;
     d->fix = generate(f, d, nd);
+    if (f->not_fixed) {
+        if (!d->fix && d->message && !strstr(d->message, "(not fixed: ")) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "%s (not fixed: %s)", d->message, f->not_fixed);
+            ut_free(d->message);
+            d->message = ut_buf_take(&b);
+        }
+        ut_free(f->not_fixed);
+        f->not_fixed = NULL;
+    }
     if (d->fix && f->guard_judged && f->verdict.kind == AN_GUARD_GENERIC && d->entry && d->entry->note && d->message) {
         /* the entry's warning does not hold here: say why the rewrite is safe instead */
         char *at = strstr(d->message, d->entry->note);

@@ -300,6 +300,44 @@ def test_formatted_device_index_runs_on_cpu(d):
         eq(p.stdout, "cpu [0.0, 1.0, 2.0] cpu\n")
 
 
+LIGHTNING = """import torch
+import lightning as L
+
+
+def run(model):
+    if torch.cuda.is_available():
+        accelerator = "cuda"
+    elif torch.backends.mps.is_available():
+        accelerator = "mps"
+    else:
+        accelerator = "cpu"
+    fabric = L.Fabric(accelerator=accelerator, devices=1)
+    trainer = L.Trainer(accelerator="cuda" if torch.cuda.is_available() else "cpu")
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    return fabric, trainer, model.to(dev)
+"""
+
+
+def test_device_selection_for_lightning_accelerator_not_fixed(d):
+    """A device selection whose value is Lightning's `accelerator=` (directly, or through the name it is assigned
+    to) is reported without a fix, and the message says why: Lightning has no "xpu" accelerator, so the run-time
+    device would make Fabric/Trainer raise on an XPU host. The selection that reaches `.to()` is still fixed."""
+    write("lit.py", LIGHTNING)
+    r = run("check", "--no-cache", "--format", "json", "lit.py")
+    found = {x["line"]: x for x in r.json() if x["code"] == "XPU104"}
+    eq(sorted(found), [6, 13, 14])
+    for ln in (6, 13):
+        check(not found[ln].get("fix"), "no fix", found[ln])
+        check("(not fixed: the value is Lightning's `accelerator=` (line %d)" % (12 if ln == 6 else 13) in found[ln]["message"],
+              "why", found[ln]["message"])
+    check(found[14].get("fix"), "the .to() selection is fixed", found[14])
+    r = run("fix", "--target", "compat", "lit.py")
+    got = read("lit.py")
+    check('accelerator = "cuda"' in got and 'accelerator="cuda" if torch.cuda.is_available() else "cpu"' in got,
+          "Lightning's selections left as they are", got)
+    check("dev = xpuify_device.DEV" in got, "the other one fixed", got)
+
+
 LEGACY = """import torch
 from torch.cuda import LongTensor
 torch.manual_seed(0)
