@@ -93,7 +93,8 @@ static an_fix *new_fix(const char *title) {
 }
 
 /* [a, b) calls a CUDA kernel or is compiled for CUDA only: a call of a function named for CUDA (`nms_rotated_cuda(`,
- * `lltm_cuda_forward(`, `cuda_nms(`), a kernel launch (`<<<`), a `WITH_CUDA` / `__CUDACC__` conditional. */
+ * `lltm_cuda_forward(`, `cuda_nms(`), a kernel launch (`<<<`, `cudaLaunchKernel(`, `cuLaunchKernel(`), a `WITH_CUDA` /
+ * `__CUDACC__` conditional. */
 static bool routes_to_cuda(const char *t, size_t a, size_t b) {
     for (size_t i = a; i < b; i++) {
         if (t[i] == '<' && i + 2 < b && t[i + 1] == '<' && t[i + 2] == '<') return true;
@@ -111,6 +112,8 @@ static bool routes_to_cuda(const char *t, size_t a, size_t b) {
         bool call = p < b && t[p] == '(';
         bool named = memmem(w, n, "_cuda", 5) || (n > 5 && !memcmp(w, "cuda_", 5));
         if (call && named && !(n == 7 && !memcmp(w, "is_cuda", 7))) return true;
+        /* a kernel launched through the runtime or driver API (stylegan2-ada's bias_act.cpp: cudaLaunchKernel) */
+        if (call && ((n >= 10 && !memcmp(w, "cudaLaunch", 10)) || (n >= 8 && !memcmp(w, "cuLaunch", 8)))) return true;
         i = e - 1;
     }
     return false;
