@@ -876,6 +876,42 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
             }
         }
     }
+    /* `torch.device("cuda", i)`: the device of index i, and plain CPU on the CPU (`torch.device("cpu", 0)` is "cpu:0",
+     * which torch.load's map_location rejects) */
+    TSNode al = up(f, n), dc = up(f, al);
+    if (string_is(f, n, "cuda") && is(al, "argument_list") && ts_node_named_child_count(al) == 2 &&
+        ts_node_eq(ts_node_named_child(al, 0), n) && is(dc, "call")) {
+        TSNode ia = ts_node_named_child(al, 1);
+        if (is(ia, "keyword_argument")) {
+            TSNode k = an_py_field(ia, "name", 4);
+            ia = E(k) - S(k) == 5 && !memcmp(f->text + S(k), "index", 5) ? an_py_field(ia, "value", 5) : (TSNode){0};
+        }
+        ut_buf q;
+        ut_buf_init(&q);
+        bool tdev = !ts_node_is_null(ia) && !is(ia, "list_splat") && !is(ia, "dictionary_splat") && !is(ia, "comment") &&
+                    an_pyscope_qualname(f->scope, an_py_field(dc, "function", 8), f->text, &q) && !strcmp(q.data, "torch.device");
+        ut_buf_free(&q);
+        if (tdev) {
+            char *idx = slice(f, ia), *fn = slice(f, an_py_field(dc, "function", 8));
+            ut_buf b;
+            ut_buf_init(&b);
+            if (f->opt->target == AN_TARGET_COMPAT) {
+                ut_buf_printf(&b, "%s.device(%s)", f->opt->helper_module, idx);
+                nd->helper = true;
+            } else {
+                TSNode wp = up(f, dc);
+                bool bare = is(wp, "argument_list") || is(wp, "keyword_argument") || is(wp, "assignment");
+                ut_buf_printf(&b, "%s%s(%s, %s) if %s != \"cpu\" else %s(\"cpu\")%s", bare ? "" : "(", fn, f->dev, idx,
+                              f->dev, fn, bare ? "" : ")");
+                nd->dev = true;
+            }
+            ut_free(idx);
+            ut_free(fn);
+            an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device");
+            edit_own(x, S(dc), E(dc), ut_buf_take(&b));
+            return x;
+        }
+    }
     if (!string_parts(f, n, prefix, sizeof prefix, quote, sizeof quote, &cs, &ce)) return NULL;
     if (strchr(prefix, 'b') || strchr(prefix, 'u') || ce - cs < 4 || memcmp(f->text + cs, "cuda", 4)) return NULL;
     an_fix *x = fix_new(d, AN_FIX_SAFE, "Use the run-time device type");

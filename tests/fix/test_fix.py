@@ -274,14 +274,15 @@ gpu = 0
 loc = 'cuda:{}'.format(gpu)
 t = torch.load("t.pt", map_location=loc)
 u = torch.zeros(2).to("cuda:%d" % gpu)
-print(t.device.type, t.tolist(), u.device.type)
+v = torch.load("t.pt", map_location=torch.device("cuda", gpu))
+print(t.device.type, t.tolist(), u.device.type, v.device.type)
 """
 
 
 def test_formatted_device_index_runs_on_cpu(d):
-    """`'cuda:{}'.format(i)` and `"cuda:%d" % i` reaching map_location and `.to()`: the formatting becomes the
-    device string of the index, plain "cpu" on the CPU (an f-string keeping ":{}" gave "cpu:0", which torch.load's
-    map_location rejects). Run with Debian's torch, CUDA hidden, on both targets."""
+    """`'cuda:{}'.format(i)`, `"cuda:%d" % i` and `torch.device("cuda", i)` reaching map_location and `.to()`: the
+    device of the index, plain CPU on the CPU (an f-string keeping ":{}" gave "cpu:0", and `torch.device(DEV, i)` is
+    cpu:0 too, which torch.load's map_location rejects). Run with Debian's torch, CUDA hidden, on both targets."""
     if not debian_torch():
         return
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
@@ -294,10 +295,10 @@ def test_formatted_device_index_runs_on_cpu(d):
         if target == "accelerator":  # Debian's torch 1.13 has no torch.accelerator: run the compat copy only
             check('"%s:%s" % (DEVICE_TYPE, gpu) if DEVICE_TYPE != "cpu" else "cpu"' in got, "the CPU form", got)
             continue
-        check("xpuify_device.device_str(gpu)" in got, "the helper's device string", got)
+        check("xpuify_device.device_str(gpu)" in got and "xpuify_device.device(gpu)" in got, "the helper's device", got)
         p = subprocess.run(["/usr/bin/python3", "load.py"], capture_output=True, text=True, env=env)
         eq(p.returncode, 0, p.stderr)
-        eq(p.stdout, "cpu [0.0, 1.0, 2.0] cpu\n")
+        eq(p.stdout, "cpu [0.0, 1.0, 2.0] cpu cpu\n")
 
 
 LIGHTNING = """import torch
