@@ -125,7 +125,7 @@ static bool routes_to_cuda(const char *t, size_t a, size_t b) {
  * code by design: `!x.is_cpu()` would let XPU tensors through to CUDA kernels. (The directory of the file itself: a
  * project that lies below some directory named `cuda` is no backend. A single-file extension's `.cu` is judged by
  * what its tests route to, as any other file: its `on_device()` helpers are a hand port's starting point.) */
-static bool cuda_backend_source(const char *path) {
+bool an_cext_cuda_backend_source(const char *path) {
     if (!path) return false;
     const char *base = strrchr(path, '/');
     if (!base) return false;
@@ -139,7 +139,7 @@ static bool cuda_backend_source(const char *path) {
  * to a CUDA kernel, and `!x.is_cpu()` would send XPU tensors there too. What the test guards: an if's body, the
  * rest of a check's block, the whole file for a macro. */
 static bool guards_cuda_kernel(const an_source *src, size_t at) {
-    if (cuda_backend_source(src->path)) return true;
+    if (an_cext_cuda_backend_source(src->path)) return true;
     const char *t = src->text;
     size_t len = src->len;
     size_t ls = at;

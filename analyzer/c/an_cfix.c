@@ -228,11 +228,14 @@ static bool in_python_package(const char *path) {
  * PyTorch extension's source that lies in a Python package: torch's cpp_extension builds such sources at run time
  * from the installed package, whose data lists the package's own files only, so the layer's include does not
  * resolve there (peft's BOFT kernel, with `../../../../../xpuify_gpu.h`, would fail to build and peft fall back
- * silently, on CUDA too; a layer written beside it would not be in the package's data either). Their findings
- * stay, without a fix, in check and fix alike. */
+ * silently, on CUDA too; a layer written beside it would not be in the package's data either). Nor in the sources
+ * of an extension's CUDA backend (its `cuda/` directory, which only the CUDA build compiles: pytorch_cluster's
+ * `csrc/cuda/fps_cuda.cu`): the layer would port nothing there, and its include at the project's root is no file
+ * of the sdist. Their findings stay, without a fix, in check and fix alike. */
 void an_cfix_generate(const an_fix_options *opt, const an_source *src, an_diag_list *diags) {
     if (!opt || opt->target == AN_TARGET_NONE) return;
-    bool package_data = torch_extension_source(src) && in_python_package(src->path);
+    bool package_data = torch_extension_source(src) &&
+                        (in_python_package(src->path) || an_cext_cuda_backend_source(src->path));
     an_edit inc[2];
     int inc_state[2] = {0, 0}; /* 0 not computed, 1 edit, -1 none needed */
     for (size_t i = 0; i < diags->len; i++) {

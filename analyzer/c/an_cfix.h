@@ -18,6 +18,9 @@ bool *an_cfix_code_lines(const char *text, size_t len);
 /* PyTorch C++ extension fixes (an_cextfix.c): `x.is_cuda()` -> `!x.is_cpu()`, CUDA device guards -> c10's, and
  * `kCUDA` given to `.device()`/`.to()` -> the device of the function's first tensor parameter. */
 void an_cextfix_generate(const an_fix_options *opt, const an_source *src, an_diag_list *diags);
+/* A source of a PyTorch extension's CUDA backend: a file whose own directory is named `cuda` (pytorch_scatter's and
+ * pytorch_cluster's `csrc/cuda/`, beside `csrc/cpu/`). Only the CUDA build compiles it: CUDA by design. */
+bool an_cext_cuda_backend_source(const char *path);
 /* CUDA kernels translated to OpenCL C (an_ckfix.c): one fix, on the first launch of a translated kernel, with the
  * host edits (the kernels kept for the CUDA backend, the xpu_launch_* stubs, the launches). */
 #include "analyzer/c/an_c.h"

@@ -416,5 +416,19 @@ def test_extension_package_data_keeps_cuda_runtime(d):
     check(mine and all(x.get("fix") is None for x in mine), "still found, no fix", r.out)
 
 
+def test_extension_cuda_backend_keeps_cuda_runtime(d):
+    # an extension's CUDA backend (csrc/cuda/, beside csrc/cpu/: only the CUDA build compiles it) is CUDA by design:
+    # no layer include, the findings stay; a directory whose name only contains "cuda" is no backend
+    write("csrc/cuda/kernel.cu", JIT_KERNEL)
+    write("csrc/cuda_utils/kernel.cu", JIT_KERNEL)
+    r = run("fix", "--no-cache", ".")
+    check(r.code in (0, 1), "fix failed", r)
+    eq(read("csrc/cuda/kernel.cu"), JIT_KERNEL, "the CUDA backend unchanged")
+    check("xpuGetLastError" in read("csrc/cuda_utils/kernel.cu"), "elsewhere: ported", read("csrc/cuda_utils/kernel.cu"))
+    r = run("check", "--no-cache", "--format", "json", ".")
+    mine = [x for x in r.json() if x["path"] == "csrc/cuda/kernel.cu" and x["code"].startswith("XPC1")]
+    check(mine and all(x.get("fix") is None for x in mine), "still found, no fix", r.out)
+
+
 if __name__ == "__main__":
     main(globals())
