@@ -171,7 +171,7 @@ api-coverage: $(B)/tools/capi
 # The real-project regression harness (not part of `make test`; minutes per project): plain `fix` on copies of the
 # projects under TRY_CORPUS, then imports, compile, idempotency (tools/try_projects.sh; docs/real-projects.md)
 TRY_CORPUS ?= bench/corpus
-TRY_MORE ?= $(wildcard bench/heldout)
+TRY_MORE ?= $(wildcard bench/heldout bench/trial)
 try-projects: $(B)/xpuify
 	TRY_MORE="$(TRY_MORE)" tools/try_projects.sh $(TRY_CORPUS) $(B)/xpuify /usr/bin/python3
 
