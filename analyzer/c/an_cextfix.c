@@ -137,7 +137,7 @@ bool an_cext_cuda_backend_source(const char *path) {
 /* `if (x.is_cuda()) return op_cuda(x); return op_cpu(x);`, `TORCH_CHECK(x.is_cuda(), ...)` before `op_cuda_forward(x)`,
  * `#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), ...)` in a file that calls CUDA kernels: the test sends tensors
  * to a CUDA kernel, and `!x.is_cpu()` would send XPU tensors there too. What the test guards: an if's body, the
- * rest of a check's block, the whole file for a macro. */
+ * rest of the function that holds a check, the whole file for a macro. */
 static bool guards_cuda_kernel(const an_source *src, size_t at) {
     if (an_cext_cuda_backend_source(src->path)) return true;
     const char *t = src->text;
@@ -169,10 +169,16 @@ static bool guards_cuda_kernel(const an_source *src, size_t at) {
     }
     bool check = (we - ws >= 5 && memmem(t + ws, we - ws, "CHECK", 5)) || (we - ws >= 6 && memmem(t + ws, we - ws, "ASSERT", 6));
     if (!check) return false;
-    /* the rest of the enclosing block */
-    depth = 0;
-    size_t end = close;
-    while (end < len && depth >= 0) {
+    /* the rest of the outermost block that holds the check (the function's body): a check inside a loop over the
+     * tensors guards the launch after the loop (fairscale's multi_tensor_apply.cuh) */
+    int open_braces = 0;
+    for (size_t i = 0; i < at; i++) {
+        if (t[i] == '{') open_braces++;
+        else if (t[i] == '}' && open_braces > 0) open_braces--;
+    }
+    depth = open_braces;
+    size_t end = open_braces ? close : len; /* outside any block (a macro's continued line): the rest of the file */
+    while (end < len && depth > 0) {
         if (t[end] == '{') depth++;
         else if (t[end] == '}') depth--;
         end++;
