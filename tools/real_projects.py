@@ -425,7 +425,9 @@ def run_project(name, src, work, xpuify, python):
     bad = []
     for f in changed + helpers:
         try:
-            compile(read(os.path.join(fixed, f)), f, "exec", dont_inherit=True)
+            # the bytes, as Python reads a module (a UTF-8 BOM or a coding cookie is the file's, not an error)
+            with open(os.path.join(fixed, f), "rb") as fh:
+                compile(fh.read(), f, "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as e:
             bad.append(f"{f}: {e}")
     row["compile_failures"] = bad
