@@ -697,8 +697,13 @@ static void visit(walker *w, TSNode n, uint8_t k) {
     case V_CONDITIONAL: on_conditional(w, n); break;
     case V_COMPARISON:
         add_node(w, AN_CTX_READ, n);
-        /* `dist.get_backend() == "nccl"`, `get_backend() == Backend.NCCL`: asks which backend runs */
-        if (has(text(w, n), len(n), "get_backend(")) add_node_why(w, AN_CTX_CORRECT_GUARD, n, "asks which distributed backend runs");
+        /* `dist.get_backend() == "nccl"`, `get_backend() == Backend.NCCL`: asks which backend runs; so does any
+         * comparison with `Backend.NCCL`, or of a backend with "nccl" (fairscale's `self._backend != dist.Backend.NCCL`
+         * picks NCCL's ordering guarantee: the run-time device's backend there would make gloo skip waits) */
+        if (has(text(w, n), len(n), "get_backend(") || has(text(w, n), len(n), "Backend.NCCL") ||
+            ((has(text(w, n), len(n), "\"nccl\"") || has(text(w, n), len(n), "'nccl'")) &&
+             (has(text(w, n), len(n), "backend") || has(text(w, n), len(n), "Backend"))))
+            add_node_why(w, AN_CTX_CORRECT_GUARD, n, "asks which distributed backend runs");
         break;
     case V_DICTIONARY: on_dictionary(w, n); break;
     case V_DECORATED: on_decorated(w, n); break;
