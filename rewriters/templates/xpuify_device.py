@@ -327,12 +327,29 @@ def _event_or_stream(kind, *args, **kwargs):
     return cls(*args, **kwargs)
 
 
-def Stream(*args, **kwargs):
-    return _event_or_stream("Stream", *args, **kwargs)
+class _DeviceClass(type):
+    """torch.cuda.Stream and torch.cuda.Event as the helper's names: calling one makes the picked device's object
+    (exactly torch.cuda's on CUDA), and `isinstance(s, xpuify_device.Stream)` or an annotation works as with the
+    CUDA class (a function in their place made isinstance raise TypeError)."""
+
+    def __call__(cls, *args, **kwargs):
+        return _event_or_stream(cls.__name__, *args, **kwargs)
+
+    def __instancecheck__(cls, obj):
+        kinds = [_CpuEvent if cls.__name__ == "Event" else _CpuStream]
+        for owner in ((module() if _dev() != "cpu" else None), torch):
+            kind = getattr(owner, cls.__name__, None) if owner is not None else None
+            if isinstance(kind, type):
+                kinds.append(kind)
+        return isinstance(obj, tuple(kinds))
 
 
-def Event(*args, **kwargs):
-    return _event_or_stream("Event", *args, **kwargs)
+class Stream(metaclass=_DeviceClass):
+    pass
+
+
+class Event(metaclass=_DeviceClass):
+    pass
 
 
 # torch.mps's names for what torch.cuda calls memory_allocated and memory_reserved (no device argument there)

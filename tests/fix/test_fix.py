@@ -339,6 +339,37 @@ def test_device_selection_for_lightning_accelerator_not_fixed(d):
     check("dev = xpuify_device.DEV" in got, "the other one fixed", got)
 
 
+STREAMS = """import torch
+s = torch.cuda.Stream()
+e = torch.cuda.Event(enable_timing=True)
+
+
+def record(st: torch.cuda.Stream) -> torch.cuda.Event:
+    e.record(st)
+    return e
+
+
+print(isinstance(s, torch.cuda.Stream), isinstance(record(s), torch.cuda.Event), isinstance(3, torch.cuda.Stream))
+"""
+
+
+def test_stream_and_event_classes_keep_isinstance(d):
+    """`torch.cuda.Stream`/`Event` as names (isinstance, annotations) become the helper's, which are classes whose
+    call makes the picked device's object: `isinstance(s, xpuify_device.Stream)` works (fairscale's tests; a function
+    in their place raised TypeError). Run with Debian's torch, CUDA hidden."""
+    if not debian_torch():
+        return
+    write("st.py", STREAMS)
+    r = run("fix", "--target", "compat", "st.py")
+    check(r.code in (0, 1), "fix ran", r)
+    got = read("st.py")
+    check("isinstance(s, xpuify_device.Stream)" in got and "st: xpuify_device.Stream" in got, "names ported", got)
+    p = subprocess.run(["/usr/bin/python3", "st.py"], capture_output=True, text=True,
+                       env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    eq(p.returncode, 0, p.stderr)
+    eq(p.stdout, "True True False\n")
+
+
 LEGACY = """import torch
 from torch.cuda import LongTensor
 torch.manual_seed(0)
