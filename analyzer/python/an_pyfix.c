@@ -56,6 +56,8 @@ typedef struct {
     UT_VEC(uint32_t) mixed_sinks;
     bool mixed_done;
     char *not_fixed; /* why the last finding's fixer made no fix, said in its message (heap; generate_one frees) */
+    int lightning;   /* the file calls something named *Trainer( or *Fabric(: -1 not looked yet, 0 no, 1 yes */
+    UT_VEC(uint32_t) accel; /* then where each `accelerator=` keyword's value starts (ascending) */
 } fx;
 
 typedef struct {
@@ -1035,18 +1037,26 @@ static bool lightning_accelerator(fx *f, TSNode value, TSNode name) {
              (E(fn) - S(fn) >= 6 && !memcmp(t + E(fn) - 6, "Fabric", 6))))
             at = S(kw);
     }
-    if (!at && !ts_node_is_null(name) && (ut_memmem(t, f->src->len, "Trainer(", 8) || ut_memmem(t, f->src->len, "Fabric(", 7))) {
-        uint32_t nl = E(name) - S(name);
-        for (const char *p = t + E(name); !at && (p = ut_memmem(p, (size_t)(t + f->src->len - p), "accelerator", 11)); p += 11) {
+    if (!at && !ts_node_is_null(name) && f->lightning < 0) { /* once per file: a dense file's findings each ask */
+        f->lightning = ut_memmem(t, f->src->len, "Trainer(", 8) || ut_memmem(t, f->src->len, "Fabric(", 7);
+        for (const char *p = t; f->lightning && (p = ut_memmem(p, (size_t)(t + f->src->len - p), "accelerator", 11)); p += 11) {
             if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.')) continue;
             const char *q = p + 11;
             while (*q == ' ' || *q == '\t') q++;
             if (*q != '=' || q[1] == '=') continue;
             q++;
             while (*q == ' ' || *q == '\t') q++;
-            if ((size_t)(t + f->src->len - q) > nl && !memcmp(q, t + S(name), nl) &&
-                !(isalnum((unsigned char)q[nl]) || q[nl] == '_' || q[nl] == '.'))
-                at = (uint32_t)(p - t);
+            ut_vec_push(&f->accel, (uint32_t)(q - t));
+        }
+    }
+    if (!at && !ts_node_is_null(name) && f->lightning > 0) {
+        uint32_t nl = E(name) - S(name);
+        for (size_t i = 0; !at && i < f->accel.len; i++) {
+            const char *q = t + f->accel.items[i];
+            if (f->accel.items[i] <= E(name) || (size_t)(t + f->src->len - q) <= nl || memcmp(q, t + S(name), nl) ||
+                isalnum((unsigned char)q[nl]) || q[nl] == '_' || q[nl] == '.')
+                continue;
+            at = f->accel.items[i];
         }
     }
     if (!at) return false;
@@ -1808,7 +1818,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
         o.helper_import = helper_import;
     }
     fx f = {0};
-    f.opt = &o, f.src = src, f.text = src->text, f.root = root, f.scope = scope, f.whole = whole;
+    f.opt = &o, f.src = src, f.text = src->text, f.root = root, f.scope = scope, f.whole = whole, f.lightning = -1;
     f.nodes = nodes && nodes->len && ts_node_eq(nodes->items[0].node, root) ? nodes : NULL;
     analyze_header(&f);
     const char *nl = memchr(f.text, '\n', src->len);
@@ -1868,6 +1878,7 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     ut_free(f.refs);
     ut_free(f.dev);
     ut_vec_free(&f.mixed_sinks);
+    ut_vec_free(&f.accel);
     /* what the insertion edits hold, as requirement_edits decides it */
     bool need_torch = (all.torch || (all.dev && o.target == AN_TARGET_ACCELERATOR)) && !f.has_torch;
     bool need_dev = all.dev && o.target == AN_TARGET_ACCELERATOR && !f.has_dev;
