@@ -848,6 +848,12 @@ static an_fix *fix_compat_autocast(fx *f, const an_diag *d, TSNode str, needs *n
     return x;
 }
 
+/* n's place takes a conditional expression without parentheses: an argument, a keyword's value, an assignment's */
+static bool bare_position(const fx *f, TSNode n) {
+    TSNode p = up(f, n);
+    return is(p, "argument_list") || is(p, "keyword_argument") || is(p, "assignment");
+}
+
 static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
     char prefix[8], quote[8];
     uint32_t cs, ce;
@@ -901,8 +907,7 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
                 ut_buf_printf(&b, "%s.device(%s)", f->opt->helper_module, idx);
                 nd->helper = true;
             } else {
-                TSNode wp = up(f, dc);
-                bool bare = is(wp, "argument_list") || is(wp, "keyword_argument") || is(wp, "assignment");
+                bool bare = bare_position(f, dc);
                 ut_buf_printf(&b, "%s%s(%s, %s) if %s != \"cpu\" else %s(\"cpu\")%s", bare ? "" : "(", fn, f->dev, idx,
                               f->dev, fn, bare ? "" : ")");
                 nd->dev = true;
@@ -987,8 +992,7 @@ static an_fix *fix_device_string(fx *f, const an_diag *d, TSNode n, needs *nd) {
             ut_buf_printf(&b, "%s.device_str(%s)", f->opt->helper_module, idx);
             nd->helper = true;
         } else {
-            TSNode wp = up(f, whole);
-            bool bare = is(wp, "argument_list") || is(wp, "keyword_argument") || is(wp, "assignment");
+            bool bare = bare_position(f, whole);
             ut_buf_printf(&b, "%s\"%%s:%%s\" %% (%s, %s) if %s != \"cpu\" else \"cpu\"%s", bare ? "" : "(", f->dev,
                           idx, f->dev, bare ? "" : ")");
         }
