@@ -1730,18 +1730,22 @@ static void match_line_endings(const an_source *src, an_diag_list *diags) {
     }
 }
 
+/* Why a finding has no fix, said once at the end of its message: " (not fixed: why)". */
+static void say_not_fixed(an_diag *d, const char *why) {
+    if (!d->message || strstr(d->message, "(not fixed: ")) return;
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%s (not fixed: %s)", d->message, why);
+    ut_free(d->message);
+    d->message = ut_buf_take(&b);
+}
+
 /* One finding's fix, and what it needs added to *all. */
 static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *all) {
     f->guard_judged = false;
     d->fix = generate(f, d, nd);
     if (f->not_fixed) {
-        if (!d->fix && d->message && !strstr(d->message, "(not fixed: ")) {
-            ut_buf b;
-            ut_buf_init(&b);
-            ut_buf_printf(&b, "%s (not fixed: %s)", d->message, f->not_fixed);
-            ut_free(d->message);
-            d->message = ut_buf_take(&b);
-        }
+        if (!d->fix) say_not_fixed(d, f->not_fixed);
         ut_free(f->not_fixed);
         f->not_fixed = NULL;
     }
@@ -1787,13 +1791,7 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
         /* no import of the helper works here (the project model says why): the fix is withheld, and said */
         an_fix_free(d->fix);
         d->fix = NULL;
-        if (d->message && !strstr(d->message, "(not fixed: ")) {
-            ut_buf b;
-            ut_buf_init(&b);
-            ut_buf_printf(&b, "%s (not fixed: %s)", d->message, f->opt->helper_withheld);
-            ut_free(d->message);
-            d->message = ut_buf_take(&b);
-        }
+        say_not_fixed(d, f->opt->helper_withheld);
     }
     if (!d->fix) return;
     /* the version the rewritten code needs: the entry's, and 2.6 for the accelerator device definition */
