@@ -85,6 +85,9 @@ typedef struct {
     bool must_whole; /* of that, something more statements of the file would not give (else grown: grow) */
     UT_VEC(uint32_t) grow; /* offsets of definitions the verdict reads that a partial tree lacks */
     bool in_exit;    /* judging the code after an early exit (after_exit) */
+    /* the test decides more than the code it guards in place: an early exit (callers, the rest of the module), a
+     * skip decorator, a name or attribute that holds it, a literal answer returned to callers (`return True`) */
+    bool escapes;
     bool exit_why;   /* the reason was found there */
     /* for the verdicts of callees in other modules kept per thread (follow_in_module): every module read since the
      * judge began (each time module_at gives one), the least index into visited that a cycle met (SIZE_MAX: none),
@@ -1312,6 +1315,7 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow);
 
 /* `x = <test>`: each later use of x must guard device-generic code too. */
 static void follow_name(judge *j, TSNode asg, int pol, int flow) {
+    j->escapes = true;
     TSNode left = field(asg, "left");
     bool attr = is(left, "attribute");
     TSNode name = attr ? field(left, "attribute") : left;
@@ -1409,6 +1413,27 @@ static bool returns_value(judge *j, TSNode n, int depth) {
     return false;
 }
 
+/* a constant that only says the test's answer: True, False, a number, a plain string */
+static bool literal(TSNode n) {
+    while (is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+    if (is(n, "string"))
+        for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; i++)
+            if (is(ts_node_named_child(n, i), "interpolation")) return false;
+    return is(n, "true") || is(n, "false") || is(n, "integer") || is(n, "float") || is(n, "string");
+}
+
+/* a `return <constant>` in the code (nested definitions aside): the code answers its callers what the test said */
+static bool returns_literal(TSNode n, int depth) {
+    if (ts_node_is_null(n) || depth > GUARD_MAX_WALK_DEPTH) return false;
+    if (is(n, "return_statement")) return literal(ts_node_named_child(n, 0));
+    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; i++) {
+        TSNode c = ts_node_named_child(n, i);
+        if (is(c, "function_definition") || is(c, "class_definition") || is(c, "lambda")) continue;
+        if (returns_literal(c, depth + 1)) return true;
+    }
+    return false;
+}
+
 /* the file imports pytest or unittest: its `test*` functions are what a test runner calls */
 static bool test_module(const an_guard *g) {
     const char *t = g->text;
@@ -1424,6 +1449,12 @@ static bool test_file(const an_guard *g) {
     b = b ? b + 1 : p;
     size_t bl = strlen(b);
     return !strncmp(b, "test", 4) || (bl > 8 && !strcmp(b + bl - 8, "_test.py"));
+}
+
+/* a test module, or code under a tests/ or test/ directory (a test's support code) */
+static bool test_code(const an_guard *g) {
+    const char *p = g->src->path;
+    return test_file(g) || (p && (!strncmp(p, "tests/", 6) || !strncmp(p, "test/", 5) || strstr(p, "/tests/") || strstr(p, "/test/")));
 }
 
 /* a `test*` function of a test module, at module level or in a class: a test runner calls it, no code of the
@@ -1449,6 +1480,7 @@ static bool main_guard(judge *j, TSNode ifs) {
  * effect, as `return torch.cuda.is_available()` would); a raise, a skip or an exit stops them, unless a test
  * runner is the caller (a test function or module) or nothing imports the code (`if __name__ == "__main__":`). */
 static void after_exit(judge *j, TSNode st, TSNode leave, an_ctx_exit how) {
+    j->escapes = true;
     bool in_loop = how == AN_CTX_EXIT_CONTINUE || how == AN_CTX_EXIT_BREAK;
     /* what the exit leaves, and the outermost loop on the way whose later iterations it ends */
     TSNode target = {0}, rerun = {0};
@@ -1566,6 +1598,7 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
         }
         if ((is(p, "if_statement") || is(p, "elif_clause")) && ts_node_eq(field(p, "condition"), cur)) {
             if (pol > 0) {
+                j->escapes |= returns_literal(field(p, "consequence"), 0);
                 check_code(j, field(p, "consequence"));
                 return;
             }
@@ -1582,7 +1615,9 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
             return;
         }
         if (is(p, "conditional_expression") && ts_node_eq(ts_node_named_child(p, 1), cur)) {
-            check_code(j, ts_node_named_child(p, pol > 0 ? 0 : 2));
+            TSNode arm = ts_node_named_child(p, pol > 0 ? 0 : 2);
+            j->escapes |= literal(arm);
+            check_code(j, arm);
             return;
         }
         if (is(p, "argument_list") && ts_node_eq(ts_node_named_child(p, 0), cur)) {
@@ -1591,6 +1626,7 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
             bool skip_if = eq(j, last, "skipIf") || eq(j, last, "skipif"), skip_unless = eq(j, last, "skipUnless");
             TSNode deco = ts_node_parent(call);
             if ((skip_if || skip_unless) && is(deco, "decorator")) {
+                j->escapes = true;
                 if (skip_if) pol = -pol;
                 TSNode def = field(ts_node_parent(deco), "definition");
                 if (pol > 0 && !ts_node_is_null(def)) check_code(j, field(def, "body"));
@@ -1598,6 +1634,7 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
                 return;
             }
             TSNode mark = pytestmark(j, call);
+            j->escapes |= skip_if && !ts_node_is_null(mark);
             if (skip_if && !ts_node_is_null(mark)) {
                 /* `pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), ...)`: every test of the module
                  * (or class) is skipped by it; the rest of that block is what runs because of the test */
@@ -1650,16 +1687,27 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     if (ts_node_is_null(n)) return !(*must = g->partial);
     TSNode call = ts_node_parent(n);
     if (is(call, "call") && ts_node_eq(field(call, "function"), n)) n = call;
-    /* inside `_require_two_cuda_devices()` or `class CudaTests`: the scope says it is about CUDA */
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    /* inside `_require_two_cuda_devices()` or `class CudaTests`: the scope says it is about CUDA. That keeps the
+     * test a CUDA test where the test says more than what it guards in place (an early exit that stops callers, a
+     * skip, a name holding it, `return True`), in a class, and in tests and their support code (a test of CUDA
+     * behaviour); a helper that only does device-generic work under it (`def _cuda_sync(): if
+     * torch.cuda.is_available(): torch.cuda.synchronize()`) is ported like any other code */
+    TSNode named = {0}, named_def = {0};
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && ts_node_is_null(named); p = ts_node_parent(p)) {
         size_t tok;
         TSNode nm = is(p, "function_definition") || is(p, "class_definition") ? field(p, "name") : (TSNode){0};
-        if (!ts_node_is_null(nm) && an_ctx_named_for_cuda(T(&j, nm), L(nm), &tok)) {
-            verdict(&j, AN_GUARD_CUDA, nm, "sits in `%.*s`, named for CUDA");
-            break;
-        }
+        if (!ts_node_is_null(nm) && an_ctx_named_for_cuda(T(&j, nm), L(nm), &tok)) named = nm, named_def = p;
     }
-    if (j.kind == AN_GUARD_GENERIC) guarded_by(&j, n, 1, 0);
+    guarded_by(&j, n, 1, 0);
+    if (!ts_node_is_null(named) && j.kind != AN_GUARD_CUDA && !j.need_whole &&
+        (j.kind != AN_GUARD_GENERIC || j.escapes || is(named_def, "class_definition") || test_function(&j, named_def) ||
+         test_code(g))) {
+        j.kind = AN_GUARD_GENERIC; /* the scope's verdict replaces the body's */
+        ut_free(j.why);
+        j.why = NULL;
+        j.exit_why = false;
+        verdict(&j, AN_GUARD_CUDA, named, "sits in `%.*s`, named for CUDA");
+    }
     out->kind = j.kind;
     out->why = j.why;
     out->after_exit = j.exit_why;
