@@ -1649,6 +1649,10 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
             verdict(j, AN_GUARD_UNPROVEN, call, "passes the test to `%.*s`, which xpuify does not follow");
             return;
         }
+        /* `DataLoader(..., pin_memory=torch.cuda.is_available())`: page-locked host memory for whichever accelerator
+         * the loader copies to (torch pins for the current accelerator, or warns and goes on where it cannot) */
+        if (is(p, "keyword_argument") && ts_node_eq(field(p, "value"), cur) && eq(j, field(p, "name"), "pin_memory"))
+            return;
         if (is(p, "assignment") && ts_node_eq(field(p, "right"), cur)) {
             follow_name(j, p, pol, flow);
             return;
