@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from harness import ROOT, XPUIFY, check, eq, main, need_python, need_tool, read  # noqa: E402
+from harness import ROOT, XPUIFY, check, eq, main, need_python, need_tool, read, skip  # noqa: E402
 
 PY = "/usr/bin/python3"
 FIXTURES = os.path.join(ROOT, "fixtures", "runtime")
@@ -122,12 +122,17 @@ def test_ddp_fixtures_free_the_process_group_without_the_gil(d):
     out = p.stdout + p.stderr
     check(re.search(r"Breakpoint 1(\.\d+)?, ", out), "the process group was destroyed while the program ran", out[-3000:])
     check("Reducer::~Reducer" not in out, "not by the DDP reducer", out[-3000:])
-    check(re.search(r"^\$1 = 0$", out, re.M), "the destroying thread does not hold the GIL", out[-3000:])
     # the spawned fixture cannot run under gdb here (its ranks are new processes): its rank function frees the DDP
-    # wrapper before the group, as the torchrun one does
+    # wrapper before the group, as the torchrun one does (checked first: the GIL question below needs gdb to call a
+    # function in the program)
     for f in ("train_ddp.py", "reference_cpu.py"):
         src = read(os.path.join(FIXTURES, "ddp", f))
         check(0 <= src.find("del ddp") < src.find("dist.destroy_process_group()"), f"ddp/{f} frees DDP first")
+    if "Couldn't write extended state status" in out and "$1 = " not in out:
+        # some kernels (virtual machines without the XSAVE layout gdb expects) refuse ptrace's register writes, so
+        # gdb cannot call PyGILState_Check there; the destroyer's caller was checked above
+        skip("gdb cannot call a function in the program on this machine (\"Couldn't write extended state status\")")
+    check(re.search(r"^\$1 = 0$", out, re.M), "the destroying thread does not hold the GIL", out[-3000:])
 
 
 def test_every_fixture_is_listed(d):
