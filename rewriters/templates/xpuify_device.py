@@ -8,7 +8,10 @@ CUDA code behaves exactly as before.
 
 Importing this module has no side effect: torch is imported, and the device picked (probing CUDA, XPU, MPS), at
 first use (the first `DEV`, `device()`, ... a fixed file evaluates), so an environment set-up that runs after the
-import (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, XPUIFY_DEVICE) still counts.
+import (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, XPUIFY_DEVICE) still counts. The pick does not initialise the
+CUDA driver where NVML can count the devices (as torch's PYTORCH_NVML_BASED_CUDA_CHECK=1 does), so a pick that a
+fixed file makes when it is imported (a default argument `device=xpuify_device.DEV`, a decorator) leaves a later
+CUDA_VISIBLE_DEVICES in force, as the original `"cuda"` did.
 """
 import contextlib
 import os
@@ -40,6 +43,28 @@ def _xpu_available():
         return False
 
 
+def _cuda_available():
+    """Whether CUDA has a device. torch.cuda.is_available() initialises the CUDA driver, which reads
+    CUDA_VISIBLE_DEVICES then and never again; NVML counts the visible devices without it (torch's own
+    PYTORCH_NVML_BASED_CUDA_CHECK=1 way). So where CUDA is not initialised yet, in a CUDA build of torch, NVML's
+    "there are devices" answers; torch answers once CUDA is initialised, in other builds (ROCm, CPU), where NVML
+    cannot, and where NVML sees none (torch 1.13's NVML count does not read device UUIDs in CUDA_VISIBLE_DEVICES)."""
+    cuda = torch.cuda
+    try:
+        if torch.version.hip is None and torch.backends.cuda.is_built() and not cuda.is_initialized():
+            count = getattr(cuda, "_device_count_nvml", None)
+            if count is not None:
+                import warnings
+                with warnings.catch_warnings():  # "Can't initialize NVML": torch is asked instead
+                    warnings.simplefilter("ignore")
+                    n = count()
+                if n > 0:
+                    return True
+    except Exception:  # a private API that changed or a broken NVML: torch is asked
+        pass
+    return cuda.is_available()
+
+
 def _mps_available():
     mps = getattr(torch.backends, "mps", None)
     return bool(mps is not None and mps.is_available())
@@ -53,7 +78,7 @@ def _xla_available():
         return False
 
 
-_PROBES = {"cuda": lambda: torch.cuda.is_available(), "xpu": _xpu_available, "mps": _mps_available,
+_PROBES = {"cuda": _cuda_available, "xpu": _xpu_available, "mps": _mps_available,
            "xla": _xla_available, "cpu": lambda: True}
 
 

@@ -457,6 +457,55 @@ def test_current_device_index_used_as_a_device(d):
     check("acc.py:7:" in r.out and "`device` is a caller's device or else the current device's index" in r.out, "the mixed use is still reported", r)
 
 
+IMPORTED = """import torch
+
+
+def run(x, device="cuda"):
+    return x.to(device)
+"""
+
+# Debian's torch told it is a CUDA build: NVML's count (argv[2]; "raise": NVML fails), whether CUDA is initialised
+# (argv[1]), and torch.cuda.is_available() counted (it initialises the CUDA driver, which reads CUDA_VISIBLE_DEVICES
+# then and never again)
+PICK = """import sys, torch
+asked = []
+torch.backends.cuda.is_built = lambda: True
+torch.cuda.is_initialized = lambda: sys.argv[1] == "initialised"
+def nvml():
+    if sys.argv[2] == "raise":
+        raise RuntimeError("NVML")
+    return int(sys.argv[2])
+torch.cuda._device_count_nvml = nvml
+def available():
+    asked.append(1)
+    return True
+torch.cuda.is_available = available
+import lib  # its default argument picks the device when it is imported
+import xpuify_device
+print(lib.run.__defaults__[0], len(asked))
+"""
+
+
+def test_pick_at_import_leaves_cuda_uninitialised(d):
+    """A device string in a default argument becomes `xpuify_device.DEV`, which picks the device when the fixed
+    module is imported. torch.cuda.is_available() would initialise the CUDA driver then, so a CUDA_VISIBLE_DEVICES
+    that the program sets after its imports would no longer count (the original `"cuda"` probed nothing). The helper
+    asks NVML while CUDA is not initialised, and torch only where NVML cannot answer or sees no device, or once CUDA
+    is initialised."""
+    if not debian_torch():
+        return
+    write("lib.py", IMPORTED)
+    write("pick.py", PICK)
+    r = run("fix", "--target", "compat", "lib.py")
+    check(r.code in (0, 1), "fix ran", r)
+    check('def run(x, device=xpuify_device.DEV):' in read("lib.py"), "the default picks at import", read("lib.py"))
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    for state, nvml, want in (("fresh", "2", "cuda 0"), ("fresh", "0", "cuda 1"), ("fresh", "-1", "cuda 1"),
+                              ("fresh", "raise", "cuda 1"), ("initialised", "2", "cuda 1")):
+        p = subprocess.run(["/usr/bin/python3", "pick.py", state, nvml], capture_output=True, text=True, env=env)
+        eq((p.returncode, p.stdout, p.stderr), (0, want + "\n", ""), f"CUDA {state}, NVML count {nvml}")
+
+
 def test_read_only_file_left_untouched(d):
     write("a.py", CUDA)
     os.chmod("a.py", 0o444)
