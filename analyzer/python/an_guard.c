@@ -1620,6 +1620,21 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
             check_code(j, arm);
             return;
         }
+        /* `for i in range(torch.cuda.device_count()):` and its comprehension: the body runs once per CUDA device, no
+         * time where CUDA is missing */
+        if (is(p, "argument_list") && is(ts_node_parent(p), "call") && eq(j, field(ts_node_parent(p), "function"), "range")) {
+            TSNode rng = ts_node_parent(p), loop = ts_node_parent(rng);
+            if ((is(loop, "for_statement") || is(loop, "for_in_clause")) && ts_node_eq(field(loop, "right"), rng)) {
+                if (is(loop, "for_statement")) {
+                    check_code(j, field(loop, "body"));
+                } else { /* the comprehension's element and its other clauses */
+                    TSNode comp = ts_node_parent(loop);
+                    for (uint32_t i = 0, k = ts_node_named_child_count(comp); i < k; i++)
+                        if (!ts_node_eq(ts_node_named_child(comp, i), loop)) check_code(j, ts_node_named_child(comp, i));
+                }
+                return;
+            }
+        }
         if (is(p, "argument_list") && ts_node_eq(ts_node_named_child(p, 0), cur)) {
             TSNode call = ts_node_parent(p), fn = field(call, "function");
             TSNode last = is(fn, "attribute") ? field(fn, "attribute") : fn;

@@ -495,6 +495,26 @@ static bool fix_ports(void *ctx, uint32_t s, uint32_t e) {
     return false;
 }
 
+/* `range(torch.cuda.device_count())` as what a for loop or a comprehension iterates over: the count guards the
+ * body as a CUDA test does (it runs no time where CUDA is missing), so its rewrite is judged like a guard's */
+static bool loop_bound(const fx *f, const an_diag *d) {
+    if (!d->entry || strcmp(d->entry->name, "torch.cuda.device_count") || ts_node_is_null(f->root)) return false;
+    TSNode n = ts_node_descendant_for_byte_range(f->root, d->start, d->end);
+    while (!ts_node_is_null(n) && (S(n) > d->start || E(n) < d->end)) n = ts_node_parent(n);
+    TSNode call = ts_node_parent(n), args = ts_node_parent(call), rng = ts_node_parent(args), loop = ts_node_parent(rng);
+    if (!is(call, "call") || !ts_node_eq(an_py_field(call, "function", 8), n) || !is(args, "argument_list") ||
+        !is(rng, "call") || !(is(loop, "for_statement") || is(loop, "for_in_clause")) ||
+        !ts_node_eq(an_py_field(loop, "right", 5), rng))
+        return false;
+    TSNode fn = an_py_field(rng, "function", 8);
+    return is(fn, "identifier") && E(fn) - S(fn) == 5 && !memcmp(f->text + S(fn), "range", 5);
+}
+
+/* judged like a guard: a CUDA availability test, or a device count a loop runs over */
+static bool guard_like(const fx *f, const an_diag *d) {
+    return (d->rule && d->rule->guard_condition) || loop_bound(f, d);
+}
+
 /* A CUDA availability test (a rule marked guard_condition): the rewrite is safe when the code it guards is
  * device-generic after this pass's fixes (an_guard); none when that code does CUDA-only things (`if
  * torch.cuda.is_available(): DEVICE = DeviceType.CUDA` would label an XPU machine as CUDA, `major =
@@ -506,7 +526,7 @@ static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
     if (!f->guard) { /* every test this pass judges: the guard parses the statements that hold them */
         UT_VEC(uint32_t) tests = {0};
         for (size_t i = 0; i < f->diags->len; i++)
-            if (f->diags->items[i].rule && f->diags->items[i].rule->guard_condition) ut_vec_push(&tests, f->diags->items[i].start);
+            if (guard_like(f, &f->diags->items[i])) ut_vec_push(&tests, f->diags->items[i].start);
         /* over the front end's tree when it parsed the whole file; else the guard parses what it reads */
         f->guard = f->whole ? an_guard_borrow(f->src, f->root, f->scope) : an_guard_new(f->src, tests.items, tests.len);
         an_guard_set_helper(f->guard, f->opt->helper_module);
@@ -638,7 +658,7 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
     an_applicability app = e ? e->fix : AN_FIX_NONE;
     if (e && e->has_compat_fix && f->opt->target == AN_TARGET_COMPAT && e->compat) app = e->compat_fix;
     if (!e || app == AN_FIX_NONE) return NULL;
-    if (d->rule->guard_condition && !judge_guard(f, d, &app)) return NULL;
+    if (guard_like(f, d) && !judge_guard(f, d, &app)) return NULL;
     if (f->opt->target == AN_TARGET_ACCELERATOR &&
         an_version_newer(e->min_torch, f->opt->torch_major, f->opt->torch_minor))
         return NULL;
@@ -1761,6 +1781,20 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
             d->message = ut_buf_take(&b);
         }
     }
+    if (d->rule && f->guard_judged && f->verdict.why && !d->rule->guard_condition) {
+        /* a device count a loop runs over: what keeps its rewrite from being safe, said */
+        ut_buf b;
+        ut_buf_init(&b);
+        if (f->verdict.kind == AN_GUARD_CUDA)
+            ut_buf_printf(&b, "%s. Here the loop over the devices %s: keep this count (the loop runs no time where CUDA is "
+                              "missing) and add an XPU loop beside it", d->message, f->verdict.why);
+        else
+            ut_buf_printf(&b, "%s. Unsafe here: the loop over the devices %s", d->message, f->verdict.why);
+        ut_free(d->message);
+        d->message = ut_buf_take(&b);
+        ut_free(f->verdict.why);
+        f->verdict.why = NULL;
+    }
     if (d->rule && d->rule->guard_condition && f->verdict.why) {
         /* what keeps a guard rewrite from being safe, said (once) */
         const char *why = f->verdict.why;
@@ -1839,12 +1873,15 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     /* guards last, the later ones first: whether the code they guard is device-generic counts the fixes of this pass
      * inside it, nested guards included */
     f.diags = diags;
-    for (size_t i = 0; i < diags->len; i++)
-        if (!diags->items[i].rule || !diags->items[i].rule->guard_condition)
-            generate_one(&f, &diags->items[i], &nds[i], dev_too_new, &all);
+    bool *guardish = ut_calloc(diags->len ? diags->len : 1, sizeof(bool));
+    for (size_t i = 0; i < diags->len; i++) {
+        guardish[i] = guard_like(&f, &diags->items[i]);
+        if (!guardish[i]) generate_one(&f, &diags->items[i], &nds[i], dev_too_new, &all);
+    }
     size_t *order = ut_calloc(diags->len ? diags->len : 1, sizeof(size_t)), ng = 0;
     for (size_t i = 0; i < diags->len; i++)
-        if (diags->items[i].rule && diags->items[i].rule->guard_condition) order[ng++] = i;
+        if (guardish[i]) order[ng++] = i;
+    ut_free(guardish);
     for (size_t k = 1; k < ng; k++) /* by start, descending */
         for (size_t m = k; m > 0 && diags->items[order[m - 1]].start < diags->items[order[m]].start; m--) {
             size_t t = order[m];

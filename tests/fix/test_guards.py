@@ -133,6 +133,40 @@ def test_fixed_guards_run_right_on_cpu_and_on_an_accelerator(d):
        "the generic bodies run there and work; the CUDA-only ones (capability, the \"cuda\" list) do not run")
 
 
+LOOP_LABEL = re.compile(r"expect:[A-Z0-9_, ]*XPU201 \(fix: (safe|unsafe|none)\)")
+
+
+def test_device_count_loops_are_judged_like_guards(d):
+    """`for i in range(torch.cuda.device_count()):` runs its body once per CUDA device and no time without CUDA: a
+    device-generic body lets the count be ported (safe), a body that reads CUDA-only results keeps it (no fix, and
+    says why), as the guards of the same body would (guards/device_loops.py, labelled; plain fix golden
+    guards/device_loops.compat.py). Run with Debian's torch: on the CPU original and fixed print the same, and with the
+    helper told it has an accelerator the capability loops still run no time (they raised when the count was
+    ported and the body was not)."""
+    src = os.path.join(FIX, "guards", "device_loops.py")
+    shutil.copy(src, "loops.py")
+    lines = read("loops.py").split("\n")
+    want = {i + 1: m.group(1) for i, l in enumerate(lines) if (m := LOOP_LABEL.search(l))}
+    check({"safe", "none"} <= set(want.values()), "both kinds are labelled", want)
+    r = run("check", "--no-cache", "--format", "json", "--target", "compat", "loops.py")
+    found = {x["line"]: x for x in r.json() if x["code"] == "XPU201" and "device_count" in x["message"]}
+    got = {ln: (found[ln].get("fix") or {}).get("applicability", "none") if ln in found else "missing" for ln in want}
+    eq(got, want, "applicability per labelled loop")
+    for ln, kind in want.items():
+        if kind == "none":
+            check("Here the loop over the devices reads a CUDA-only result" in found[ln]["message"], "why is said",
+                  found[ln]["message"])
+    r = run("fix", "-q", "--no-cache", "--target", "compat", "loops.py")
+    check(r.code in (0, 1), "fix failed", r)
+    eq(read("loops.py"), read(os.path.join(FIX, "guards", "device_loops.compat.py")), "guards/device_loops.compat.py")
+    need_python(PY, [("torch", "python3-torch")])
+    shutil.copy(src, "orig.py")
+    for env in ({}, {"CUDA_VISIBLE_DEVICES": ""}):
+        eq(runs("loops.py", env), runs("orig.py", env), f"the same on the CPU ({env})")
+    acc = runs("loops.py", {"XPUIFY_DEVICE": "mps"})
+    check(acc.startswith("caps [] older False names 1"), "on an accelerator the capability loops do not run", acc)
+
+
 def test_plain_fix_of_early_exits(d):
     """Plain fix of early exits (guards/exits.py, a unittest program; guards/exits_pytest.py, a pytest module): the
     tests whose following code is device-generic become the helper's, the others stay CUDA tests."""
