@@ -95,6 +95,8 @@ typedef struct {
     UT_VEC(struct xmod *) touch;
     size_t seen_min;
     bool tainted;
+    /* the guarded code runs torch.distributed work on the device: DDP or FSDP, a collective on tensors */
+    bool distributed;
 } judge;
 
 typedef UT_VEC(TSNode) node_vec;
@@ -427,6 +429,21 @@ static const char *const generic_mods[] = {
     "dataclasses", "argparse", "inspect", "datetime", "platform", "io", "pickle", "glob", "string", "textwrap",
     "traceback", "threading", "numpy", "PIL", "tqdm", "einops", "psutil", "operator", "statistics", "enum", "abc",
     "types", "weakref", "queue", "csv", "struct", "hashlib", "uuid", "torchvision", "builtins", NULL};
+/* torch.distributed work on the device's tensors: DDP, FSDP, the tensor collectives and point-to-point calls (the
+ * object collectives go through CPU tensors on gloo) */
+static bool distributed_work(const char *q) {
+    static const char *const colls[] = {"all_reduce", "all_gather", "all_gather_into_tensor", "broadcast", "reduce",
+                                        "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single",
+                                        "gather", "scatter", "send", "recv", "isend", "irecv", NULL};
+    if (!strcmp(q, "torch.nn.parallel.DistributedDataParallel") ||
+        !strcmp(q, "torch.nn.parallel.distributed.DistributedDataParallel") || !strncmp(q, "torch.distributed.fsdp.", 23))
+        return true;
+    if (strncmp(q, "torch.distributed.", 18)) return false;
+    for (int i = 0; colls[i]; i++)
+        if (!strcmp(q + 18, colls[i])) return true;
+    return false;
+}
+
 /* flags of torch.backends.cuda/cudnn that are plain settings on every torch build and only tune CUDA kernels */
 static const char *const harmless_flags[] = {
     "torch.backends.cudnn.benchmark", "torch.backends.cudnn.deterministic", "torch.backends.cudnn.enabled",
@@ -955,6 +972,7 @@ typedef struct {
     an_guard_kind kind;
     char *why;
     bool any;
+    bool distributed; /* the walk met torch.distributed work (judge.distributed) */
     UT_VEC(char *) paths; /* every module it read, and the numbers of those reads */
     UT_VEC(uint64_t) serials;
 } vmemo_ent;
@@ -1036,6 +1054,7 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
         if (same) {
             for (size_t i = 0; i < e->paths.len; i++) module_xmod(j, e->paths.items[i]); /* as the walk reads them */
             merge_verdict(j, e->kind, e->why);
+            j->distributed |= e->distributed;
             ut_buf_free(&key);
             return e->any;
         }
@@ -1043,16 +1062,17 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
     /* walked from no verdict, with the cycle and taint marks of this walk alone */
     an_guard_kind kind0 = j->kind;
     char *why0 = j->why;
-    bool exit0 = j->exit_why, taint0 = j->tainted, whole0 = j->need_whole;
+    bool exit0 = j->exit_why, taint0 = j->tainted, whole0 = j->need_whole, dist0 = j->distributed;
     size_t seen0 = j->seen_min, visited0 = j->visited.len, touch0 = j->touch.len, grow0 = j->grow.len;
-    j->kind = AN_GUARD_GENERIC, j->why = NULL, j->tainted = false, j->seen_min = SIZE_MAX;
+    j->kind = AN_GUARD_GENERIC, j->why = NULL, j->tainted = false, j->seen_min = SIZE_MAX, j->distributed = false;
     bool any = follow_in_module_walk(j, m, name, n, call, hops);
+    bool dist = j->distributed;
     an_guard_kind k = j->kind;
     char *why = j->why;
     bool keep = !j->tainted && j->seen_min >= visited0 && j->need_whole == whole0 && j->grow.len == grow0;
     if (keep) {
         vmemo_ent *e = ut_calloc(1, sizeof *e);
-        e->kind = k, e->why = why ? ut_strdup(why) : NULL, e->any = any;
+        e->kind = k, e->why = why ? ut_strdup(why) : NULL, e->any = any, e->distributed = dist;
         for (size_t i = touch0; i < j->touch.len; i++) {
             ut_vec_push(&e->paths, ut_strdup(j->touch.items[i]->path));
             ut_vec_push(&e->serials, j->touch.items[i]->serial);
@@ -1062,6 +1082,7 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
         ns->val = e;
     }
     j->kind = kind0, j->why = why0, j->exit_why = exit0;
+    j->distributed = dist0 || dist;
     j->tainted = taint0 || j->tainted;
     if (j->seen_min > seen0) j->seen_min = seen0;
     merge_verdict(j, k, why);
@@ -1160,6 +1181,8 @@ static void check_call(judge *j, TSNode call) {
             size_t r = strcspn(q.data, ".");
             if ((q.data[0] == '.' || !in_list(q.data, r, generic_mods)) && !follow_import(j, 0, q.data, call, 0))
                 verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
+            else if (distributed_work(q.data)) /* `DDP(model, ...)` after `from torch.nn.parallel import ... as DDP` */
+                j->distributed = true;
         } else {
             /* `from .mod import f`: a module of the project */
             int lv = 0;
@@ -1216,6 +1239,8 @@ static void check_call(judge *j, TSNode call) {
                     verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
                 else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
+                else if (distributed_work(q.data))
+                    j->distributed = true;
             }
             if (!bound) {
                 /* `Cls.apply(...)`, `helper.run(...)`: a class or function of this module, or a name a relative
@@ -1694,7 +1719,7 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     judge j = {0};
     *must = false;
     j.g = j.home = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC, j.seen_min = SIZE_MAX;
-    out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false;
+    out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false, out->distributed = false;
     if (!g->tree) return true;
     TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
     while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
@@ -1730,6 +1755,7 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     out->kind = j.kind;
     out->why = j.why;
     out->after_exit = j.exit_why;
+    out->distributed = j.distributed;
     ut_vec_free(&j.visited);
     ut_vec_free(&j.touch);
     *must = j.must_whole;

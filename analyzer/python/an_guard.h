@@ -33,6 +33,8 @@ typedef struct {
     an_guard_kind kind;
     char *why; /* GENERIC: NULL; otherwise what keeps it so, as a phrase ("calls `flash_attn_func`, ...") */
     bool after_exit; /* why is about the code after an early exit (`if not torch.cuda.is_available(): return`) */
+    bool distributed; /* the guarded code runs torch.distributed work on the device (DDP, FSDP, collectives): no
+                       * backend carries MPS tensors, so the test must be false there as it was */
 } an_guard_verdict;
 
 /* Whether the caller's fixes rewrite [s, e) safely in this pass (a ported torch.cuda call, a decided guard). */

@@ -522,7 +522,7 @@ static bool guard_like(const fx *f, const an_diag *d) {
  * finding's message (an_pyfix_generate). */
 static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
     ut_free(f->verdict.why);
-    f->verdict = (an_guard_verdict){AN_GUARD_GENERIC, NULL, false};
+    f->verdict = (an_guard_verdict){AN_GUARD_GENERIC, NULL, false, false};
     if (!f->guard) { /* every test this pass judges: the guard parses the statements that hold them */
         UT_VEC(uint32_t) tests = {0};
         for (size_t i = 0; i < f->diags->len; i++)
@@ -663,6 +663,13 @@ static an_fix *fix_qualname(fx *f, const an_diag *d, TSNode n, needs *nd) {
         an_version_newer(e->min_torch, f->opt->torch_major, f->opt->torch_minor))
         return NULL;
     const char *src_t = f->opt->target == AN_TARGET_COMPAT && e->compat ? e->compat : e->replacement;
+    /* a guard of torch.distributed work on the device (DDP, collectives): true only where a backend carries the
+     * device's tensors (not on MPS, where the original took its other branch); the helper has that test, and
+     * torch.accelerator's is_available() does not say it */
+    if (d->rule->guard_condition && f->guard_judged && f->verdict.distributed) {
+        if (f->opt->target == AN_TARGET_COMPAT && e->compat) src_t = "xpuify_device.dist_available";
+        else app = AN_FIX_UNSAFE;
+    }
     tmpl t;
     if (!parse_tmpl(src_t, &t)) return NULL;
     an_fix *x = NULL;
@@ -1769,14 +1776,27 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
         ut_free(f->not_fixed);
         f->not_fixed = NULL;
     }
+    if (d->fix && f->guard_judged && f->verdict.distributed && d->rule && d->rule->guard_condition && d->message) {
+        /* said before the reasons below are appended */
+        ut_buf b;
+        ut_buf_init(&b);
+        ut_buf_printf(&b, "%s. The guarded code runs torch.distributed work on the device (DDP, FSDP or collectives), "
+                          "which no backend carries for MPS tensors: %s", d->message,
+                      f->opt->target == AN_TARGET_COMPAT ? "the test becomes `xpuify_device.dist_available()` (CUDA, "
+                                                           "or XPU with XCCL or oneCCL), false on MPS as the original was"
+                                                         : "`torch.accelerator.is_available()` is also true on MPS (unsafe)");
+        ut_free(d->message);
+        d->message = ut_buf_take(&b);
+    }
     if (d->fix && f->guard_judged && f->verdict.kind == AN_GUARD_GENERIC && d->entry && d->entry->note && d->message) {
         /* the entry's warning does not hold here: say why the rewrite is safe instead */
         char *at = strstr(d->message, d->entry->note);
         if (at) {
             ut_buf b;
             ut_buf_init(&b);
-            ut_buf_printf(&b, "%.*sSafe here: the code it guards is device-generic (it may run on XPU and MPS too)%s",
-                          (int)(at - d->message), d->message, at + strlen(d->entry->note));
+            ut_buf_printf(&b, "%.*sSafe here: the code it guards is device-generic (it may run on XPU%s too)%s",
+                          (int)(at - d->message), d->message, f->verdict.distributed ? "" : " and MPS",
+                          at + strlen(d->entry->note));
             ut_free(d->message);
             d->message = ut_buf_take(&b);
         }

@@ -29,7 +29,7 @@ torch = _LazyTorch()
 
 __all__ = ["DEV", "device", "device_str", "device_ctx", "autocast", "init", "is_initialized", "module", "is_available", "device_count", "current_device", "set_device",
            "synchronize", "empty_cache", "ipc_collect", "new_tensor", "manual_seed", "manual_seed_all", "GradScaler", "custom_fwd",
-           "custom_bwd", "dist_backend", "dist_backend_available", "OutOfMemoryError"]
+           "custom_bwd", "dist_backend", "dist_backend_available", "dist_available", "OutOfMemoryError"]
 
 _DEFAULT_PRIORITY = "@PRIORITY@"
 
@@ -543,6 +543,16 @@ def dist_backend():
         except ImportError:
             backend = "gloo"
     return backend
+
+
+def dist_available():
+    """Whether torch.distributed carries the picked device's tensors: CUDA (as torch.cuda.is_available() said), XPU
+    with XCCL or oneCCL. Not MPS or the CPU: gloo carries CPU tensors, and no backend MPS ones, so a test that guards
+    DDP or collectives on the device (`if torch.cuda.is_available(): model = DDP(model, device_ids=[dev])`) keeps
+    its other branch there, as the original did."""
+    if _dev() == "cuda":
+        return True
+    return _dev() == "xpu" and dist_backend() in ("xccl", "ccl") and dist_backend_available()
 
 
 def dist_backend_available():

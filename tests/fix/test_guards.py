@@ -167,6 +167,62 @@ def test_device_count_loops_are_judged_like_guards(d):
     check(acc.startswith("caps [] older False names 1"), "on an accelerator the capability loops do not run", acc)
 
 
+DDP_PROG = """import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def wrap(model):
+    if torch.cuda.is_available():
+        return DDP(model, device_ids=[0]), "ddp"
+    return model, "plain"
+
+
+def reduce(t):
+    if torch.cuda.is_available():
+        dist.all_reduce(t)
+    return t
+
+
+def sync():
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    return "synced"
+
+
+print(wrap(torch.nn.Linear(2, 2))[1], reduce(torch.ones(2)).tolist(), sync())
+"""
+
+
+def test_guards_of_distributed_work_stay_false_on_mps(d):
+    """A guard whose code runs torch.distributed work on the device (DDP, collectives) becomes
+    `xpuify_device.dist_available()`: true on CUDA (as before) and on XPU with XCCL or oneCCL, false on MPS, whose
+    tensors no backend carries (gloo takes CPU tensors), so a Mac keeps the original's other branch (guided-diffusion
+    wrapped its MPS model in DDP over gloo after `is_available()`). Other guards still become `is_available()`. Run
+    with Debian's torch: original and fixed print the same on the CPU and with the helper told it has MPS."""
+    write("ddp.py", DDP_PROG)
+    r = run("check", "--no-cache", "--format", "json", "--target", "compat", "ddp.py")
+    found = {x["line"]: x for x in r.json() if x["code"] == "XPU105"}
+    eq({ln: (x.get("fix") or {}).get("applicability") for ln, x in found.items()}, {7: "safe", 13: "safe", 19: "safe"})
+    for ln in (7, 13):
+        check("no backend carries for MPS tensors" in found[ln]["message"] and "MPS too" not in found[ln]["message"],
+              "said", found[ln]["message"])
+    check("no backend carries" not in found[19]["message"], "a generic guard is not distributed", found[19]["message"])
+    r = run("check", "--no-cache", "--format", "json", "--target", "accelerator", "--torch-version", "2.10", "ddp.py")
+    acc = {x["line"]: (x.get("fix") or {}).get("applicability") for x in r.json() if x["code"] == "XPU105"}
+    eq(acc, {7: "unsafe", 13: "unsafe", 19: "safe"}, "torch.accelerator.is_available() is true on MPS too")
+    shutil.copy("ddp.py", "orig.py")
+    r = run("fix", "-q", "--no-cache", "--target", "compat", "ddp.py")
+    check(r.code in (0, 1), "fix failed", r)
+    out = read("ddp.py")
+    eq(out.count("if xpuify_device.dist_available():"), 2, out)
+    check("    if xpuify_device.is_available():\n        xpuify_device.synchronize()" in out, "the generic guard", out)
+    need_python(PY, [("torch", "python3-torch")])
+    for env in ({}, {"XPUIFY_DEVICE": "mps"}):
+        eq(runs("ddp.py", env), runs("orig.py", env), f"the same ({env})")
+    eq(runs("ddp.py", {"XPUIFY_DEVICE": "mps"}), "plain [1.0, 1.0] synced\n", "MPS keeps the plain branch")
+
+
 def test_plain_fix_of_early_exits(d):
     """Plain fix of early exits (guards/exits.py, a unittest program; guards/exits_pytest.py, a pytest module): the
     tests whose following code is device-generic become the helper's, the others stay CUDA tests."""
