@@ -608,6 +608,13 @@ static int assigned_int(const char *t, uint32_t len, const char *k, size_t kn, b
             if (current) *current = true;
             continue;
         }
+        /* `rank % torch.cuda.device_count()`: an index by the device count (before the string test: its name holds
+         * "cuda" and ".device") */
+        if (ut_memmem(r, rn, "device_count()", 14) && !memchr(r, '"', rn) && !memchr(r, '\'', rn) &&
+            !ut_memmem(r, rn, "torch.device(", 13) && !ut_memmem(r, rn, " if ", 4)) {
+            verdict = verdict ? verdict : 1;
+            continue;
+        }
         /* a string or a device anywhere among the values: not an index (read on, for *current) */
         if (r[0] == '"' || r[0] == '\'' || (r[0] == 'f' && (r[1] == '"' || r[1] == '\'')) || !strncmp(r, "torch.device(", 13) ||
             ut_memmem(r, rn, "cuda", 4) || ut_memmem(r, rn, ".device", 7) || ut_memmem(r, rn, "device_name(", 12) ||
