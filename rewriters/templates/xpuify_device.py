@@ -488,9 +488,24 @@ def get_device_properties(dev=None):
     return module().get_device_properties(dev)
 
 
+_BF16 = {}
+
+
 def is_bf16_supported():
+    """torch.cuda.is_bf16_supported() for the picked device. torch.mps has none: MPS takes bfloat16 from macOS 14
+    on, so a bfloat16 tensor made there answers (code that fell through to bf16 off CUDA keeps bf16 on a Mac)."""
     fn = getattr(module(), "is_bf16_supported", None)
-    return bool(fn()) if fn is not None else _dev() == "cpu"
+    if fn is not None:
+        return bool(fn())
+    if _dev() == "mps":
+        if "mps" not in _BF16:
+            try:
+                torch.ones(1, dtype=torch.bfloat16, device="mps")
+                _BF16["mps"] = True
+            except (RuntimeError, TypeError):
+                _BF16["mps"] = False
+        return _BF16["mps"]
+    return _dev() == "cpu"
 
 
 def GradScaler(*args, **kwargs):

@@ -506,6 +506,51 @@ def test_pick_at_import_leaves_cuda_uninitialised(d):
         eq((p.returncode, p.stdout, p.stderr), (0, want + "\n", ""), f"CUDA {state}, NVML count {nvml}")
 
 
+PRECISION = """import torch
+
+
+def precision():
+    if torch.cuda.is_available():
+        if torch.cuda.is_bf16_supported():
+            return "bf16-mixed"
+        return "16-mixed"
+    return "bf16-mixed"
+"""
+
+# Debian's torch with an MPS device that takes bfloat16 (argv[1] "bf16", macOS 14 on) or not (older macOS)
+FAKE_MPS = """import sys, torch
+real = torch.ones
+def ones(*a, **k):
+    if k.get("device") == "mps":
+        if sys.argv[1] == "bf16":
+            return real(*a, dtype=k["dtype"])
+        raise RuntimeError("MPS: bfloat16 is not supported on this macOS")
+    return real(*a, **k)
+torch.ones = ones
+import prec
+print(prec.precision())
+"""
+
+
+def test_bf16_support_on_mps(d):
+    """torch.mps has no is_bf16_supported(), so the helper asked nothing and said False on MPS: litgpt's default
+    precision, which falls through to bf16 off CUDA, turned to fp16 on a Mac once its guard was ported. The helper
+    asks MPS for a bfloat16 tensor (macOS 14 on takes one)."""
+    if not debian_torch():
+        return
+    write("prec.py", PRECISION)
+    write("fake.py", FAKE_MPS)
+    r = run("fix", "--target", "compat", "prec.py")
+    check(r.code in (0, 1), "fix ran", r)
+    check("if xpuify_device.is_bf16_supported():" in read("prec.py"), "ported", read("prec.py"))
+    for arg, want in (("bf16", "bf16-mixed"), ("old", "16-mixed")):
+        p = subprocess.run(["/usr/bin/python3", "fake.py", arg], capture_output=True, text=True,
+                           env=dict(os.environ, XPUIFY_DEVICE="mps"))
+        eq((p.returncode, p.stdout), (0, want + "\n"), p.stderr)
+    p = subprocess.run(["/usr/bin/python3", "-c", "import prec; print(prec.precision())"], capture_output=True, text=True)
+    eq(p.stdout, "bf16-mixed\n", p.stderr)
+
+
 def test_read_only_file_left_untouched(d):
     write("a.py", CUDA)
     os.chmod("a.py", 0o444)
