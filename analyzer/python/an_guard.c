@@ -444,6 +444,14 @@ static bool distributed_work(const char *q) {
     return false;
 }
 
+/* a process group of the device's backend: `init_process_group("nccl", ...)`, `new_group(backend="nccl")` (a gloo
+ * group carries CPU tensors, which every host has) */
+static bool device_group(const judge *j, const char *q, TSNode call) {
+    if (strcmp(q, "torch.distributed.init_process_group") && strcmp(q, "torch.distributed.new_group")) return false;
+    TSNode args = field(call, "arguments");
+    return !ts_node_is_null(args) && word_in(T(j, args), L(args), "nccl");
+}
+
 /* flags of torch.backends.cuda/cudnn that are plain settings on every torch build and only tune CUDA kernels */
 static const char *const harmless_flags[] = {
     "torch.backends.cudnn.benchmark", "torch.backends.cudnn.deterministic", "torch.backends.cudnn.enabled",
@@ -1181,7 +1189,7 @@ static void check_call(judge *j, TSNode call) {
             size_t r = strcspn(q.data, ".");
             if ((q.data[0] == '.' || !in_list(q.data, r, generic_mods)) && !follow_import(j, 0, q.data, call, 0))
                 verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
-            else if (distributed_work(q.data)) /* `DDP(model, ...)` after `from torch.nn.parallel import ... as DDP` */
+            else if (distributed_work(q.data) || device_group(j, q.data, call)) /* `DDP(model, ...)`, imported */
                 j->distributed = true;
         } else {
             /* `from .mod import f`: a module of the project */
@@ -1239,7 +1247,7 @@ static void check_call(judge *j, TSNode call) {
                     verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
                 else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
-                else if (distributed_work(q.data))
+                else if (distributed_work(q.data) || device_group(j, q.data, call))
                     j->distributed = true;
             }
             if (!bound) {

@@ -221,6 +221,14 @@ def test_guards_of_distributed_work_stay_false_on_mps(d):
     for env in ({}, {"XPUIFY_DEVICE": "mps"}):
         eq(runs("ddp.py", env), runs("orig.py", env), f"the same ({env})")
     eq(runs("ddp.py", {"XPUIFY_DEVICE": "mps"}), "plain [1.0, 1.0] synced\n", "MPS keeps the plain branch")
+    # a process group of the device's backend is such work too (fairscale's dist_init); a gloo one is not
+    write("init.py", "import torch\nimport torch.distributed as dist\nif torch.cuda.is_available():\n"
+                     "    dist.init_process_group(backend=\"nccl\")\nif torch.cuda.is_available():\n"
+                     "    dist.init_process_group(backend=\"gloo\")\n")
+    r = run("fix", "-q", "--no-cache", "--target", "compat", "init.py")
+    out = read("init.py")
+    check("if xpuify_device.dist_available():\n    dist.init_process_group(backend=xpuify_device.dist_backend())" in out
+          and "if xpuify_device.is_available():\n    dist.init_process_group(backend=\"gloo\")" in out, "groups", out)
 
 
 def test_plain_fix_of_early_exits(d):
