@@ -1777,9 +1777,17 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
         f->not_fixed = NULL;
     }
     if (d->fix && f->guard_judged && f->verdict.distributed && d->rule && d->rule->guard_condition && d->message) {
-        /* said before the reasons below are appended */
+        /* said before the reasons below are appended; the advice names the test the fix writes */
+        const char *adv = f->opt->target == AN_TARGET_COMPAT ? strstr(d->message, "use `xpuify_device.is_available`") : NULL;
         ut_buf b;
         ut_buf_init(&b);
+        if (adv) {
+            ut_buf_printf(&b, "%.*suse `xpuify_device.dist_available`%s", (int)(adv - d->message), d->message,
+                          adv + strlen("use `xpuify_device.is_available`"));
+            ut_free(d->message);
+            d->message = ut_buf_take(&b);
+            ut_buf_init(&b);
+        }
         ut_buf_printf(&b, "%s. The guarded code runs torch.distributed work on the device (DDP, FSDP or collectives), "
                           "which no backend carries for MPS tensors: %s", d->message,
                       f->opt->target == AN_TARGET_COMPAT ? "the test becomes `xpuify_device.dist_available()` (CUDA, "
