@@ -1,5 +1,6 @@
 /* an_project: the project model (see an_project.h): the scan, the ways each file is imported, helper placement. */
 #include "analyzer/project/an_project.h"
+#include "analyzer/project/an_pystdlib.h"
 #include "util/ut_find.h"
 #include "analyzer/core/an_cache.h"
 #include "analyzer/core/an_engine.h"
@@ -1264,6 +1265,9 @@ static bool imported_from(const an_project *p, const char *name, const char *r, 
     const slot *sl = p ? smap_find(&p->names, name, strlen(name)) : NULL;
     if (!sl) return false;
     if (!rn || (rn == strlen(p->pkg_root) && !strncmp(r, p->pkg_root, rn))) return true;
+    /* deeper in the tree, a name of the standard library is the standard library's: `import logging` in dinov2's
+     * files makes no import root of `dinov2/` for its `dinov2/logging` package (which they import as dinov2.logging) */
+    if (an_pystdlib_module(name, strlen(name))) return false;
     if (sl->common && rel_under(sl->common, r, rn)) return true;
     for (const char *q = sl->tops; q && *q;) {
         const char *e = strchr(q, '\n');
@@ -1409,12 +1413,15 @@ static bool own_package(const an_project *p, const char *abs, const slot *fs, ch
     char cur[PATH_MAX];
     snprintf(cur, sizeof cur, "%s", abs);
     *strrchr(cur, '/') = 0;
-    for (;;) {
+    for (bool beside = true;; beside = false) {
         for (const char *t = fs->tops + 1; *t;) {
             const char *e = strchr(t, ',');
             char cand[PATH_MAX + 256];
             snprintf(cand, sizeof cand, "%s/%.*s", cur, (int)(e - t), t);
-            if (exists_memo(cand, true) && strlen(cand) < dsz) {
+            /* above the file, a standard-library name is the standard library's (`import logging` is no import of
+             * dinov2's `dinov2/logging` from `dinov2/train/train.py`) */
+            bool std = !beside && an_pystdlib_module(t, (size_t)(e - t));
+            if (!std && exists_memo(cand, true) && strlen(cand) < dsz) {
                 memcpy(dir, cand, strlen(cand) + 1);
                 snprintf(name, nsz, "%.*s", (int)(e - t), t);
                 return true;
@@ -1432,7 +1439,7 @@ static bool own_package(const an_project *p, const char *abs, const slot *fs, ch
         const char *e = strchr(t, ',');
         char cand[PATH_MAX + 600];
         snprintf(cand, sizeof cand, "%s/%.*s", src, (int)(e - t), t);
-        if (exists_memo(cand, true) && strlen(cand) < dsz) {
+        if (!an_pystdlib_module(t, (size_t)(e - t)) && exists_memo(cand, true) && strlen(cand) < dsz) {
             memcpy(dir, cand, strlen(cand) + 1);
             snprintf(name, nsz, "%.*s", (int)(e - t), t);
             return true;
