@@ -6,6 +6,7 @@
 #include "analyzer/python/an_types.h"
 #include "util/ut_find.h"
 #include "analyzer/project/an_project.h"
+#include "analyzer/project/an_pystdlib.h"
 #include "util/ut_hash.h"
 #include "util/ut_mem.h"
 #include <ctype.h>
@@ -847,23 +848,9 @@ static const char *const cuda_elsewhere[] = {"paddle", "oneflow", "jittor", "meg
                                              "dgl", "theano", "chainer", "cntk", NULL};
 
 /* Libraries whose objects with a `.cuda()` method are torch values or treat `.to(DEV)` the same (their own module
- * classes override both alike), and libraries with no `.cuda()` at all. A file that imports anything else (but
- * its own project's modules) keeps its unknown receivers unsafe. */
+ * classes override both alike), and libraries with no `.cuda()` at all; the standard library too (an_pystdlib). A
+ * file that imports anything else (but its own project's modules) keeps its unknown receivers unsafe. */
 static const char *const cuda_as_torch[] = {
-    /* the standard library (the modules such files import) */
-    "__future__", "abc", "argparse", "array", "ast", "asyncio", "atexit", "base64", "bisect", "builtins", "bz2",
-    "cProfile", "calendar", "codecs", "collections", "concurrent", "configparser", "contextlib", "copy", "csv",
-    "ctypes", "dataclasses", "datetime", "decimal", "difflib", "dis", "doctest", "email", "enum", "errno",
-    "fcntl", "filecmp", "fnmatch", "fractions", "functools", "gc", "getpass", "gettext", "glob", "gzip", "hashlib",
-    "heapq", "hmac", "html", "http", "importlib", "inspect", "io", "ipaddress", "itertools", "json", "keyword",
-    "linecache", "locale", "logging", "lzma", "marshal", "math", "mimetypes", "mmap", "multiprocessing",
-    "numbers", "operator", "os", "pathlib", "pdb", "pickle", "pkgutil", "platform", "pprint", "profile", "pstats",
-    "queue", "random", "re", "reprlib", "resource", "sched", "secrets", "select", "selectors", "shelve", "shlex",
-    "shutil", "signal", "site", "socket", "socketserver", "sqlite3", "ssl", "stat", "statistics", "string",
-    "struct", "subprocess", "sys", "sysconfig", "tarfile", "tempfile", "textwrap", "threading", "time", "timeit",
-    "token", "tokenize", "traceback", "tracemalloc", "types", "typing", "typing_extensions", "unicodedata",
-    "unittest", "urllib", "uuid", "warnings", "weakref", "xml", "zipfile", "zlib", "fileinput", "optparse",
-    "getopt", "copyreg", "contextvars", "graphlib", "zoneinfo", "wave", "colorsys", "posixpath", "ntpath",
     /* torch and its ecosystem */
     "torch", "torchvision", "torchaudio", "torchtext", "torchdata", "torchmetrics", "functorch", "transformers",
     "diffusers", "accelerate", "peft", "timm", "lpips", "open_clip", "clip", "fairseq", "detectron2", "fvcore",
@@ -872,7 +859,7 @@ static const char *const cuda_as_torch[] = {
     "trl", "unsloth", "unsloth_zoo", "triton", "huggingface_hub", "datasets", "tokenizers", "sentencepiece",
     /* libraries without a `.cuda()` method */
     "numpy", "scipy", "pandas", "sklearn", "PIL", "cv2", "imageio", "skimage", "matplotlib", "mpl_toolkits",
-    "seaborn", "tqdm",
+    "seaborn", "tqdm", "typing_extensions",
     "yaml", "omegaconf", "hydra", "tensorboard", "tensorboardX", "wandb", "mlflow", "pytest", "hypothesis",
     "packaging", "requests", "regex", "editdistance", "sacrebleu", "sacremoses", "psutil", "soundfile", "librosa",
     "h5py", "joblib", "faiss", "rich", "typer", "click", "filelock", "fsspec", "setuptools", "pkg_resources",
@@ -903,7 +890,7 @@ static bool imports_known(const ty *y, const an_project *p, const char *helper, 
             if (e == q) break;
             size_t n = (size_t)(e - q);
             bool own_helper = helper && strlen(helper) == n && !memcmp(helper, q, n);
-            if (!listed(cuda_as_torch, q, n) && !own_helper && !an_project_own_module(p, q, n)) {
+            if (!listed(cuda_as_torch, q, n) && !an_pystdlib_module(q, n) && !own_helper && !an_project_own_module(p, q, n)) {
                 snprintf(why, cap, "%.*s", (int)n, q);
                 return false;
             }
