@@ -19,7 +19,16 @@
 
 /* ==== NCCL: the original calls ================================================================================ */
 #if defined(XCCL_BACKEND_NCCL)
+/* A file that got NCCL through another header (llm.c's train_gpt2.cu through llmc/zero.cuh, which includes it only
+ * under MULTI_GPU) includes this layer itself: a build without NCCL must still compile it, as it compiled the
+ * original (a use of an NCCL name then fails where it failed before) */
+#if defined(__has_include)
+#if __has_include(<nccl.h>)
 #include <nccl.h>
+#endif
+#else
+#include <nccl.h>
+#endif
 #define XCCL_BACKEND_NAME "nccl"
 #define xcclUnsupported ncclInvalidUsage
 #define xcclGetVersion ncclGetVersion

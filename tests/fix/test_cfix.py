@@ -34,6 +34,26 @@ def test_golden_programs(d):
     check("wrote the portable layer ./xpuify_gpu.h" in r.err and r.err.count("xpuify_gpu.h") == 1, "written once", r.err)
 
 
+def test_ccl_layer_compiles_where_nccl_is_missing(d):
+    """A file that got NCCL through another header only under a build flag (llm.c's train_gpt2.cu, through
+    llmc/zero.cuh under MULTI_GPU) gets the collectives layer's include of its own: a build without NCCL must still
+    compile it, as it compiled the original; with NCCL the layer's names are NCCL's."""
+    need_tool("cc", "gcc")
+    shutil.copy(os.path.join(TEMPLATES, "xpuify_ccl.h"), "xpuify_ccl.h")
+    write("plain.c", '#include "xpuify_ccl.h"\nint main(void) { return 0; }\n')
+    write("uses.c", '#include "xpuify_ccl.h"\nxcclComm_t comm;\nint main(void) { return comm; }\n')
+    os.mkdir("nccl")
+    os.mkdir("empty")
+    write("nccl/nccl.h", "typedef int ncclComm_t;\n")
+    # -nostdinc: no system directory, so <nccl.h> is missing unless -Inccl gives one
+    p = subprocess.run(["cc", "-nostdinc", "-Iempty", "-fsyntax-only", "plain.c"], capture_output=True, text=True)
+    eq(p.returncode, 0, "without NCCL a file that uses none of it compiles: " + p.stderr)
+    p = subprocess.run(["cc", "-nostdinc", "-Iempty", "-fsyntax-only", "uses.c"], capture_output=True, text=True)
+    check(p.returncode != 0 and "ncclComm_t" in p.stderr, "a use of an NCCL name fails as it did", p.stderr)
+    p = subprocess.run(["cc", "-nostdinc", "-Inccl", "-fsyntax-only", "uses.c"], capture_output=True, text=True)
+    eq(p.returncode, 0, "with NCCL the layer's names are NCCL's: " + p.stderr)
+
+
 def test_fix_twice_changes_nothing(d):
     fixed_programs(d)
     before = {p: read(p) for p in PROGRAMS + ["xpuify_gpu.h", "xpuify_ccl.h"]}
