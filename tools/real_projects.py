@@ -246,6 +246,10 @@ class Model:
             return False
         if not root_parts or root_parts == ["src"]:
             return True
+        # deeper, a standard-library name is the standard library's (dinov2's `import logging` is no import of its
+        # dinov2/logging package from dinov2/)
+        if name.split(".")[0] in getattr(sys, "stdlib_module_names", ()):
+            return False
         r = os.path.join(*root_parts)
         return any(d == r or d.startswith(r + os.sep) for d in self.importers.get(name, ()))
 
