@@ -346,7 +346,7 @@ static void analyze_header(fx *f) {
                 TSNode l = an_py_field(a, "left", 4);
                 char *t = slice(f, a);
                 char *lt = slice(f, l);
-                if (strstr(t, AN_PYFIX_DEV_INIT) && is(l, "identifier")) {
+                if ((strstr(t, AN_PYFIX_DEV_INIT) || strstr(t, AN_PYFIX_DEV_INIT_OLD)) && is(l, "identifier")) {
                     f->has_dev = true;
                     ut_free(f->dev_name);
                     f->dev_name = ut_strdup(lt);

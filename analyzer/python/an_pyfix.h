@@ -7,9 +7,17 @@
 #include "analyzer/python/an_resolve.h"
 #include <tree_sitter/api.h>
 
-/* The device-type variable the accelerator target defines once per file. */
+/* The device-type variable the accelerator target defines once per file: the build's accelerator where it has a
+ * device, else the CPU. Counted through the device module (torch.cuda.device_count() asks NVML while CUDA is not
+ * initialised), not torch.accelerator.is_available(), which initialises CUDA: the definition runs when the module is
+ * imported, and a CUDA_VISIBLE_DEVICES set after the imports, or a CUDA worker started by fork, must still work as
+ * with the original's "cuda" (H200, torch 2.11: docs/verification.md). */
 #define AN_PYFIX_DEV_NAME "DEVICE_TYPE"
-#define AN_PYFIX_DEV_INIT "torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else \"cpu\""
+#define AN_PYFIX_DEV_INIT                                                                                             \
+    "torch.accelerator.current_accelerator().type if torch.accelerator.current_accelerator() and "                   \
+    "torch.get_device_module(torch.accelerator.current_accelerator()).device_count() else \"cpu\""
+/* what an earlier xpuify wrote there (a file it fixed keeps its definition: no second one) */
+#define AN_PYFIX_DEV_INIT_OLD "torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else \"cpu\""
 
 /* nodes: the node index of the tree at root (an_pynodes), or NULL. whole: root is a tree of the whole file (the guard analysis then reads it instead of parsing the file again).
  * extra_needs: AN_NEED_* of fixes computed earlier for the rest of the file (an editor buffer re-analyzed in

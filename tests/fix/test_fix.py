@@ -636,10 +636,42 @@ def test_auto_target_reads_requirements(d):
 def test_accelerator_version_gating(d):
     write("a.py", "import torch\ntorch.cuda.empty_cache()\ntorch.cuda.synchronize()\n")
     r = run("fix", "--target", "accelerator", "--torch-version", "2.6", "a.py")
-    eq(read("a.py"), "import torch\nDEVICE_TYPE = torch.accelerator.current_accelerator().type if "
-                     "torch.accelerator.is_available() else \"cpu\"\ntorch.cuda.empty_cache()\n"
+    eq(read("a.py"), "import torch\n" + DEV_INIT + "torch.cuda.empty_cache()\n"
                      "if DEVICE_TYPE != \"cpu\": torch.accelerator.synchronize()\n")
     eq(r.code, 1)
+
+
+DEV_INIT = ("DEVICE_TYPE = torch.accelerator.current_accelerator().type if torch.accelerator.current_accelerator() "
+            "and torch.get_device_module(torch.accelerator.current_accelerator()).device_count() else \"cpu\"\n")
+OLD_DEV_INIT = ("DEVICE_TYPE = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() "
+                "else \"cpu\"\n")
+
+
+def test_accelerator_device_definition_probes_no_cuda_at_import(d):
+    """The accelerator target's DEVICE_TYPE is defined at the module's top, so it runs at import: it counts the
+    build's accelerator's devices through its device module (NVML for CUDA) instead of torch.accelerator.is_available(),
+    which initialises CUDA (a CUDA_VISIBLE_DEVICES set after the import then no longer counted, and a forked CUDA
+    worker failed: H200 in docs/verification.md). Run here with Debian's torch told it is a CUDA build with one device
+    (torch 1.13 has no torch.accelerator: told that too): the definition picks cuda without asking torch.cuda, and the
+    CPU without a device. A file fixed by an earlier xpuify keeps its definition: no second one."""
+    write("a.py", "import torch\ntorch.cuda.synchronize()\n")
+    r = run("fix", "--target", "accelerator", "--torch-version", "2.10", "a.py")
+    check(read("a.py").startswith("import torch\n" + DEV_INIT), "the definition", read("a.py"))
+    if debian_torch():
+        probe = ("import sys, types, torch\n"
+                 "asked = []\n"
+                 "torch.accelerator = types.SimpleNamespace(current_accelerator=lambda: torch.device('cuda'),\n"
+                 "    is_available=lambda: asked.append(1) or True)\n"
+                 "torch.get_device_module = lambda d: types.SimpleNamespace(device_count=lambda: int(sys.argv[1]))\n"
+                 "torch.cuda.is_available = lambda: asked.append(1) or True\n"
+                 + DEV_INIT + "print(DEVICE_TYPE, len(asked))\n")
+        write("probe.py", probe)
+        for n, want in (("1", "cuda 0"), ("0", "cpu 0")):
+            p = subprocess.run(["/usr/bin/python3", "probe.py", n], capture_output=True, text=True)
+            eq((p.returncode, p.stdout), (0, want + "\n"), p.stderr)
+    write("b.py", "import torch\n" + OLD_DEV_INIT + "torch.cuda.synchronize()\n")
+    run("fix", "--target", "accelerator", "--torch-version", "2.10", "b.py")
+    eq(read("b.py"), "import torch\n" + OLD_DEV_INIT + "if DEVICE_TYPE != \"cpu\": torch.accelerator.synchronize()\n")
 
 
 def test_compat_helper_imports_from_scripts_and_packages(d):
