@@ -452,6 +452,11 @@ static bool device_group(const judge *j, const char *q, TSNode call) {
     return !ts_node_is_null(args) && word_in(T(j, args), L(args), "nccl");
 }
 
+/* the call (to q, its qualified name) is torch.distributed work on the device: noted for the verdict */
+static void note_distributed(judge *j, const char *q, TSNode call) {
+    if (distributed_work(q) || device_group(j, q, call)) j->distributed = true;
+}
+
 /* flags of torch.backends.cuda/cudnn that are plain settings on every torch build and only tune CUDA kernels */
 static const char *const harmless_flags[] = {
     "torch.backends.cudnn.benchmark", "torch.backends.cudnn.deterministic", "torch.backends.cudnn.enabled",
@@ -1189,8 +1194,8 @@ static void check_call(judge *j, TSNode call) {
             size_t r = strcspn(q.data, ".");
             if ((q.data[0] == '.' || !in_list(q.data, r, generic_mods)) && !follow_import(j, 0, q.data, call, 0))
                 verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, which xpuify cannot see into");
-            else if (distributed_work(q.data) || device_group(j, q.data, call)) /* `DDP(model, ...)`, imported */
-                j->distributed = true;
+            else /* `DDP(model, ...)`, imported */
+                note_distributed(j, q.data, call);
         } else {
             /* `from .mod import f`: a module of the project */
             int lv = 0;
@@ -1247,8 +1252,8 @@ static void check_call(judge *j, TSNode call) {
                     verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
                 else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
-                else if (distributed_work(q.data) || device_group(j, q.data, call))
-                    j->distributed = true;
+                else
+                    note_distributed(j, q.data, call);
             }
             if (!bound) {
                 /* `Cls.apply(...)`, `helper.run(...)`: a class or function of this module, or a name a relative
