@@ -182,6 +182,7 @@ class Model:
         self.names = set()
         self.importers = {}
         self.main = set()
+        self.work = set()
         self.own = set()
         for rel in py_files(top):
             parts = rel.split(os.sep)
@@ -195,7 +196,15 @@ class Model:
                 tree = ast.parse(text)
                 nodes = ast.walk(tree)
             except (SyntaxError, ValueError, RecursionError):
-                nodes = []
+                tree, nodes = None, []
+            # a script's work at the top level (a loop, a `with`, an assert, a call statement) in a module without
+            # relative imports: run by path when no module imports it (sam2's benchmark.py)
+            if tree is not None and any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith,
+                                                       ast.Assert)) or (isinstance(n, ast.Expr) and
+                                                                        isinstance(n.value, ast.Call))
+                                        for n in tree.body) and not any(
+                    isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree)):
+                self.work.add(rel)
             d = self.resolves_from(rel, rel in self.main or text.startswith("#!"))
             for n in nodes:
                 if isinstance(n, ast.Import):
@@ -270,7 +279,12 @@ class Model:
             if all(IDENT.match(c) for c in chain):
                 mod = ".".join(chain + ([] if stem == "__init__" else [stem]))
                 out.append((os.path.join(self.top, *dirs[:k]), mod, "package"))
-        if (not out or rel in self.main) and IDENT.match(stem) and stem != "__init__":
+        # also run by path: a __main__ block; imported by its bare name from a script beside it (generative-models'
+        # turbo.py: `from streamlit_helpers import *`); a script's top-level work and no module imports it
+        d = os.path.join(*dirs) if dirs else ""
+        script = rel in self.main or (stem != "__init__" and d in self.importers.get(stem, ())) or (
+            rel in self.work and stem not in self.names and not any(m in self.names for _, m, _ in out))
+        if (not out or script) and IDENT.match(stem) and stem != "__init__":
             out.append((os.path.join(self.top, *dirs), stem, "script"))
             out.append((os.path.join(self.top, *dirs), stem, "script-installed"))
         return out

@@ -603,10 +603,11 @@ static void replay(an_project *p, const char *rel, const char *res, const summar
     p->nfiles++;
 }
 
-/* Every line of a file under configs/: statement by statement (strings, brackets, continuations), to know whether
- * its top level holds only assignments (a config loaded by exec). */
-static void scan_full(scan_out *p, slot *f, const char *text, const char *end) {
-    bool assigns = true;
+/* Each line of text that starts outside a string and is no backslash continuation, with whether it starts a
+ * statement (no bracket open either): strings, brackets and continuations tracked to each line's end. fn returns
+ * false to stop. */
+typedef bool (*line_fn)(void *ctx, const char *s, const char *e, bool stmt);
+static void each_line(const char *text, const char *end, line_fn fn, void *ctx) {
     int depth = 0;
     char quote = 0;
     bool triple = false, cont = false;
@@ -614,17 +615,7 @@ static void scan_full(scan_out *p, slot *f, const char *text, const char *end) {
         /* s is at a line start */
         const char *e = memchr(s, '\n', (size_t)(end - s));
         if (!e) e = end;
-        if (!quote && depth == 0 && !cont) {
-            if (assigns && !config_statement(s, e)) assigns = false;
-            if (s[0] == 'i' && word_at(s, e, "if") && ut_memmem(s, (size_t)(e - s), "__main__", 8)) f->flags |= F_MAIN;
-            const char *b = s;
-            while (b < e && (*b == ' ' || *b == '\t')) b++;
-            if (*b == 'i' || *b == 'f') scan_import(p, f, b, end, b == s);
-        } else if (!quote && !cont) {
-            const char *b = s;
-            while (b < e && (*b == ' ' || *b == '\t')) b++;
-            if (*b == 'i' || *b == 'f') scan_import(p, f, b, end, false);
-        }
+        if (!quote && !cont && !fn(ctx, s, e, depth == 0)) return;
         /* track brackets and strings to the end of the line */
         cont = false;
         for (const char *q = s; q < e; q++) {
@@ -649,7 +640,85 @@ static void scan_full(scan_out *p, slot *f, const char *text, const char *end) {
         if (quote && !triple) quote = 0; /* an unterminated one-line string ends with its line */
         s = e + 1;
     }
-    if (assigns) f->flags |= F_ASSIGNS;
+}
+
+typedef struct {
+    scan_out *p;
+    slot *f;
+    const char *end;
+    bool assigns;
+} full_scan;
+
+static bool full_line(void *ctx, const char *s, const char *e, bool stmt) {
+    full_scan *x = ctx;
+    if (stmt) {
+        if (x->assigns && !config_statement(s, e)) x->assigns = false;
+        if (s[0] == 'i' && word_at(s, e, "if") && ut_memmem(s, (size_t)(e - s), "__main__", 8)) x->f->flags |= F_MAIN;
+    }
+    const char *b = s;
+    while (b < e && (*b == ' ' || *b == '\t')) b++;
+    if (*b == 'i' || *b == 'f') scan_import(x->p, x->f, b, x->end, stmt && b == s);
+    return true;
+}
+
+/* Every line of a file under configs/: statement by statement (strings, brackets, continuations), to know whether
+ * its top level holds only assignments (a config loaded by exec). */
+static void scan_full(scan_out *p, slot *f, const char *text, const char *end) {
+    full_scan x = {p, f, end, true};
+    each_line(text, end, full_line, &x);
+    if (x.assigns) f->flags |= F_ASSIGNS;
+}
+
+/* Is the module-level statement at s (column 0) work that only a script does when it is run: a loop, a `with`, an
+ * assert, or a call made for its effect (`main()`, `print(...)`, `predictor.init_state(...)`), not an assignment,
+ * a definition, an import or a test? */
+static bool work_statement(const char *s, const char *e) {
+    static const char *const kw[] = {"for", "while", "with", "assert", "async", NULL};
+    for (int i = 0; kw[i]; i++)
+        if (word_at(s, e, kw[i])) return true;
+    if (!ident_start(*s)) return false;
+    static const char *const not_calls[] = {"if", "elif", "else", "try", "except", "finally", "def", "class", "import",
+                                            "from", "return", "raise", "del", "global", "pass", "lambda", "not",
+                                            "await", "yield", NULL};
+    for (int i = 0; not_calls[i]; i++)
+        if (word_at(s, e, not_calls[i])) return false;
+    const char *q = s;
+    while (q < e && (ident_char(*q) || (*q == '.' && q + 1 < e && ident_start(q[1])))) q++;
+    if (q >= e || *q != '(') return false;
+    /* a call statement, unless it is the target of an assignment (`f(x).y = 1`) */
+    for (int depth = 0; q < e; q++) {
+        if (*q == '(' || *q == '[' || *q == '{') depth++;
+        else if (*q == ')' || *q == ']' || *q == '}') depth--;
+        else if (*q == '#' || *q == '"' || *q == '\'') break;
+        else if (depth == 0 && *q == '=' && q[1] != '=' && !strchr("!<>=", q[-1])) return false;
+    }
+    return true;
+}
+
+static bool work_line(void *ctx, const char *s, const char *e, bool stmt) {
+    if (stmt && s < e && work_statement(s, e)) {
+        *(bool *)ctx = true;
+        return false;
+    }
+    return true;
+}
+
+/* Does the module at abs (its editor buffer when one stands for it) do work at its top level, as a script run by
+ * path does (sam2's benchmark.py: `assert torch.cuda.is_available()`, a loop, `print(...)`, no __main__ block)? */
+static bool top_level_work(const char *abs) {
+    size_t len = 0;
+    char *text = an_project_overlay_text(abs, &len);
+    if (!text) {
+        FILE *fp = fopen(abs, "rb");
+        if (!fp) return false;
+        text = ut_malloc((1u << 20) + 1);
+        len = fread(text, 1, 1u << 20, fp);
+        fclose(fp);
+    }
+    bool work = false;
+    each_line(text, text + len, work_line, &work);
+    ut_free(text);
+    return work;
 }
 
 static bool skip_dir(const char *name) {
@@ -1257,6 +1326,20 @@ static bool rel_under(const char *d, const char *r, size_t rn) {
     return !rn || (!strncmp(d, r, rn) && (d[rn] == '/' || !d[rn]));
 }
 
+/* Is `name` imported by a file whose absolute imports resolve from exactly the directory d (dn bytes of a relative
+ * path; 0: the root)? */
+static bool imported_at(const an_project *p, const char *name, const char *d, size_t dn) {
+    const slot *sl = p ? smap_find(&p->names, name, strlen(name)) : NULL;
+    if (!sl) return false;
+    for (const char *q = sl->tops; q && *q;) {
+        const char *e = strchr(q, '\n');
+        if (!e) break;
+        if ((size_t)(e - q) == dn && !memcmp(q, d, dn)) return true;
+        q = e + 1;
+    }
+    return false;
+}
+
 /* Is `name` imported by a file that resolves it from the root r (the first rn bytes of a relative path): a file
  * in r or below it (its own directory, or an ancestor made the import root by the working directory, sys.path or
  * an installation), or r is the project root or its src/? A directory named like some module imported elsewhere
@@ -1363,17 +1446,35 @@ static size_t ways_abs(const an_project *p, const char *abs, an_way *out, size_t
     }
     /* run (or imported by its neighbours) from its own directory */
     bool script = !k || (fs && (fs->flags & (F_MAIN | F_SHEBANG)));
-    if (!script && rel && !has_init_dir_of(abs) && imported(p, stem)) {
-        const char *slash = strrchr(rel, '/');
-        script = smap_find(&p->main_dirs, rel, slash ? (size_t)(slash - rel) : 0) != NULL;
+    const char *why = fs && (fs->flags & F_MAIN) ? "has a __main__ block" : fs && (fs->flags & F_SHEBANG) ? "has a shebang"
+                                                                          : "a module beside scripts";
+    const char *slash = rel ? strrchr(rel, '/') : NULL;
+    size_t dl = slash ? (size_t)(slash - rel) : 0;
+    if (!script && rel && !has_init_dir_of(abs) && imported(p, stem))
+        script = smap_find(&p->main_dirs, rel, dl) != NULL;
+    /* imported by its bare name by a script whose imports resolve from this directory (generative-models'
+     * `streamlit run scripts/demo/turbo.py` does `from streamlit_helpers import *`), even in a package: there it is
+     * a top-level module, with no parent package */
+    if (!script && rel && !is_init && imported_at(p, stem, rel, dl)) {
+        script = true;
+        why = "imported by its bare name from a script beside it";
+    }
+    /* a package module that no file imports and that does a script's work at its top level (sam2's benchmark.py,
+     * run as `python sam2/benchmark.py`: asserts, calls, loops and no __main__ block) */
+    if (!script && k && rel && !is_init && fs && !(fs->flags & F_RELATIVE) && !imported(p, stem)) {
+        bool named = false;
+        for (size_t i = 0; i < k && i < cap && !named; i++) named = imported(p, out[i].module);
+        if (!named && top_level_work(abs)) {
+            script = true;
+            why = "does a script's work at its top level and no module imports it";
+        }
     }
     if (script && k < cap) {
         an_way *w = &out[k++];
         w->kind = AN_WAY_SCRIPT;
         snprintf(w->root, sizeof w->root, "%.*s", (int)(strrchr(abs, '/') - abs), abs);
         snprintf(w->module, sizeof w->module, "%s", stem);
-        w->why = fs && (fs->flags & F_MAIN) ? "has a __main__ block" : fs && (fs->flags & F_SHEBANG) ? "has a shebang"
-                                                                     : "a module beside scripts";
+        w->why = why;
     }
     return k;
 }
