@@ -782,6 +782,42 @@ def test_autocast_on_a_device_without_autocast(d):
         eq(p.stderr.count("autocast is not available"), warned, f"{dev}: {p.stderr[-2000:]}")
 
 
+DTYPES = """import torch
+
+a, b = torch.ones(4, 4), torch.ones(4, 4)
+
+
+@torch.cuda.amp.autocast()
+def deco():
+    return torch.mm(a, b).dtype
+
+
+with torch.cuda.amp.autocast(dtype=torch.float16):
+    ctx = torch.mm(a, b).dtype
+with torch.autocast("cuda"):
+    plain = torch.mm(a, b).dtype
+print(deco(), ctx, plain)
+"""
+
+
+def test_autocast_is_off_on_the_cpu_as_the_original_was(d):
+    """On a host without CUDA, torch.cuda.amp.autocast and torch.autocast("cuda") are off: the matmuls stay float32.
+    The fixed code picks the CPU there, and its autocast is off too (CPU autocast would compute them in bfloat16:
+    sgm's conditioners under `torch.cuda.amp.autocast(...)` changed their numbers on a CPU-only host)."""
+    if not debian_torch():
+        return
+    write("t.py", DTYPES)
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    orig = subprocess.run([PY, "t.py"], capture_output=True, text=True, env=env)
+    eq((orig.returncode, orig.stdout.strip()), (0, "torch.float32 torch.float32 torch.float32"), orig.stderr[-2000:])
+    r = run("fix", "-q", "--no-cache", "t.py")
+    check(r.code in (0, 1), "fix failed", r)
+    check(read("t.py").count("xpuify_device.autocast(") == 3, "the three uses go through the helper", read("t.py"))
+    p = subprocess.run([PY, "-W", "error::UserWarning", "t.py"], capture_output=True, text=True,
+                       env={**env, "XPUIFY_DEVICE": "cpu"})
+    eq((p.returncode, p.stdout.strip()), (0, orig.stdout.strip()), f"fixed, on the CPU: {p.stderr[-2000:]}")
+
+
 def test_helper_path_and_priority(d):
     write("a.py", CUDA)
     r = run("fix", "--target", "compat", "--helper-path", "lib/devhelp.py", "--device-priority", "xpu,cuda,cpu", "a.py")
