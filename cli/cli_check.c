@@ -227,7 +227,17 @@ int cli_check(int argc, char **argv) {
     char **fps = NULL;
     char **helpers = NULL, *helper_text = NULL; /* compat: helper modules SARIF fixes create */
     if (bad || !cli_opts_prepare(&o)) goto done;
+    /* a shard's guards are judged as the whole run's: the files fixed together are all of them (an_engine_fixes_begin) */
+    an_file_list all = {0};
+    const bool **all_en = NULL;
     if (shard_n) {
+        all_en = ut_calloc(o.files.len ? o.files.len : 1, sizeof *all_en);
+        for (size_t i = 0; i < o.files.len; i++) {
+            an_file f = o.files.items[i];
+            f.path = ut_strdup(f.path);
+            ut_vec_push(&all, f);
+            all_en[i] = o.file_enabled[i];
+        }
         bool *keep = ut_calloc(o.files.len ? o.files.len : 1, sizeof(bool));
         for (size_t i = 0; i < o.files.len; i++) {
             char *p = out_project_path(o.files.items[i].path);
@@ -272,7 +282,15 @@ int cli_check(int argc, char **argv) {
     opt.progress_ctx = &prog;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* the files checked are those a `fix` of the same paths fixes together: their guards count each other's fixes */
+    an_engine_fixes_begin(o.cat, shard_n ? &all : &o.files, o.enabled,
+                          shard_n ? (const bool *const *)all_en : (const bool *const *)o.file_enabled, &opt.fix,
+                          opt.fix_for_file, opt.fix_ctx, !o.whole_files);
     an_engine_run(o.cat, &o.files, &opt, &res);
+    an_engine_fixes_end();
+    for (size_t i = 0; i < all.len; i++) ut_free(all.items[i].path);
+    ut_vec_free(&all);
+    ut_free(all_en);
     double ms_engine = cli_ms_since(&t0);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     cli_progress_end(&prog);

@@ -184,6 +184,9 @@ int cli_fix(int argc, char **argv) {
     cli_progress prog;
     cli_progress_init(&prog, !no_progress && !o.quiet, "fixed");
     fix_job job = {&o, &pj, res.items, ut_calloc(res.len ? res.len : 1, sizeof(fix_item)), 0, diff, 0, &prog};
+    /* the files are fixed together: a guard in one counts the safe fixes of another as done (an_guard) */
+    an_engine_fixes_begin(o.cat, &o.files, o.enabled, (const bool *const *)o.file_enabled, &fo, cli_layers_fix_for_file,
+                          &lc, !o.whole_files);
     an_engine_parallel(o.threads, res.len, fix_worker, &job);
     for (size_t i = 0; i < o.files.len; i++) {
         const an_file *f = &o.files.items[i];
@@ -224,6 +227,7 @@ int cli_fix(int argc, char **argv) {
             ut_vec_push(&kernels, ut_buf_take(&kb));
         }
     }
+    an_engine_fixes_end();
     ut_free(job.items);
     cli_progress_end(&prog);
     bool errors = o.input_error || pj.errors || layer_errors;

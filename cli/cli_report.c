@@ -167,7 +167,10 @@ int cli_report(int argc, char **argv) {
     cli_progress_init(&prog, !no_progress && !o.quiet, "checked");
     opt.progress = cli_progress_update;
     opt.progress_ctx = &prog;
+    an_engine_fixes_begin(o.cat, &o.files, o.enabled, (const bool *const *)o.file_enabled, &opt.fix, opt.fix_for_file,
+                          opt.fix_ctx, !o.whole_files);
     an_engine_run(o.cat, &o.files, &opt, &res);
+    an_engine_fixes_end();
     cli_progress_stage(&prog, "computed the fixes of");
     cli_opts_apply_severity(&o, &res);
     bool input_error = o.input_error | cli_report_unreadable(&o, &res);

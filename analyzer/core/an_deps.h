@@ -28,6 +28,13 @@ void an_deps_note_hash(const char *path, const uint8_t content[20]);
 /* Stops recording: what was noted moves to out (emptied first). */
 void an_deps_end(an_deps *out);
 void an_deps_free(an_deps *d);
+/* A dependency on whether `path` is fixed in the run under way (a guard in the file analyzed counted that module's
+ * safe fixes as done, or could not: an_guard): noted under a path of its own ("\x01fixed\x01" + path) whose content
+ * is the run's answer, so a later run that fixes another set of files analyzes the file again. */
+void an_deps_note_fixed(const char *path, bool fixed);
+/* The run under way: fixed(path) says whether that file's fixes are made with this run's (key: the run's options);
+ * NULL when none (a dependency noted by an_deps_note_fixed then does not hold). */
+void an_deps_set_fixed_run(bool (*fixed)(const char *path), const uint8_t key[20]);
 /* Whether every dependency still has the content noted (a file read again and hashed; a buffer dependency never
  * holds for a file on disk). */
 bool an_deps_hold(const an_dep *d, size_t n);

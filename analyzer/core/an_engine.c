@@ -3,6 +3,14 @@
 #include "analyzer/c/an_cfix.h"
 #include "analyzer/c/an_clang.h"
 #include "analyzer/core/an_cache.h"
+#include "analyzer/core/an_deps.h"
+#include "analyzer/python/an_guard.h"
+#include "util/ut_buf.h"
+#include "util/ut_mem.h"
+#include "util/ut_smap.h"
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include "analyzer/python/an_python.h"
 #include "analyzer/python/an_pynest.h"
 #include "analyzer/core/an_suppress.h"
@@ -245,6 +253,210 @@ static void *work(void *arg) {
     return NULL;
 }
 
+
+/* ---- the files fixed together (an_engine_fixes_begin) ------------------------------------------------------------ */
+
+typedef struct {
+    uint8_t content[20]; /* of the text the spans are of */
+    uint32_t *spans;
+    size_t n;
+    an_deps deps; /* what that analysis read besides the file (its own guards' callees) */
+} fixes_ent;
+
+static struct {
+    bool on;
+    const an_catalog *cat;
+    const an_file_list *files;
+    const bool *enabled;
+    const bool *const *file_enabled;
+    an_fix_options fix;
+    void (*fix_for_file)(void *, const char *, an_fix_options *, char *, size_t);
+    void *fix_ctx;
+    bool regions;
+    ut_smap index; /* absolute path -> 1 + index into files (Python files only) */
+    ut_smap memo;  /* absolute path -> fixes_ent */
+    pthread_mutex_t lock;
+} fixrun = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static _Thread_local bool in_fixes; /* this thread computes a module's fixes: no module's fixes are asked from it */
+
+/* path made absolute and lexically normal ("." and ".." segments, repeated slashes), as the guard's module paths */
+static char *normal_abs(const char *path) {
+    ut_buf b;
+    ut_buf_init(&b);
+    if (path[0] != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd)) ut_buf_puts(&b, cwd);
+        ut_buf_putc(&b, '/');
+    }
+    ut_buf_puts(&b, path);
+    char *in = ut_buf_take(&b);
+    char *out = ut_malloc(strlen(in) + 2);
+    size_t o = 0;
+    for (const char *q = in; *q;) {
+        while (*q == '/') q++;
+        const char *e = strchr(q, '/');
+        size_t n = e ? (size_t)(e - q) : strlen(q);
+        if (!n) break;
+        if (n == 1 && q[0] == '.') {
+        } else if (n == 2 && q[0] == '.' && q[1] == '.') {
+            while (o > 0 && out[o - 1] != '/') o--;
+            if (o > 0) o--;
+        } else {
+            out[o++] = '/';
+            memcpy(out + o, q, n);
+            o += n;
+        }
+        q += n;
+    }
+    if (!o) out[o++] = '/';
+    out[o] = 0;
+    ut_free(in);
+    return out;
+}
+
+static long fixes_index(const char *path) {
+    char *k = normal_abs(path);
+    const ut_smap_slot *sl = ut_smap_find(&fixrun.index, k, strlen(k));
+    ut_free(k);
+    return sl ? (long)sl->num - 1 : -1;
+}
+
+static bool fixed_in_run(const char *path) { return fixrun.on && fixes_index(path) >= 0; }
+
+static void fixes_ent_free(void *v) {
+    fixes_ent *e = v;
+    ut_free(e->spans);
+    an_deps_free(&e->deps);
+    ut_free(e);
+}
+
+static int span_cmp(const void *a, const void *b) {
+    const uint32_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+typedef struct {
+    long i;
+    const char *path, *text;
+    size_t len;
+    fixes_ent *out;
+} fixes_job;
+
+/* On a thread of its own (the asking judge's thread memories stay as they are): the file's analysis with the run's
+ * options, its safe fixes' spans, and what it read. */
+static void *fixes_compute(void *arg) {
+    fixes_job *fj = arg;
+    in_fixes = true;
+    const bool *en = fixrun.file_enabled ? fixrun.file_enabled[fj->i] : fixrun.enabled;
+    an_fix_options fo = fixrun.fix;
+    char buf[1024];
+    if (fixrun.fix_for_file && fo.target != AN_TARGET_NONE) fixrun.fix_for_file(fixrun.fix_ctx, fj->path, &fo, buf, sizeof buf);
+    an_source src;
+    an_source_init_mem(&src, fj->path, fj->text, fj->len);
+    an_diag_list diags = {0};
+    an_deps_begin();
+    an_engine_analyze_source_ex(fixrun.cat, AN_LANG_PYTHON, &src, en, &fo, fixrun.regions, &diags);
+    an_deps_end(&fj->out->deps);
+    UT_VEC(uint32_t) sp = {0};
+    for (size_t i = 0; i < diags.len; i++) {
+        const an_diag *d = &diags.items[i];
+        if (!d->fix || d->fix->applicability != AN_FIX_SAFE) continue;
+        ut_vec_push(&sp, d->start);
+        ut_vec_push(&sp, d->end);
+    }
+    if (sp.len > 2) qsort(sp.items, sp.len / 2, 2 * sizeof(uint32_t), span_cmp);
+    fj->out->spans = sp.items, fj->out->n = sp.len / 2;
+    an_diag_list_free(&diags);
+    an_source_free(&src);
+    return NULL;
+}
+
+static void note_ent(const fixes_ent *e, uint32_t **spans, size_t *n) {
+    for (size_t i = 0; i < e->deps.len; i++) an_deps_note_hash(e->deps.items[i].path, e->deps.items[i].content);
+    *n = e->n;
+    *spans = e->n ? ut_malloc(2 * e->n * sizeof(uint32_t)) : NULL;
+    if (e->n) memcpy(*spans, e->spans, 2 * e->n * sizeof(uint32_t));
+}
+
+static bool fixes_of(const char *path, const char *text, size_t len, uint32_t **spans, size_t *n) {
+    *spans = NULL, *n = 0;
+    if (in_fixes || !fixrun.on) return false;
+    long i = fixes_index(path);
+    if (i < 0 || fixrun.files->items[i].lang != AN_LANG_PYTHON) return false;
+    uint8_t h[20];
+    an_cache_content(text, len, h);
+    char *k = normal_abs(path);
+    pthread_mutex_lock(&fixrun.lock);
+    const ut_smap_slot *sl = ut_smap_find(&fixrun.memo, k, strlen(k));
+    if (sl && !memcmp(((fixes_ent *)sl->val)->content, h, 20)) {
+        note_ent(sl->val, spans, n);
+        pthread_mutex_unlock(&fixrun.lock);
+        ut_free(k);
+        return true;
+    }
+    pthread_mutex_unlock(&fixrun.lock);
+    fixes_ent *e = ut_calloc(1, sizeof *e);
+    memcpy(e->content, h, 20);
+    fixes_job fj = {i, path, text, len, e};
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, (size_t)64 << 20); /* as the workers': deep trees */
+    if (pthread_create(&t, &at, fixes_compute, &fj) != 0) {
+        pthread_attr_destroy(&at);
+        fixes_ent_free(e);
+        ut_free(k);
+        return false;
+    }
+    pthread_join(t, NULL);
+    pthread_attr_destroy(&at);
+    note_ent(e, spans, n);
+    pthread_mutex_lock(&fixrun.lock);
+    ut_smap_slot *put = ut_smap_put(&fixrun.memo, k, strlen(k), NULL);
+    if (put->val) fixes_ent_free(put->val);
+    put->val = e;
+    pthread_mutex_unlock(&fixrun.lock);
+    ut_free(k);
+    return true;
+}
+
+void an_engine_fixes_begin(const an_catalog *cat, const an_file_list *files, const bool *enabled,
+                           const bool *const *file_enabled, const an_fix_options *fix,
+                           void (*fix_for_file)(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t bufsz),
+                           void *fix_ctx, bool regions) {
+    an_engine_fixes_end();
+    if (!fix || fix->target == AN_TARGET_NONE) return;
+    fixrun.cat = cat, fixrun.files = files, fixrun.enabled = enabled, fixrun.file_enabled = file_enabled;
+    fixrun.fix = *fix, fixrun.fix_for_file = fix_for_file, fixrun.fix_ctx = fix_ctx, fixrun.regions = regions;
+    for (size_t i = 0; i < files->len; i++) {
+        if (files->items[i].lang != AN_LANG_PYTHON) continue;
+        char *k = normal_abs(files->items[i].path);
+        ut_smap_put(&fixrun.index, k, strlen(k), NULL)->num = (int64_t)i + 1;
+        ut_free(k);
+    }
+    /* the run's options, in the dependencies a guard notes (an_deps_note_fixed) */
+    ut_buf b;
+    ut_buf_init(&b);
+    ut_buf_printf(&b, "%d\n%s\n%d", (int)fix->target, fix->helper_module ? fix->helper_module : "", (int)regions);
+    uint8_t key[20];
+    ut_hash20(b.data, b.len, key);
+    ut_buf_free(&b);
+    an_deps_set_fixed_run(fixed_in_run, key);
+    fixrun.on = true;
+    an_guard_set_fixes_of(fixes_of);
+}
+
+void an_engine_fixes_end(void) {
+    if (!fixrun.on) return;
+    an_guard_set_fixes_of(NULL);
+    an_deps_set_fixed_run(NULL, NULL);
+    fixrun.on = false;
+    ut_smap_free(&fixrun.index, NULL);
+    ut_smap_free(&fixrun.memo, fixes_ent_free);
+    memset(&fixrun.index, 0, sizeof fixrun.index);
+    memset(&fixrun.memo, 0, sizeof fixrun.memo);
+}
 
 /* The CPUs this process may run on (its affinity mask: taskset, cgroup cpusets, CI runners), not all of the
  * machine's. */

@@ -46,6 +46,17 @@ void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_op
  * item) and waits for them; fn takes its items from arg (an atomic counter) until none is left. */
 void an_engine_parallel(int requested, size_t items, void *(*fn)(void *), void *arg);
 void an_results_free(an_results *r);
+/* From here to an_engine_fixes_end, the files of `files` are fixed together (fix), or reported as fixed together
+ * (check, report): a guard in one of them counts the safe fixes of another of them as done (an_guard), so that
+ * `if torch.cuda.is_available(): sample = utils.move_to_cuda(sample)` is judged with utils.py's own fixes made. Each
+ * file's fixes are those the run computes for it: enabled (or file_enabled[i]), fix adjusted by fix_for_file, Python
+ * parsed by regions when regions is true. What a run that fixes another set says differs, and the results cache
+ * keeps the two apart (an_deps_note_fixed). The arguments must outlive the span. */
+void an_engine_fixes_begin(const an_catalog *cat, const an_file_list *files, const bool *enabled,
+                           const bool *const *file_enabled, const an_fix_options *fix,
+                           void (*fix_for_file)(void *ctx, const char *path, an_fix_options *fix, char *buf, size_t bufsz),
+                           void *fix_ctx, bool regions);
+void an_engine_fixes_end(void);
 /* Analyzes text already in memory (editor buffer, fixer passes). */
 void an_engine_analyze_source(const an_catalog *cat, an_lang lang, const an_source *src, const bool *enabled,
                               const an_fix_options *fix, an_diag_list *out);

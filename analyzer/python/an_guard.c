@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "analyzer/core/an_cache.h"
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,6 +51,12 @@ struct an_guard {
     UT_VEC(struct xmod *) mods;  /* the other modules of the project its guards' callees are in (read once each) */
     UT_VEC(struct xmod *) owned; /* those of them it frees (the others are the thread's memo's) */
     char *helper;               /* an_guard_set_helper */
+    /* another module's own safe fixes in the run under way (an_guard_set_fixes_of), asked at the first need for each
+     * run: fixed says whether the run fixes it; spans, the [start, end) pairs of its safe fixes, sorted by start */
+    uint64_t fixes_gen;
+    bool fixed;
+    uint32_t *spans;
+    size_t nspans;
     /* the whole tree's definitions and relative imports by name, made at the first lookup (index_defs) */
     bool indexed;
     ut_smap defs; /* name -> node_vec of function and class definitions */
@@ -69,6 +76,12 @@ typedef struct {
     const an_guard *g;
     uint32_t s;
 } visit;
+
+/* a definition read because of a call: the call and the module it is in (NULL: not known) */
+struct frame {
+    TSNode def, call;
+    an_guard *site;
+};
 
 typedef struct {
     an_guard *g;    /* the file whose code is being read: the guard's (home), or a callee's module */
@@ -97,6 +110,12 @@ typedef struct {
     bool tainted;
     /* the guarded code runs torch.distributed work on the device: DDP or FSDP, a collective on tensors */
     bool distributed;
+    /* definitions reached by calls (entered, met again, or a callee's kept verdict), and the callees of the calls
+     * whose definitions were reached: their names say nothing the bodies did not (resolved_callee) */
+    size_t follows;
+    UT_VEC(TSNode) resolved;
+    /* the definitions being read through calls, innermost last: a call of a parameter reads what the call passed */
+    UT_VEC(struct frame) frames;
 } judge;
 
 typedef UT_VEC(TSNode) node_vec;
@@ -126,10 +145,46 @@ static size_t L(TSNode n) { return E(n) - S(n); }
 static bool eq(const judge *j, TSNode n, const char *w) { return L(n) == strlen(w) && !memcmp(T(j, n), w, L(n)); }
 static TSNode field(TSNode n, const char *f) { return an_py_field(n, f, (uint32_t)strlen(f)); }
 /* what the caller's fixes port in this pass: its own file's code only (another module's fixes are not known here) */
-static bool ported(judge *j, uint32_t s, uint32_t e) { return j->g == j->home && j->ported(j->pctx, s, e); }
+/* ---- another module's fixes in the same run ----------------------------------------------------------------------
+ * A guard's callee in another module is read as that module's text is; where the run fixes that module too (check
+ * and fix over a set of files: the engine answers, an_engine_fixes_begin), its own safe fixes count as done there as
+ * the guard file's do at home (fairseq's `move_to_cuda`, in utils.py, serves the guards of its generate and validate
+ * entry points). Elsewhere (one file of a project fixed alone, the language server) CUDA that the module's fixes
+ * could port leaves the verdict unproven. */
+static an_guard_fixes_fn fixes_of;
+static _Atomic uint64_t fixes_gen = 1;
+
+void an_guard_set_fixes_of(an_guard_fixes_fn fn) {
+    fixes_of = fn;
+    atomic_fetch_add(&fixes_gen, 1);
+}
+
+/* whether the run fixes module g (asked once per run; the answer is a dependency of the findings: an_deps) */
+static bool module_fixed(an_guard *g) {
+    uint64_t gen = atomic_load(&fixes_gen);
+    if (g->fixes_gen != gen) {
+        ut_free(g->spans);
+        g->spans = NULL, g->nspans = 0, g->fixed = false;
+        if (fixes_of && g->src && g->src->path)
+            g->fixed = fixes_of(g->src->path, g->text, g->len, &g->spans, &g->nspans);
+        g->fixes_gen = gen;
+    }
+    return g->fixed;
+}
+
+static bool ported(judge *j, uint32_t s, uint32_t e) {
+    if (j->g == j->home) return j->ported(j->pctx, s, e);
+    if (!module_fixed(j->g)) return false;
+    for (size_t i = 0; i < j->g->nspans && j->g->spans[2 * i] <= s; i++)
+        if (e <= j->g->spans[2 * i + 1]) return true;
+    return false;
+}
+
+/* the fixes of the module whose code is read are known: the guard's own, or another module's in the run */
+static bool sees_fixes(const judge *j) { return j->g == j->home || module_fixed(j->g); }
 /* CUDA that a fix could port (a torch.cuda reference, a "cuda" string) is CUDA-only in the guard's file; in another
  * module it is only unproven: that module's own fixes may port it, which this pass does not know */
-static an_guard_kind portable(const judge *j) { return j->g == j->home ? AN_GUARD_CUDA : AN_GUARD_UNPROVEN; }
+static an_guard_kind portable(const judge *j) { return sees_fixes(j) ? AN_GUARD_CUDA : AN_GUARD_UNPROVEN; }
 
 
 static bool ident_byte(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
@@ -355,6 +410,7 @@ void an_guard_free(an_guard *g) {
     ut_vec_free(&g->mods);
     index_free(g);
     ut_free(g->helper);
+    ut_free(g->spans);
     ut_free(g->ranges);
     ut_vec_free(&g->seeds);
     ut_vec_free(&g->cuts);
@@ -604,6 +660,7 @@ static enter_result enter(judge *j, uint32_t s, TSNode call) {
     for (size_t i = 0; i < j->visited.len; i++)
         if (j->visited.items[i].g == j->g && j->visited.items[i].s == s) {
             if (i < j->seen_min) j->seen_min = i;
+            j->follows++;
             return ENTER_SEEN;
         }
     if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
@@ -613,6 +670,7 @@ static enter_result enter(judge *j, uint32_t s, TSNode call) {
     visit v = {j->g, s};
     ut_vec_push(&j->visited, v);
     j->call_depth++;
+    j->follows++;
     return ENTER_IN;
 }
 
@@ -630,11 +688,23 @@ static void leave(judge *j, an_guard_kind before, const char *name, size_t n, co
 }
 
 /* A definition the guarded code calls: its body must pass the same test (cycles and depth end the search). */
+/* the module whose tree holds n: the one being read, the guard's, or one read before */
+static an_guard *module_of(judge *j, TSNode n) {
+    if (n.tree == j->g->tree) return j->g;
+    if (n.tree == j->home->tree) return j->home;
+    for (size_t i = 0; i < j->touch.len; i++)
+        if (j->touch.items[i]->g && n.tree == j->touch.items[i]->g->tree) return j->touch.items[i]->g;
+    return NULL;
+}
+
 static void follow_def(judge *j, TSNode def, TSNode call) {
     an_guard_kind before = j->kind;
     if (enter(j, S(def), call) != ENTER_IN) return;
     TSNode body = field(def, "body");
+    struct frame fr = {def, call, ts_node_is_null(call) ? NULL : module_of(j, call)};
+    ut_vec_push(&j->frames, fr);
     if (!ts_node_is_null(body)) check_code(j, body);
+    j->frames.len--;
     TSNode nm = field(def, "name");
     leave(j, before, T(j, nm), L(nm), "body");
 }
@@ -733,6 +803,8 @@ static xmod *xmod_new(const char *path) {
 
 static xmod *touched(judge *j, xmod *m) {
     ut_vec_push(&j->touch, m);
+    /* whether the run fixes it decides what its code counts as: a dependency of the findings, as its text is */
+    if (fixes_of && m->g) an_deps_note_fixed(m->path, module_fixed(m->g));
     return m;
 }
 
@@ -1052,8 +1124,8 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
     if (!vm) return follow_in_module_walk(j, m, name, n, call, hops);
     ut_buf key;
     ut_buf_init(&key);
-    ut_buf_printf(&key, "%llu:%d:%d:%p:%s:%.*s", (unsigned long long)x->serial, j->call_depth, hops, (const void *)j->proj,
-                  j->home->helper ? j->home->helper : "", (int)n, name);
+    ut_buf_printf(&key, "%llu:%d:%d:%p:%s:%llu:%.*s", (unsigned long long)x->serial, j->call_depth, hops, (const void *)j->proj,
+                  j->home->helper ? j->home->helper : "", (unsigned long long)atomic_load(&fixes_gen), (int)n, name);
     const ut_smap_slot *sl = ut_smap_find(&vm->map, key.data, key.len);
     if (sl) {
         /* given again while every module it read is the same read (module_xmod notes them as the walk would) */
@@ -1068,6 +1140,7 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
             for (size_t i = 0; i < e->paths.len; i++) module_xmod(j, e->paths.items[i]); /* as the walk reads them */
             merge_verdict(j, e->kind, e->why);
             j->distributed |= e->distributed;
+            if (e->any) j->follows++;
             ut_buf_free(&key);
             return e->any;
         }
@@ -1174,6 +1247,77 @@ static bool follow_import(judge *j, int level, const char *dotted, TSNode call, 
 }
 
 /* The callee of a call in guarded code. */
+/* `f(x)` where f is a parameter of the definition read through a call (fairseq's apply_to_sample(f, sample), reached
+ * from move_to_cuda's `apply_to_sample(_move_to_cuda, sample)`): the argument the call passed for it, when it is a
+ * function of the calling module (read as a call of it, in that module) or a lambda (its body read). False when the
+ * call passed something else, or nothing is known of it. */
+static bool call_of_parameter(judge *j, TSNode fn) {
+    if (!j->frames.len) return false;
+    /* the definition whose parameter it is: the innermost around the call that has one of that name (a closure's
+     * free variable, fairseq's `_apply` calling apply_to_sample's f), read through a call (a frame) */
+    TSNode def = {0};
+    for (TSNode d = enclosing(fn, "function_definition"); !ts_node_is_null(d) && ts_node_is_null(def);
+         d = enclosing(d, "function_definition")) {
+        TSNode ps = field(d, "parameters");
+        for (uint32_t i = 0, n = ts_node_named_child_count(ps); i < n; i++) {
+            TSNode p = ts_node_named_child(ps, i);
+            TSNode nm = is(p, "identifier") ? p : field(p, "name");
+            if (is(nm, "identifier") && L(nm) == L(fn) && !memcmp(T(j, nm), T(j, fn), L(fn))) def = d;
+        }
+    }
+    struct frame *fr = NULL;
+    for (size_t i = j->frames.len; i-- > 0 && !fr && !ts_node_is_null(def);)
+        if (ts_node_eq(j->frames.items[i].def, def)) fr = &j->frames.items[i];
+    if (!fr || !fr->site || ts_node_is_null(fr->call) || !is(fr->call, "call")) return false;
+    /* the parameter's position (self and cls of a method count: a method is called through its object) */
+    TSNode ps = field(def, "parameters");
+    int pos = -1, k = 0;
+    bool method = is(ts_node_parent(ts_node_parent(def)), "class_definition") ||
+                  (is(ts_node_parent(def), "decorated_definition") && is(ts_node_parent(ts_node_parent(ts_node_parent(def))), "class_definition"));
+    for (uint32_t i = 0, n = ts_node_named_child_count(ps); i < n && pos < 0; i++) {
+        TSNode p = ts_node_named_child(ps, i);
+        TSNode nm = is(p, "identifier") ? p : field(p, "name");
+        if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern") || is(p, "keyword_separator")) return false;
+        if (is(nm, "identifier") && L(nm) == L(fn) && !memcmp(T(j, nm), T(j, fn), L(fn))) pos = k;
+        k++;
+    }
+    if (pos < 0) return false;
+    if (method) pos--; /* the object stands for self */
+    an_guard *back = j->g;
+    j->g = fr->site;
+    TSNode args = field(fr->call, "arguments"), arg = {0};
+    int at = 0;
+    for (uint32_t i = 0, n = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args); i < n; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is(a, "comment")) continue;
+        if (is(a, "keyword_argument")) {
+            TSNode nm = field(a, "name");
+            if (L(nm) == L(fn) && !memcmp(j->g->text + S(nm), back->text + S(fn), L(fn))) arg = field(a, "value");
+            continue;
+        }
+        if (is(a, "list_splat") || is(a, "dictionary_splat")) break;
+        if (at++ == pos) arg = a;
+    }
+    bool ok = false;
+    if (is(arg, "lambda")) {
+        TSNode body = field(arg, "body");
+        if (!ts_node_is_null(body)) check_code(j, body);
+        ok = true;
+    } else if (is(arg, "identifier")) {
+        bool bound = false;
+        an_pyscope_lookup(&j->g->scope, T(j, arg), L(arg), &bound);
+        node_vec defs = {0};
+        if (!bound) find_defs(j, T(j, arg), L(arg), arg, &defs);
+        ok = defs.len > 0;
+        for (size_t i = 0; i < defs.len && ok; i++) ok = is(defs.items[i], "function_definition");
+        if (ok)
+            for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], arg);
+        ut_vec_free(&defs);
+    }
+    j->g = back;
+    return ok;
+}
+
 static void check_call(judge *j, TSNode call) {
     TSNode fn = field(call, "function");
     ut_buf q;
@@ -1207,6 +1351,7 @@ static void check_call(judge *j, TSNode call) {
                     !local_in_function(j, fn, T(j, fn), L(fn)))
                     seen = (imp && follow_import(j, lv, q.data, call, 0)) || follow_assigned(j, T(j, fn), L(fn), call);
             }
+            if (!seen) seen = call_of_parameter(j, fn);
             if (!seen) verdict(j, AN_GUARD_UNPROVEN, fn, "calls `%.*s`, whose definition xpuify does not see");
         }
         ut_vec_free(&defs);
@@ -1287,6 +1432,109 @@ static bool docstring(TSNode str) {
     return (is(blk, "block") || is(blk, "module")) && ts_node_eq(ts_node_named_child(blk, 0), st);
 }
 
+/* Is the identifier x (a read of a local holding the current device's index) a position whose index this pass makes
+ * the run-time device: inside a safe fix (the integer-device fix's `<helper>.device_str(device)`), or already the
+ * argument of the helper's device_str()/device() (a module fixed before)? */
+static bool index_made_device(judge *j, TSNode x) {
+    if (ported(j, S(x), E(x))) return true;
+    TSNode args = ts_node_parent(x);
+    if (is(args, "keyword_argument")) args = ts_node_parent(args);
+    TSNode call = ts_node_parent(args);
+    if (!is(args, "argument_list") || !is(call, "call")) return false;
+    TSNode fn = field(call, "function"), obj = field(fn, "object"), at = field(fn, "attribute");
+    const char *helper = j->home->helper;
+    if (!is(fn, "attribute") || !is(obj, "identifier") || !helper || L(obj) != strlen(helper) ||
+        memcmp(T(j, obj), helper, L(obj)))
+        return false;
+    return (L(at) == 10 && !memcmp(T(j, at), "device_str", 10)) || (L(at) == 6 && !memcmp(T(j, at), "device", 6));
+}
+
+/* `device = device or torch.cuda.current_device()` (fairseq's move_to_cuda), `idx = int(...current_device())`: the
+ * index read at the call x goes only into a local whose every later read is made the run-time device (a ported
+ * integer-device position, index_made_device), so on XPU and MPS it names their device: no CUDA-only result. */
+static bool current_index_made_device(judge *j, TSNode x) {
+    TSNode call = x;
+    while (!ts_node_is_null(call) && !is(call, "call")) call = ts_node_parent(call);
+    if (ts_node_is_null(call)) return false;
+    TSNode v = call, p = ts_node_parent(v);
+    for (;; v = p, p = ts_node_parent(p)) {
+        if (is(p, "parenthesized_expression")) continue;
+        if (is(p, "boolean_operator") && ts_node_eq(field(p, "right"), v)) continue; /* `device or <index>` */
+        if (is(p, "argument_list") && ts_node_named_child_count(p) == 1 && is(ts_node_parent(p), "call")) {
+            TSNode f = field(ts_node_parent(p), "function"); /* `int(<index>)` */
+            if (is(f, "identifier") && L(f) == 3 && !memcmp(T(j, f), "int", 3)) { p = ts_node_parent(p); continue; }
+        }
+        break;
+    }
+    if (!is(p, "assignment") || !ts_node_eq(field(p, "right"), v)) return false;
+    TSNode name = field(p, "left");
+    if (!is(name, "identifier")) return false;
+    TSNode scope = enclosing(p, "function_definition");
+    if (ts_node_is_null(scope)) return false; /* a module-level name: other modules may read it */
+    bool all = true;
+    size_t reads = 0;
+    TSTreeCursor c = ts_tree_cursor_new(scope);
+    int depth = 0;
+    for (;;) {
+        TSNode y = ts_tree_cursor_current_node(&c);
+        if (is(y, "identifier") && L(y) == L(name) && !memcmp(T(j, y), T(j, name), L(y)) && !(S(p) <= S(y) && E(y) <= E(p))) {
+            TSNode q = ts_node_parent(y);
+            bool member = is(q, "attribute") && ts_node_eq(field(q, "attribute"), y);
+            bool kw = is(q, "keyword_argument") && ts_node_eq(field(q, "name"), y);
+            bool param = is(q, "parameters") || (is(q, "default_parameter") && ts_node_eq(field(q, "name"), y)) ||
+                         (is(q, "typed_default_parameter") && ts_node_eq(field(q, "name"), y));
+            if (!member && !kw && !param) {
+                reads++;
+                if (S(y) < E(p) || (is(q, "assignment") && ts_node_eq(field(q, "left"), y)) || !index_made_device(j, y)) {
+                    all = false;
+                    break;
+                }
+            }
+        }
+        if (depth < GUARD_MAX_WALK_DEPTH && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+        for (;;) {
+            if (depth == 0) goto walked;
+            if (ts_tree_cursor_goto_next_sibling(&c)) break;
+            ts_tree_cursor_goto_parent(&c);
+            depth--;
+        }
+    }
+walked:
+    ts_tree_cursor_delete(&c);
+    return all && reads > 0;
+}
+
+/* The name of a called function whose definition the judge reached (`utils.move_to_cuda(sample)`: its body, read
+ * through the import, decides). */
+static bool resolved_callee(judge *j, TSNode x) {
+    for (size_t i = j->resolved.len; i-- > 0;) {
+        TSNode fn = j->resolved.items[i];
+        if (ts_node_eq(fn, x) || (is(fn, "attribute") && ts_node_eq(field(fn, "attribute"), x))) return true;
+    }
+    return false;
+}
+
+/* A name with a cuda word whose definition in this module the judge reads instead (fairseq's move_to_cuda passes
+ * its nested `_move_to_cuda` to apply_to_sample): the callee of a call, which check_call follows, or a function
+ * named as a value (a callback), followed here as if called; its body decides, not its name. */
+static bool followed_by_body(judge *j, TSNode x) {
+    TSNode p = ts_node_parent(x);
+    if (is(p, "attribute") || is(p, "keyword_argument") || is(p, "parameters") || is(p, "default_parameter"))
+        return false;
+    bool bound = false;
+    an_pyscope_lookup(&j->g->scope, T(j, x), L(x), &bound);
+    if (bound) return false;
+    node_vec defs = {0};
+    find_defs(j, T(j, x), L(x), x, &defs);
+    bool fns = defs.len > 0;
+    for (size_t i = 0; i < defs.len && fns; i++) fns = is(defs.items[i], "function_definition");
+    bool callee = is(p, "call") && ts_node_eq(field(p, "function"), x);
+    if (fns && !callee)
+        for (size_t i = 0; i < defs.len; i++) follow_def(j, defs.items[i], x);
+    ut_vec_free(&defs);
+    return fns;
+}
+
 /* Every node of n's subtree. */
 static void check_code(judge *j, TSNode n) {
     TSTreeCursor c = ts_tree_cursor_new(n);
@@ -1303,9 +1551,9 @@ static void check_code(judge *j, TSNode n) {
                 TSNode p = ts_node_named_child(x, i);
                 if (!is(p, "string_content")) continue;
                 if (names_cuda(T(j, p), L(p)) && !ported(j, S(x), E(x)))
-                    verdict(j, portable(j), x, j->g == j->home ? "names CUDA (%.*s)" : "names CUDA (%.*s) in a module whose own fixes this pass does not see");
+                    verdict(j, portable(j), x, sees_fixes(j) ? "names CUDA (%.*s)" : "names CUDA (%.*s) in a module whose own fixes this pass does not see");
                 else if (word_in(T(j, p), L(p), "nccl") && !ported(j, S(x), E(x)))
-                    verdict(j, portable(j), x, j->g == j->home ? "names NCCL (%.*s)" : "names NCCL (%.*s) in a module whose own fixes this pass does not see");
+                    verdict(j, portable(j), x, sees_fixes(j) ? "names NCCL (%.*s)" : "names NCCL (%.*s) in a module whose own fixes this pass does not see");
             }
         } else if (!strcmp(t, "identifier")) {
             size_t tok;
@@ -1314,27 +1562,37 @@ static void check_code(judge *j, TSNode n) {
                                ts_node_eq(field(ts_node_parent(p), "function"), p);
             bool result = in_list(T(j, x), L(x), cuda_results) &&
                           (strncmp(T(j, x), "current_device", 14) || called_attr || is(ts_node_parent(x), "call"));
-            if (result)
+            if (result && !strncmp(T(j, x), "current_device", 14) && current_index_made_device(j, x))
+                ;
+            else if (result)
                 verdict(j, AN_GUARD_CUDA, x, "reads a CUDA-only result (`%.*s`)");
             else if (ported(j, S(x), E(x)))
                 ;
-            else if (j->g != j->home && j->home->helper && L(x) == strlen(j->home->helper) &&
+            else if (!sees_fixes(j) && j->home->helper && L(x) == strlen(j->home->helper) &&
                      !memcmp(T(j, x), j->home->helper, L(x)))
                 verdict(j, AN_GUARD_UNPROVEN, x, "uses `%.*s` where its module's fixes ported CUDA code, in a module whose own fixes this pass does not see");
-            else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok))
-                verdict(j, portable(j), x, j->g == j->home ? "uses `%.*s`, named for CUDA" : "uses `%.*s`, named for CUDA, in a module whose own fixes this pass does not see");
+            else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok) && !resolved_callee(j, x) && !followed_by_body(j, x))
+                verdict(j, portable(j), x, sees_fixes(j) ? "uses `%.*s`, named for CUDA" : "uses `%.*s`, named for CUDA, in a module whose own fixes this pass does not see");
             else if (in_list(T(j, x), L(x), cuda_libs))
                 verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, which is CUDA-only");
         } else if (!strcmp(t, "attribute")) {
             /* a ported call still answers what only CUDA answers (`xpuify_device.current_device()`) */
             TSNode a = field(x, "attribute"), p = ts_node_parent(x);
             bool called = is(p, "call") && ts_node_eq(field(p, "function"), x);
-            if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || called))
-                verdict(j, AN_GUARD_CUDA, a, "reads a CUDA-only result (`%.*s`)");
+            if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || called)) {
+                if (strncmp(T(j, a), "current_device", 14) || !current_index_made_device(j, x))
+                    verdict(j, AN_GUARD_CUDA, a, "reads a CUDA-only result (`%.*s`)");
+                else
+                    down = false;
+            }
             else if (ported(j, S(x), E(x)) || harmless_setting(j, x))
                 down = false;
         } else if (!strcmp(t, "call")) {
-            if (!ported(j, S(x), E(x))) check_call(j, x);
+            if (!ported(j, S(x), E(x))) {
+                size_t f0 = j->follows;
+                check_call(j, x);
+                if (j->follows > f0) ut_vec_push(&j->resolved, field(x, "function"));
+            }
         }
         if (j->kind == AN_GUARD_CUDA) break;
         if (down && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
@@ -1770,6 +2028,8 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     out->after_exit = j.exit_why;
     out->distributed = j.distributed;
     ut_vec_free(&j.visited);
+    ut_vec_free(&j.resolved);
+    ut_vec_free(&j.frames);
     ut_vec_free(&j.touch);
     *must = j.must_whole;
     UT_VEC(uint32_t) *gv = grow;

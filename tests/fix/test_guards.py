@@ -542,22 +542,148 @@ def test_kept_callee_verdicts_are_the_walked_ones(d):
 
 
 def test_second_fix_judges_as_the_first(d):
-    """After a fix has ported the callee module's own CUDA call (`torch.cuda.synchronize()` in pkg/util.py), the
-    guard over it is judged as before (unsafe: the helper stands for the CUDA it replaced), so a second `fix`
-    with --unsafe-fixes off changes nothing and check reports the same applicability."""
+    """The guard over a callee whose CUDA call its own module's fixes port (`torch.cuda.synchronize()` in
+    pkg/util.py) is judged with those fixes made where the run fixes that module too (`fix .`, `check .`: safe) and
+    unsafe where it does not (pkg/train.py alone: a module whose own fixes the run does not see). After `fix .`, the
+    guards left keep their verdicts, a second `fix` changes nothing, and pkg/train.py checked alone still calls the
+    ported callee unproven (the helper stands for the CUDA it replaced, in a module this run does not fix)."""
     shutil.copytree(XMOD, "xmod")
-    before = {x["line"]: applicability({x["line"]: x}, x["line"])
-              for x in run("check", "--no-cache", "--format", "json", "--exit-zero", "pkg/train.py", cwd="xmod").json()
-              if x["code"] == "XPU105"}
+    line = read("xmod/pkg/train.py").split("\n").index("def synchronize_elsewhere(x):") + 2
+
+    def verdicts(path):
+        return {x["line"]: applicability({x["line"]: x}, x["line"])
+                for x in run("check", "--no-cache", "--format", "json", "--exit-zero", path, cwd="xmod").json()
+                if x["code"] == "XPU105" and x["path"].endswith("train.py")}
+
+    alone, together = verdicts("pkg/train.py"), verdicts(".")
+    eq((alone[line], together[line]), ("unsafe", "safe"), "alone, and with pkg/util.py fixed in the same run")
+    eq({k: v for k, v in alone.items() if k != line}, {k: v for k, v in together.items() if k != line}, "the others")
     r = run("fix", "-q", "--no-cache", "--target", "compat", ".", cwd="xmod")
     check(r.code in (0, 1), "fix failed", r)
     check("xpuify_device.synchronize()" in read("xmod/pkg/util.py"), "the callee's own call is ported", read("xmod/pkg/util.py"))
-    after = {x["line"]: applicability({x["line"]: x}, x["line"])
-             for x in run("check", "--no-cache", "--format", "json", "--exit-zero", "pkg/train.py", cwd="xmod").json()
-             if x["code"] == "XPU105"}
-    eq(sorted(after.values()), sorted(v for v in before.values() if v != "safe"), "the guards left keep their verdicts")
+    guard = "    if xpuify_device.is_available():  # expect: XPU105 (fix: unsafe)\n        print(util.sync(x))"
+    check(guard in read("xmod/pkg/train.py"), "its guard rewritten in the same run", read("xmod/pkg/train.py"))
+    after = verdicts(".")
+    eq(sorted(after.values()), sorted(v for v in together.values() if v != "safe"), "the guards left keep their verdicts")
     r2 = run("fix", "-q", "--no-cache", "--target", "compat", "--diff", ".", cwd="xmod")
     eq((r2.code, r2.out), (0, ""), "second fix is a no-op")
+    # the same guard, unfixed, over the ported callee: unproven when pkg/util.py is not in the run, safe when it is
+    src = read("xmod/pkg/train.py").replace(guard, guard.replace("xpuify_device.is_available()", "torch.cuda.is_available()"))
+    with open("xmod/pkg/train.py", "w") as f:
+        f.write(src)
+    line = src.split("\n").index("def synchronize_elsewhere(x):") + 2
+    r = run("check", "--no-cache", "--format", "json", "--exit-zero", "pkg/train.py", cwd="xmod")
+    msg = [x["message"] for x in r.json() if x["code"] == "XPU105" and x["line"] == line]
+    check(msg and "uses `xpuify_device` where its module's fixes ported CUDA code" in msg[0], "alone: unproven", msg)
+    eq(verdicts(".")[line], "safe", "with pkg/util.py in the run: its helper calls are device-generic")
+
+
+SAME_RUN = {
+    "pkg/__init__.py": "",
+    # fairseq's utils: the current device's index only as a caller's device's default, made the run-time device where
+    # it is used; the move passed to a helper that calls it from a closure
+    "pkg/utils.py": """import torch
+
+
+def apply_to_sample(f, sample):
+    if hasattr(sample, "__len__") and len(sample) == 0:
+        return {}
+
+    def _apply(x):
+        if torch.is_tensor(x):
+            return f(x)
+        elif isinstance(x, dict):
+            return {key: _apply(value) for key, value in x.items()}
+        else:
+            return x
+
+    return _apply(sample)
+
+
+def move_to_cuda(sample, device=None):
+    device = device or torch.cuda.current_device()
+
+    def _move_to_cuda(tensor):
+        return tensor.to(device=device, non_blocking=True)
+
+    return apply_to_sample(_move_to_cuda, sample)
+
+
+def capability(sample):
+    device = torch.cuda.current_device()
+    print(device)
+    return move_to_cuda(sample, device)
+""",
+    "app/__init__.py": "",
+    "app/main.py": """import torch
+
+from pkg import utils
+
+
+def go(x):
+    use_cuda = torch.cuda.is_available()
+    if use_cuda:
+        x = utils.move_to_cuda({"x": x})["x"]
+    return x
+
+
+def index(x):
+    if torch.cuda.is_available():
+        x = utils.capability(x)
+    return x
+""",
+}
+
+# records where the fixed code sends tensors (Debian's torch has no MPS: `.to()` is recorded, not run)
+SAME_RUN_DRIVER = """import torch
+seen = []
+torch.Tensor.to = lambda self, *a, **k: (seen.append(str(k.get("device", a[0] if a else None))), self)[1]
+from app import main
+main.go(torch.ones(2))
+print(seen)
+"""
+
+
+def test_guards_count_the_fixes_of_modules_fixed_in_the_same_run(d):
+    """fairseq's entry points guard `utils.move_to_cuda(sample)` with torch.cuda.is_available(): move_to_cuda's index
+    (`device or torch.cuda.current_device()`) goes only where utils.py's own fixes make it the run-time device, and it
+    passes its nested move to apply_to_sample, which calls it from a closure (the parameter's argument is read). With
+    pkg/utils.py fixed in the same run (`check .`, `fix .`) the guard is safe; checked alone, the index is CUDA's. An
+    index used elsewhere (printed) keeps its guard. The results cache keeps the two runs apart. The fixed program
+    sends the sample to the picked accelerator, and does nothing on the CPU, as the original did without CUDA."""
+    for path, text in SAME_RUN.items():
+        write(os.path.join("p", path), text)
+    lines = SAME_RUN["app/main.py"].split("\n")
+    go, index = lines.index("def go(x):") + 2, lines.index("def index(x):") + 2
+
+    def found(*args):
+        r = run("check", "--format", "json", "--exit-zero", "--cache-dir", "../cache", *args, cwd="p")
+        return {x["line"]: x for x in r.json() if x["code"] == "XPU105" and x["path"].endswith("main.py")}
+
+    for _ in range(2):  # computed, then from the cache
+        together, alone = found("."), found("app/main.py")
+        eq((applicability(together, go), applicability(alone, go)), ("safe", "none"), "same run / alone")
+        check("reads a CUDA-only result (`current_device`)" in alone[go]["message"], "why, alone", alone[go]["message"])
+        eq((applicability(together, index), applicability(alone, index)), ("none", "none"), "an index used elsewhere")
+    # a shard's guards are judged as the whole run's (the files fixed together are all of them)
+    shards = {}
+    for k in (1, 2):
+        shards.update(found("--no-cache", "--shard", f"{k}/2", "."))
+    eq({ln: applicability(shards, ln) for ln in (go, index)}, {go: "safe", index: "none"}, "sharded")
+    shutil.copytree("p", "orig")
+    r = run("fix", "-q", "--no-cache", "--target", "compat", ".", cwd="p")
+    check(r.code in (0, 1), "fix failed", r)
+    out = read("p/app/main.py")
+    check("use_cuda = xpuify_device.is_available()" in out and "    if torch.cuda.is_available():\n        x = utils.capability(x)" in out,
+          "the guards", out)
+    check("tensor.to(device=xpuify_device.device_str(device), non_blocking=True)" in read("p/pkg/utils.py"), "the callee",
+          read("p/pkg/utils.py"))
+    need_python(PY, [("torch", "python3-torch")])
+    write("p/drive.py", SAME_RUN_DRIVER)
+    write("orig/drive.py", SAME_RUN_DRIVER)
+    cpu = {"CUDA_VISIBLE_DEVICES": "", "PYTHONPATH": ""}
+    eq(runs("p/drive.py", {**cpu, "XPUIFY_DEVICE": "cpu"}), runs("orig/drive.py", cpu), "the CPU: as the original")
+    eq(runs("p/drive.py", {**cpu, "XPUIFY_DEVICE": "mps"}), "['mps:0']\n", "an accelerator: the sample goes there")
 
 
 def test_cached_verdict_follows_its_callee(d):
