@@ -1366,8 +1366,28 @@ static const slot *file_slot(const an_project *p, const char *rel) {
     return p && rel ? smap_find(&p->files, rel, strlen(rel)) : NULL;
 }
 
+static size_t ways_of(const an_project *p, const char *abs, an_way *out, size_t cap, bool scripts);
+
 /* The ways of a file given as an absolute path. The package ways come first, deepest import root first. */
 static size_t ways_abs(const an_project *p, const char *abs, an_way *out, size_t cap) {
+    return ways_of(p, abs, out, cap, true);
+}
+
+bool an_project_module_imported(const an_project *p, const char *file) {
+    char abs[PATH_MAX];
+    if (!p || !abs_file(file, abs, sizeof abs)) return true;
+    char stem[256];
+    stem_of(abs, stem, sizeof stem);
+    if (imported(p, stem)) return true;
+    an_way w[16];
+    size_t n = ways_of(p, abs, w, 16, false);
+    for (size_t i = 0; i < n && i < 16; i++)
+        if (w[i].kind == AN_WAY_PACKAGE && imported(p, w[i].module)) return true;
+    return false;
+}
+
+/* scripts: also the ways of running it from its own directory (they may read the file: top_level_work) */
+static size_t ways_of(const an_project *p, const char *abs, an_way *out, size_t cap, bool scripts) {
     size_t k = 0;
     char stem[256];
     stem_of(abs, stem, sizeof stem);
@@ -1444,6 +1464,7 @@ static size_t ways_abs(const an_project *p, const char *abs, an_way *out, size_t
             return k;
         }
     }
+    if (!scripts) return k;
     /* run (or imported by its neighbours) from its own directory */
     bool script = !k || (fs && (fs->flags & (F_MAIN | F_SHEBANG)));
     const char *why = fs && (fs->flags & F_MAIN) ? "has a __main__ block" : fs && (fs->flags & F_SHEBANG) ? "has a shebang"

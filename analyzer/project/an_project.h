@@ -70,6 +70,9 @@ typedef struct {
     const char *why;   /* how the model knows: "imported as ...", "__init__.py chain", ... */
 } an_way;
 
+/* Whether some file of the project imports `file` absolutely, by its package module name or its bare name (true
+ * when nothing is known). */
+bool an_project_module_imported(const an_project *p, const char *file);
 /* The ways `file` is imported; returns how many were written to out (at most n). */
 size_t an_project_ways(const an_project *p, const char *file, an_way *out, size_t n);
 

@@ -1609,6 +1609,18 @@ done:
 
 static void guarded_by(judge *j, TSNode cur, int pol, int flow);
 
+static bool test_file(const an_guard *g);
+
+/* A test module (test_*.py, *_test.py) that no file of the project imports by any of its names: a test runner
+ * collects it, so its module-level names are its own (unsloth's `cuda_available = torch.cuda.is_available()` read by
+ * its tests' skipif decorators). Absolute imports only are known (the project model): a test module imported
+ * relatively by another is not seen, which the test-module convention makes rare. */
+static bool unimported_test_module(judge *j) {
+    if (j->g != j->home || !test_file(j->g)) return false;
+    if (!j->proj_done) j->proj = j->home->src->path ? an_project_shared(j->home->src->path) : NULL, j->proj_done = true;
+    return j->proj && !an_project_module_imported(j->proj, j->g->src->path);
+}
+
 /* `x = <test>`: each later use of x must guard device-generic code too. */
 static void follow_name(judge *j, TSNode asg, int pol, int flow) {
     j->escapes = true;
@@ -1636,7 +1648,7 @@ static void follow_name(judge *j, TSNode asg, int pol, int flow) {
         }
     } else if (ts_node_is_null(scope)) {
         scope = j->g->root;
-        if (T(j, name)[0] != '_') {
+        if (T(j, name)[0] != '_' && !unimported_test_module(j)) {
             verdict(j, AN_GUARD_UNPROVEN, left, "stores the test in the module-level `%.*s`, which other modules may import");
             return;
         }

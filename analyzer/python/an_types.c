@@ -936,7 +936,13 @@ void an_types_project_facts(const char *path, char *out, size_t n) {
     for (int i = 0; cuda_elsewhere[i]; i++)
         if (an_project_imports(p, cuda_elsewhere[i])) mask |= 1u << i;
     const char *u = an_project_cuda_unlike_to(p);
-    snprintf(out, n, "%x|%016llx|%s", mask, (unsigned long long)an_project_own_modules_hash(p), u ? u : "");
+    /* a test module's own names are its own where no file imports it (an_guard's stored tests) */
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t bl = strlen(b);
+    bool test = !strncmp(b, "test", 4) || (bl > 8 && !strcmp(b + bl - 8, "_test.py"));
+    snprintf(out, n, "%x|%016llx|%s|%c", mask, (unsigned long long)an_project_own_modules_hash(p), u ? u : "",
+             test ? (an_project_module_imported(p, path) ? 'i' : 'n') : '-');
 }
 
 const char *an_types_risk(an_types *m, uint32_t start, uint32_t end, uint32_t at, const char *path, const char *helper,

@@ -578,6 +578,43 @@ def test_second_fix_judges_as_the_first(d):
     eq(verdicts(".")[line], "safe", "with pkg/util.py in the run: its helper calls are device-generic")
 
 
+TEST_MODULE = """import unittest
+
+import torch
+
+TEST_CUDA = torch.cuda.is_available()
+
+
+class T(unittest.TestCase):
+    @unittest.skipIf(not TEST_CUDA, "needs a GPU")
+    def test_add(self):
+        x = torch.ones(2).cuda()
+        self.assertEqual((x + 1).sum().item(), 4.0)
+"""
+
+
+def test_a_test_module_s_own_names(d):
+    """A test module's module-level name holding the test (`TEST_CUDA = torch.cuda.is_available()`) is followed into
+    its uses where no file of the project imports that module (a test runner collects it): safe here. Once another
+    module imports it (`from tests.test_a import TEST_CUDA`), its names may be read elsewhere: unsafe, also with the
+    results cache warm (the project's imports are part of the key)."""
+    write("p/tests/__init__.py", "")
+    write("p/tests/test_a.py", TEST_MODULE)
+
+    def kind():
+        r = run("check", "--format", "json", "--exit-zero", "--cache-dir", "../cache", "tests/test_a.py", cwd="p")
+        f = [x for x in r.json() if x["code"] == "XPU105"]
+        check(len(f) == 1, "one guard", f)
+        return (f[0].get("fix") or {}).get("applicability", "none"), f[0]["message"]
+
+    for _ in range(2):
+        eq(kind()[0], "safe", "nobody imports the test module")
+    write("p/tests/test_c.py", "from tests.test_a import TEST_CUDA\n")
+    k, m = kind()
+    eq(k, "unsafe", m)
+    check("stores the test in the module-level `TEST_CUDA`, which other modules may import" in m, "said", m)
+
+
 SAME_RUN = {
     "pkg/__init__.py": "",
     # fairseq's utils: the current device's index only as a caller's device's default, made the run-time device where
