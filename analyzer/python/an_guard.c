@@ -1884,6 +1884,49 @@ static an_ctx_exit body_exit(judge *j, TSNode ifs, TSNode *leave) {
     return how;
 }
 
+/* `skip_if_no_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason=...)` at a test module's top level,
+ * then `@skip_if_no_cuda` on its tests (fairscale's tests): each decorated test runs where the test says (run: +1
+ * where it runs because of the test), as under the decorator written out. The name must be the module's own (private,
+ * or a test module no file imports); a use other than as a decorator is not followed. */
+static void marker_name(judge *j, TSNode asg, int run) {
+    j->escapes = true;
+    TSNode name = field(asg, "left"), st = ts_node_parent(asg);
+    if (!is(name, "identifier") || !is(st, "expression_statement") || !is(ts_node_parent(st), "module") ||
+        (T(j, name)[0] != '_' && !unimported_test_module(j))) {
+        verdict(j, AN_GUARD_UNPROVEN, name, "stores a skip marker on the test in `%.*s`, which other modules may import");
+        return;
+    }
+    if (j->g->partial) { /* its uses are anywhere in the module */
+        beyond(j);
+        return;
+    }
+    TSTreeCursor c = ts_tree_cursor_new(j->g->root);
+    int depth = 0;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        if (is(x, "identifier") && S(x) >= E(asg) && L(x) == L(name) && !memcmp(T(j, x), T(j, name), L(x))) {
+            TSNode deco = ts_node_parent(x);
+            if (is(deco, "decorator")) {
+                TSNode def = field(ts_node_parent(deco), "definition");
+                if (run > 0 && !ts_node_is_null(def)) check_code(j, field(def, "body"));
+            } else {
+                verdict(j, AN_GUARD_UNPROVEN, x, "uses the skip marker `%.*s` where xpuify does not follow it");
+            }
+        }
+        if (j->kind == AN_GUARD_CUDA) break;
+        if (depth < GUARD_MAX_WALK_DEPTH && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+        bool more = false;
+        for (;;) {
+            if (depth == 0) break;
+            if ((more = ts_tree_cursor_goto_next_sibling(&c))) break;
+            ts_tree_cursor_goto_parent(&c);
+            depth--;
+        }
+        if (!more) break;
+    }
+    ts_tree_cursor_delete(&c);
+}
+
 /* cur: the test (or a name holding it); pol: +1 where its truth is the guarded code's condition, -1 negated. */
 static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
     for (;;) {
@@ -1954,6 +1997,11 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
                 TSNode def = field(ts_node_parent(deco), "definition");
                 if (pol > 0 && !ts_node_is_null(def)) check_code(j, field(def, "body"));
                 /* pol < 0: it is skipped where it ran: nothing runs that did not */
+                return;
+            }
+            if ((skip_if || skip_unless) && is(deco, "assignment") && ts_node_eq(field(deco, "right"), call) &&
+                !eq(j, field(deco, "left"), "pytestmark")) {
+                marker_name(j, deco, skip_if ? -pol : pol);
                 return;
             }
             TSNode mark = pytestmark(j, call);
