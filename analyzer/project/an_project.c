@@ -982,6 +982,23 @@ static bool abs_file(const char *file, char *out, size_t sz) {
     return snprintf(out, sz, "%s/%s", strcmp(r, "/") ? r : "", base) < (int)sz;
 }
 
+/* Is the setup.py at path (in dir) a packaging script? In a package directory (an __init__.py beside it) it may be a
+ * module of the package (dinov2's `dinov2/eval/setup.py`, imported as dinov2.eval.setup, which made dinov2/eval a
+ * project of its own: its own package then looked like a foreign library, and the helper got a copy there): there
+ * it counts only when it imports setuptools, distutils or scikit-build. */
+static bool packaging_script(const char *dir, const char *path) {
+    char init[PATH_MAX + 16];
+    snprintf(init, sizeof init, "%s/__init__.py", dir);
+    if (access(init, F_OK) != 0) return true;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return false;
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    return ut_memmem(buf, n, "setuptools", 10) || ut_memmem(buf, n, "distutils", 9) || ut_memmem(buf, n, "skbuild", 7);
+}
+
 /* true when the root is known (a project marker above the file, the working directory, a hint); false when it is
  * only the file's own directory, which then is not walked below (a file in /tmp or $HOME is no project) */
 static bool discover_root(const char *abs, char *out, size_t sz) {
@@ -996,7 +1013,10 @@ static bool discover_root(const char *abs, char *out, size_t sz) {
         for (int i = 0; marks[i]; i++) {
             char m[PATH_MAX + 32];
             snprintf(m, sizeof m, "%s/%s", cur, marks[i]);
-            if (access(m, F_OK) == 0) { snprintf(out, sz, "%s", cur); return true; }
+            if (access(m, F_OK) != 0) continue;
+            if (i == 1 && !packaging_script(cur, m)) continue;
+            snprintf(out, sz, "%s", cur);
+            return true;
         }
         char *t = strrchr(cur, '/');
         if (!t) break;
