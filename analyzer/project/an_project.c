@@ -85,6 +85,7 @@ struct an_project {
     smap comps;         /* every directory name and .py file stem of the project: its own module names */
     uint64_t comps_hash; /* the sum of their hashes (an order-free hash of the set) */
     char *cuda_unlike;  /* "path:line" of the first class whose own `cuda` method `.to()` may not replace */
+    bool cuda_ext;      /* its setup.py builds a CUDA extension (CUDAExtension): compiled ops with CPU/CUDA kernels */
 };
 
 const char *an_project_root(const an_project *p) { return p->root; }
@@ -866,8 +867,20 @@ static an_project *project_new(const char *root, int max_depth) {
     ut_vec_free(&p->todo);
     smap_free(&p->pairs);
     memset(&p->pairs, 0, sizeof p->pairs);
+    char sp[PATH_MAX + 16];
+    snprintf(sp, sizeof sp, "%s/setup.py", p->root);
+    FILE *fp = fopen(sp, "rb");
+    if (fp) {
+        char *buf = ut_malloc((1u << 20) + 1);
+        size_t n = fread(buf, 1, 1u << 20, fp);
+        fclose(fp);
+        p->cuda_ext = ut_memmem(buf, n, "CUDAExtension", 13) != NULL;
+        ut_free(buf);
+    }
     return p;
 }
+
+bool an_project_builds_cuda_extension(const an_project *p) { return p && p->cuda_ext; }
 
 void an_project_free(an_project *p) {
     if (!p) return;

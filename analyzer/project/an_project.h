@@ -53,6 +53,9 @@ bool an_project_own_module(const an_project *p, const char *name, size_t n);
 /* "path:line" (relative to the root) of the first `def cuda` of a class that does more than move what `.to()` moves
  * too (`self.x.cuda()`, `super().cuda(...)`, `return self`); NULL when there is none. */
 const char *an_project_cuda_unlike_to(const an_project *p);
+/* Its setup.py builds a CUDA extension (`CUDAExtension`): its compiled ops have CPU and CUDA kernels and none for XPU
+ * or MPS (pytorch_cluster, pytorch_scatter, detectron2). */
+bool an_project_builds_cuda_extension(const an_project *p);
 /* A hash of the set of the project's own module names (an_project_own_module's answers): changes when a directory or
  * .py file is added, removed or renamed. */
 uint64_t an_project_own_modules_hash(const an_project *p);

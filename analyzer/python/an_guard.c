@@ -1535,6 +1535,41 @@ static bool followed_by_body(judge *j, TSNode x) {
     return fns;
 }
 
+/* A CUDA device string (`"cuda"`, `"cuda:0"`, ported or not) in the test support module of a project that builds a
+ * CUDA extension (pytorch_cluster's torch_cluster/testing.py: `devices += [torch.device("cuda:0")]` if CUDA, the
+ * device list every op test runs on): its compiled ops have CPU and CUDA kernels only, so the list keeps its CUDA test
+ * (on an XPU or MPS host each op would fail its device check). */
+static bool compiled_ops_tests(judge *j);
+
+static bool device_for_compiled_ops(judge *j, TSNode content) {
+    const char *t = T(j, content);
+    size_t n = L(content);
+    if (n < 4 || memcmp(t, "cuda", 4) || (n > 4 && t[4] != ':')) return false;
+    return compiled_ops_tests(j);
+}
+
+/* The same device as a fix made it (the fixer's next pass reads `torch.device(xpuify_device.device_str(0))`): the
+ * helper's DEV, device() or device_str(). */
+static bool helper_device_for_compiled_ops(judge *j, TSNode attr) {
+    TSNode obj = field(attr, "object"), at = field(attr, "attribute");
+    const char *helper = j->home->helper;
+    if (!is(obj, "identifier") || !helper || L(obj) != strlen(helper) || memcmp(T(j, obj), helper, L(obj))) return false;
+    if (!eq(j, at, "DEV") && !eq(j, at, "device") && !eq(j, at, "device_str")) return false;
+    return compiled_ops_tests(j);
+}
+
+/* the guard's file is the test support a package ships (testing.py), in a project that builds a CUDA extension */
+static bool compiled_ops_tests(judge *j) {
+    /* tests, and the test support a package ships (torch_cluster/testing.py, which its tests import) */
+    const char *path = j->home->src->path, *b = path ? strrchr(path, '/') : NULL;
+    b = b ? b + 1 : path;
+    bool support = b && (!strcmp(b, "testing.py") || !strcmp(b, "testing_utils.py") || !strcmp(b, "test_utils.py"));
+    /* (not every test of such a project: detectron2's box transforms are plain torch, tested on every device) */
+    if (!support) return false;
+    if (!j->proj_done) j->proj = j->home->src->path ? an_project_shared(j->home->src->path) : NULL, j->proj_done = true;
+    return an_project_builds_cuda_extension(j->proj);
+}
+
 /* Every node of n's subtree. */
 static void check_code(judge *j, TSNode n) {
     TSTreeCursor c = ts_tree_cursor_new(n);
@@ -1552,6 +1587,8 @@ static void check_code(judge *j, TSNode n) {
                 if (!is(p, "string_content")) continue;
                 if (names_cuda(T(j, p), L(p)) && !ported(j, S(x), E(x)))
                     verdict(j, portable(j), x, sees_fixes(j) ? "names CUDA (%.*s)" : "names CUDA (%.*s) in a module whose own fixes this pass does not see");
+                else if (device_for_compiled_ops(j, p))
+                    verdict(j, AN_GUARD_CUDA, x, "names the CUDA device (%.*s) in a test of a project whose compiled ops have CPU and CUDA kernels only (its setup.py builds a CUDAExtension)");
                 else if (word_in(T(j, p), L(p), "nccl") && !ported(j, S(x), E(x)))
                     verdict(j, portable(j), x, sees_fixes(j) ? "names NCCL (%.*s)" : "names NCCL (%.*s) in a module whose own fixes this pass does not see");
             }
@@ -1579,7 +1616,9 @@ static void check_code(judge *j, TSNode n) {
             /* a ported call still answers what only CUDA answers (`xpuify_device.current_device()`) */
             TSNode a = field(x, "attribute"), p = ts_node_parent(x);
             bool called = is(p, "call") && ts_node_eq(field(p, "function"), x);
-            if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || called)) {
+            if (helper_device_for_compiled_ops(j, x)) {
+                verdict(j, AN_GUARD_CUDA, x, "makes the device (`%.*s`) in a test of a project whose compiled ops have CPU and CUDA kernels only (its setup.py builds a CUDAExtension)");
+            } else if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || called)) {
                 if (strncmp(T(j, a), "current_device", 14) || !current_index_made_device(j, x))
                     verdict(j, AN_GUARD_CUDA, a, "reads a CUDA-only result (`%.*s`)");
                 else

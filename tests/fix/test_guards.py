@@ -615,6 +615,37 @@ def test_a_test_module_s_own_names(d):
     check("stores the test in the module-level `TEST_CUDA`, which other modules may import" in m, "said", m)
 
 
+TESTING = """import torch
+
+devices = [torch.device("cpu")]
+if torch.cuda.is_available():
+    devices += [torch.device("cuda:0")]
+"""
+
+
+def test_device_list_of_a_package_with_compiled_ops(d):
+    """pytorch_cluster's torch_cluster/testing.py: the device list every op test runs on gets CUDA where CUDA is. The
+    project's setup.py builds a CUDAExtension: its ops have CPU and CUDA kernels only, so the list keeps its CUDA test
+    (each op would fail its device check on an XPU or MPS host), also in the fixer's later passes, which read the
+    device string as the first pass ported it; without a CUDA extension the list takes the run-time device."""
+    for with_ext in (True, False):
+        top = "ext" if with_ext else "plain"
+        write(f"{top}/setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import " +
+              ("CUDAExtension\nsetup(name='pkg', ext_modules=[CUDAExtension('pkg._C', ['a.cu'])])\n" if with_ext
+               else "CppExtension\nsetup(name='pkg', ext_modules=[CppExtension('pkg._C', ['a.cpp'])])\n"))
+        write(f"{top}/pkg/__init__.py", "")
+        write(f"{top}/pkg/testing.py", TESTING)
+        found = xpu105(f"{top}/pkg/testing.py")
+        eq(applicability(found, 4), "none" if with_ext else "safe", top)
+        if with_ext:
+            check("compiled ops have CPU and CUDA kernels only" in found[4]["message"], "said", found[4]["message"])
+        r = run("fix", "-q", "--no-cache", "--target", "compat", ".", cwd=top)
+        check(r.code in (0, 1), "fix failed", r)
+        out = read(f"{top}/pkg/testing.py")
+        check(("if torch.cuda.is_available():" in out) == with_ext, f"{top}: the guard", out)
+        check("torch.device(xpuify_device.device_str(0))" in out, f"{top}: the device string", out)
+
+
 SAME_RUN = {
     "pkg/__init__.py": "",
     # fairseq's utils: the current device's index only as a caller's device's default, made the run-time device where
