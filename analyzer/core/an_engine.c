@@ -348,6 +348,7 @@ typedef struct {
 static void *fixes_compute(void *arg) {
     fixes_job *fj = arg;
     in_fixes = true;
+    an_guard_nested_thread();
     const bool *en = fixrun.file_enabled ? fixrun.file_enabled[fj->i] : fixrun.enabled;
     an_fix_options fo = fixrun.fix;
     char buf[1024];
@@ -379,11 +380,11 @@ static void note_ent(const fixes_ent *e, uint32_t **spans, size_t *n) {
     if (e->n) memcpy(*spans, e->spans, 2 * e->n * sizeof(uint32_t));
 }
 
-static bool fixes_of(const char *path, const char *text, size_t len, uint32_t **spans, size_t *n) {
+static int fixes_of(const char *path, const char *text, size_t len, uint32_t **spans, size_t *n) {
     *spans = NULL, *n = 0;
-    if (in_fixes || !fixrun.on) return false;
+    if (in_fixes || !fixrun.on) return -1;
     long i = fixes_index(path);
-    if (i < 0 || fixrun.files->items[i].lang != AN_LANG_PYTHON) return false;
+    if (i < 0 || fixrun.files->items[i].lang != AN_LANG_PYTHON) return 0;
     uint8_t h[20];
     an_cache_content(text, len, h);
     char *k = normal_abs(path);
@@ -393,7 +394,7 @@ static bool fixes_of(const char *path, const char *text, size_t len, uint32_t **
         note_ent(sl->val, spans, n);
         pthread_mutex_unlock(&fixrun.lock);
         ut_free(k);
-        return true;
+        return 1;
     }
     pthread_mutex_unlock(&fixrun.lock);
     fixes_ent *e = ut_calloc(1, sizeof *e);
@@ -407,7 +408,7 @@ static bool fixes_of(const char *path, const char *text, size_t len, uint32_t **
         pthread_attr_destroy(&at);
         fixes_ent_free(e);
         ut_free(k);
-        return false;
+        return 0;
     }
     pthread_join(t, NULL);
     pthread_attr_destroy(&at);
@@ -418,7 +419,7 @@ static bool fixes_of(const char *path, const char *text, size_t len, uint32_t **
     put->val = e;
     pthread_mutex_unlock(&fixrun.lock);
     ut_free(k);
-    return true;
+    return 1;
 }
 
 void an_engine_fixes_begin(const an_catalog *cat, const an_file_list *files, const bool *enabled,

@@ -55,6 +55,7 @@ struct an_guard {
      * run: fixed says whether the run fixes it; spans, the [start, end) pairs of its safe fixes, sorted by start */
     uint64_t fixes_gen;
     bool fixed;
+    bool asked; /* the run answered (a run under way, and not from the analysis of another module's fixes) */
     uint32_t *spans;
     size_t nspans;
     /* the whole tree's definitions and relative imports by name, made at the first lookup (index_defs) */
@@ -154,6 +155,11 @@ static TSNode field(TSNode n, const char *f) { return an_py_field(n, f, (uint32_
 static an_guard_fixes_fn fixes_of;
 static _Atomic uint64_t fixes_gen = 1;
 
+/* this thread analyzes a module whose fixes another file's guard asked for: no module's fixes count here, and the
+ * callee verdicts it keeps are kept apart from the run's (their key says so) */
+static _Thread_local bool nested;
+void an_guard_nested_thread(void) { nested = true; }
+
 void an_guard_set_fixes_of(an_guard_fixes_fn fn) {
     fixes_of = fn;
     atomic_fetch_add(&fixes_gen, 1);
@@ -164,9 +170,9 @@ static bool module_fixed(an_guard *g) {
     uint64_t gen = atomic_load(&fixes_gen);
     if (g->fixes_gen != gen) {
         ut_free(g->spans);
-        g->spans = NULL, g->nspans = 0, g->fixed = false;
-        if (fixes_of && g->src && g->src->path)
-            g->fixed = fixes_of(g->src->path, g->text, g->len, &g->spans, &g->nspans);
+        g->spans = NULL, g->nspans = 0, g->fixed = g->asked = false;
+        int r = fixes_of && !nested && g->src && g->src->path ? fixes_of(g->src->path, g->text, g->len, &g->spans, &g->nspans) : -1;
+        g->fixed = r > 0, g->asked = r >= 0;
         g->fixes_gen = gen;
     }
     return g->fixed;
@@ -804,7 +810,10 @@ static xmod *xmod_new(const char *path) {
 static xmod *touched(judge *j, xmod *m) {
     ut_vec_push(&j->touch, m);
     /* whether the run fixes it decides what its code counts as: a dependency of the findings, as its text is */
-    if (fixes_of && m->g) an_deps_note_fixed(m->path, module_fixed(m->g));
+    if (fixes_of && m->g) {
+        bool fixed = module_fixed(m->g);
+        if (m->g->asked) an_deps_note_fixed(m->path, fixed);
+    }
     return m;
 }
 
@@ -1124,8 +1133,9 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
     if (!vm) return follow_in_module_walk(j, m, name, n, call, hops);
     ut_buf key;
     ut_buf_init(&key);
-    ut_buf_printf(&key, "%llu:%d:%d:%p:%s:%llu:%.*s", (unsigned long long)x->serial, j->call_depth, hops, (const void *)j->proj,
-                  j->home->helper ? j->home->helper : "", (unsigned long long)atomic_load(&fixes_gen), (int)n, name);
+    ut_buf_printf(&key, "%llu:%d:%d:%p:%s:%llu%s:%.*s", (unsigned long long)x->serial, j->call_depth, hops, (const void *)j->proj,
+                  j->home->helper ? j->home->helper : "", (unsigned long long)atomic_load(&fixes_gen), nested ? "n" : "",
+                  (int)n, name);
     const ut_smap_slot *sl = ut_smap_find(&vm->map, key.data, key.len);
     if (sl) {
         /* given again while every module it read is the same read (module_xmod notes them as the walk would) */

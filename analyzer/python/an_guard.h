@@ -57,11 +57,15 @@ void an_guard_set_helper(an_guard *g, const char *module);
 /* [s, e): the reference to the CUDA test (`torch.cuda.is_available`, the callee of its call). */
 void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out);
 void an_guard_free(an_guard *g);
-/* Another module's safe fixes in the run under way: true when the run fixes the module at path (its text as the
- * guard read it), with *spans (malloc'd, 2 * *n offsets: [start, end) pairs sorted by start) the safe fixes its own
- * analysis makes; false when the run does not fix it (or cannot say). */
-typedef bool (*an_guard_fixes_fn)(const char *path, const char *text, size_t len, uint32_t **spans, size_t *n);
+/* Another module's safe fixes in the run under way: 1 when the run fixes the module at path (its text as the guard
+ * read it), with *spans (malloc'd, 2 * *n offsets: [start, end) pairs sorted by start) the safe fixes its own
+ * analysis makes; 0 when the run does not fix it; -1 when it is not asked here (the analysis of a module whose fixes
+ * another file's guard asked for: no module's fixes count there, whatever the run). */
+typedef int (*an_guard_fixes_fn)(const char *path, const char *text, size_t len, uint32_t **spans, size_t *n);
 /* Set by the engine for the span of a run over a set of files (NULL: none, the language server's case): a guard's
  * callee in another module of the run counts that module's safe fixes as done. */
 void an_guard_set_fixes_of(an_guard_fixes_fn fn);
+/* The calling thread analyzes a module whose fixes another file's guard asked for (the engine's): no module's fixes
+ * are asked from it. */
+void an_guard_nested_thread(void);
 #endif

@@ -652,6 +652,8 @@ SAME_RUN = {
     # it is used; the move passed to a helper that calls it from a closure
     "pkg/utils.py": """import torch
 
+from pkg import other
+
 
 def apply_to_sample(f, sample):
     if hasattr(sample, "__len__") and len(sample) == 0:
@@ -681,7 +683,15 @@ def capability(sample):
     device = torch.cuda.current_device()
     print(device)
     return move_to_cuda(sample, device)
+
+
+def warm(x):
+    # a guard of its own over another module: its analysis, asked for by app/main.py's guards, reads pkg/other.py
+    if torch.cuda.is_available():
+        other.noop()
+    return x
 """,
+    "pkg/other.py": "def noop():\n    return None\n",
     "app/__init__.py": "",
     "app/main.py": """import torch
 
@@ -733,6 +743,11 @@ def test_guards_count_the_fixes_of_modules_fixed_in_the_same_run(d):
         eq((applicability(together, go), applicability(alone, go)), ("safe", "none"), "same run / alone")
         check("reads a CUDA-only result (`current_device`)" in alone[go]["message"], "why, alone", alone[go]["message"])
         eq((applicability(together, index), applicability(alone, index)), ("none", "none"), "an index used elsewhere")
+    # warm: every entry holds (the analysis of pkg/utils.py done for app/main.py's guards read pkg/other.py without
+    # asking the run about it: no dependency on it is noted, which once made every warm run miss)
+    for expect in ("computed", "warm"):
+        r = run("check", "-q", "--cache-dir", "../cache", ".", cwd="p", env={"XPUIFY_CACHE_STATS": "1"})
+    check(re.search(r"cache: [1-9]\d* hits, 0 misses", r.err), "a warm run misses nothing", r.err)
     # a shard's guards are judged as the whole run's (the files fixed together are all of them)
     shards = {}
     for k in (1, 2):
