@@ -186,12 +186,13 @@ def is_initialized():
 
 
 def autocast(enabled=True, dtype=None, cache_enabled=None):
-    """torch.cuda.amp.autocast's signature, on the picked device. On the CPU (no accelerator picked) autocast is
-    off, as torch.cuda.amp.autocast and torch.autocast("cuda") are on a host without CUDA: the fixed code computes in
-    the dtypes the original did there (CPU autocast would run matmuls in bfloat16). Where the device cannot autocast
-    at all (MPS before torch 2.5, whose torch.autocast("mps") raises even when disabled) or not to the requested
-    dtype, autocast is off too (a disabled autocast, which also decorates), with a warning where it was asked for."""
-    if _dev() == "cpu":
+    """torch.cuda.amp.autocast's signature, on the picked device. On the CPU it autocasts to bfloat16, the CPU's
+    autocast dtype (also where no dtype is given); a float16 autocast asked of the CPU (the CUDA dtype, as
+    `dtype=torch.get_autocast_gpu_dtype()` gives it) is off there, as it was in the original on a host without CUDA:
+    float16 matmuls on the CPU are slow and lose precision. Where the device cannot autocast at all (MPS before torch
+    2.5, whose torch.autocast("mps") raises even when disabled) or not to the requested dtype, autocast is off too (a
+    disabled autocast, which also decorates), with a warning where it was asked for."""
+    if _dev() == "cpu" and dtype is not None and dtype != torch.bfloat16:
         return torch.autocast("cpu", enabled=False)
     kwargs = {"enabled": enabled}
     if dtype is not None:
@@ -203,7 +204,7 @@ def autocast(enabled=True, dtype=None, cache_enabled=None):
             import warnings
             warnings.warn("xpuify_device: %s autocast%s is not available in this torch build; running without "
                           "autocast" % (_dev(), "" if dtype is None else " to %s" % (dtype,)))
-        off = _dev() if _dev() in ("cuda", "xpu") and _autocast_supports(_dev(), None) else "cpu"
+        off = _dev() if _dev() in ("cuda", "cpu", "xpu") and _autocast_supports(_dev(), None) else "cpu"
         return torch.autocast(off, enabled=False)
     return torch.autocast(_dev(), **kwargs)
 
