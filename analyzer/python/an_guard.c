@@ -56,6 +56,7 @@ struct an_guard {
     uint64_t fixes_gen;
     bool fixed;
     bool asked; /* the run answered (a run under way, and not from the analysis of another module's fixes) */
+    bool fixes_nested; /* the answer was taken on a nested thread (a module read there may be read later elsewhere) */
     uint32_t *spans;
     size_t nspans;
     /* the whole tree's definitions and relative imports by name, made at the first lookup (index_defs) */
@@ -168,12 +169,12 @@ void an_guard_set_fixes_of(an_guard_fixes_fn fn) {
 /* whether the run fixes module g (asked once per run; the answer is a dependency of the findings: an_deps) */
 static bool module_fixed(an_guard *g) {
     uint64_t gen = atomic_load(&fixes_gen);
-    if (g->fixes_gen != gen) {
+    if (g->fixes_gen != gen || g->fixes_nested != nested) {
         ut_free(g->spans);
         g->spans = NULL, g->nspans = 0, g->fixed = g->asked = false;
         int r = fixes_of && !nested && g->src && g->src->path ? fixes_of(g->src->path, g->text, g->len, &g->spans, &g->nspans) : -1;
         g->fixed = r > 0, g->asked = r >= 0;
-        g->fixes_gen = gen;
+        g->fixes_gen = gen, g->fixes_nested = nested;
     }
     return g->fixed;
 }
@@ -671,6 +672,8 @@ static enter_result enter(judge *j, uint32_t s, TSNode call) {
         }
     if (j->call_depth >= GUARD_MAX_CALL_DEPTH) {
         verdict(j, AN_GUARD_UNPROVEN, call, "calls `%.*s` through more functions than xpuify follows");
+        j->tainted = true; /* what lies past the depth is not read: a verdict kept from here could differ from one
+                            * walked in place, where an earlier visit decides (fairscale test_dependency.py) */
         return ENTER_DEEP;
     }
     visit v = {j->g, s};
@@ -1279,6 +1282,8 @@ static bool call_of_parameter(judge *j, TSNode fn) {
     for (size_t i = j->frames.len; i-- > 0 && !fr && !ts_node_is_null(def);)
         if (ts_node_eq(j->frames.items[i].def, def)) fr = &j->frames.items[i];
     if (!fr || !fr->site || ts_node_is_null(fr->call) || !is(fr->call, "call")) return false;
+    /* what the call passed decides: a callee's verdict read so is not kept for other calls (follow_in_module) */
+    j->tainted = true;
     /* the parameter's position (self and cls of a method count: a method is called through its object) */
     TSNode ps = field(def, "parameters");
     int pos = -1, k = 0;
@@ -1442,6 +1447,36 @@ static bool docstring(TSNode str) {
     return (is(blk, "block") || is(blk, "module")) && ts_node_eq(ts_node_named_child(blk, 0), st);
 }
 
+/* The reads of `name` in scope after byte `after`: plain names (attr false) or attributes `obj.name` (attr true),
+ * neither assigned to, a keyword's name, a parameter nor (for plain names) an attribute's member. */
+static void name_reads(judge *j, TSNode scope, TSNode name, uint32_t after, bool attr, node_vec *out) {
+    TSTreeCursor c = ts_tree_cursor_new(scope);
+    int depth = 0;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        if (is(x, "identifier") && S(x) >= after && L(x) == L(name) && !memcmp(T(j, x), T(j, name), L(x))) {
+            TSNode p = ts_node_parent(x);
+            bool member = is(p, "attribute") && ts_node_eq(field(p, "attribute"), x);
+            bool kw = is(p, "keyword_argument") && ts_node_eq(field(p, "name"), x);
+            bool param = is(p, "parameters") || ((is(p, "default_parameter") || is(p, "typed_default_parameter")) &&
+                                                  ts_node_eq(field(p, "name"), x));
+            TSNode use = member ? p : x;
+            TSNode up = ts_node_parent(use);
+            bool target = is(up, "assignment") && ts_node_eq(field(up, "left"), use);
+            if (!kw && member == attr && !target && !param) ut_vec_push(out, use);
+        }
+        if (depth < GUARD_MAX_WALK_DEPTH && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+        for (;;) {
+            if (depth == 0) goto walked;
+            if (ts_tree_cursor_goto_next_sibling(&c)) break;
+            ts_tree_cursor_goto_parent(&c);
+            depth--;
+        }
+    }
+walked:
+    ts_tree_cursor_delete(&c);
+}
+
 /* Is the identifier x (a read of a local holding the current device's index) a position whose index this pass makes
  * the run-time device: inside a safe fix (the integer-device fix's `<helper>.device_str(device)`), or already the
  * argument of the helper's device_str()/device() (a module fixed before)? */
@@ -1481,37 +1516,19 @@ static bool current_index_made_device(judge *j, TSNode x) {
     if (!is(name, "identifier")) return false;
     TSNode scope = enclosing(p, "function_definition");
     if (ts_node_is_null(scope)) return false; /* a module-level name: other modules may read it */
+    /* every read outside the assignment, none before it, each made the run-time device */
+    node_vec reads = {0};
+    name_reads(j, scope, name, 0, false, &reads);
     bool all = true;
-    size_t reads = 0;
-    TSTreeCursor c = ts_tree_cursor_new(scope);
-    int depth = 0;
-    for (;;) {
-        TSNode y = ts_tree_cursor_current_node(&c);
-        if (is(y, "identifier") && L(y) == L(name) && !memcmp(T(j, y), T(j, name), L(y)) && !(S(p) <= S(y) && E(y) <= E(p))) {
-            TSNode q = ts_node_parent(y);
-            bool member = is(q, "attribute") && ts_node_eq(field(q, "attribute"), y);
-            bool kw = is(q, "keyword_argument") && ts_node_eq(field(q, "name"), y);
-            bool param = is(q, "parameters") || (is(q, "default_parameter") && ts_node_eq(field(q, "name"), y)) ||
-                         (is(q, "typed_default_parameter") && ts_node_eq(field(q, "name"), y));
-            if (!member && !kw && !param) {
-                reads++;
-                if (S(y) < E(p) || (is(q, "assignment") && ts_node_eq(field(q, "left"), y)) || !index_made_device(j, y)) {
-                    all = false;
-                    break;
-                }
-            }
-        }
-        if (depth < GUARD_MAX_WALK_DEPTH && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
-        for (;;) {
-            if (depth == 0) goto walked;
-            if (ts_tree_cursor_goto_next_sibling(&c)) break;
-            ts_tree_cursor_goto_parent(&c);
-            depth--;
-        }
+    size_t n = 0;
+    for (size_t i = 0; i < reads.len && all; i++) {
+        TSNode y = reads.items[i];
+        if (S(p) <= S(y) && E(y) <= E(p)) continue; /* `device or ...` */
+        n++;
+        all = S(y) >= E(p) && index_made_device(j, y);
     }
-walked:
-    ts_tree_cursor_delete(&c);
-    return all && reads > 0;
+    ut_vec_free(&reads);
+    return all && n > 0;
 }
 
 /* The name of a called function whose definition the judge reached (`utils.move_to_cuda(sample)`: its body, read
@@ -1708,30 +1725,7 @@ static void follow_name(judge *j, TSNode asg, int pol, int flow) {
     }
     /* the uses after the assignment (attribute uses: `self._x`, `obj._x`) */
     node_vec uses = {0};
-    TSTreeCursor c = ts_tree_cursor_new(scope);
-    int depth = 0;
-    for (;;) {
-        TSNode x = ts_tree_cursor_current_node(&c);
-        if (is(x, "identifier") && S(x) >= E(asg) && L(x) == L(name) && !memcmp(T(j, x), T(j, name), L(x))) {
-            TSNode p = ts_node_parent(x);
-            bool member = is(p, "attribute") && ts_node_eq(field(p, "attribute"), x);
-            bool kw = is(p, "keyword_argument") && ts_node_eq(field(p, "name"), x);
-            TSNode use = member ? p : x;
-            TSNode up = ts_node_parent(use);
-            bool target = is(up, "assignment") && ts_node_eq(field(up, "left"), use);
-            if (!kw && member == attr && !target && !is(p, "parameters") && !is(p, "default_parameter"))
-                ut_vec_push(&uses, use);
-        }
-        if (depth < GUARD_MAX_WALK_DEPTH && ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
-        for (;;) {
-            if (depth == 0) goto walked;
-            if (ts_tree_cursor_goto_next_sibling(&c)) break;
-            ts_tree_cursor_goto_parent(&c);
-            depth--;
-        }
-    }
-walked:
-    ts_tree_cursor_delete(&c);
+    name_reads(j, scope, name, E(asg), attr, &uses);
     for (size_t i = 0; i < uses.len && j->kind != AN_GUARD_CUDA; i++) guarded_by(j, uses.items[i], pol, flow + 1);
     ut_vec_free(&uses);
 }
