@@ -275,18 +275,19 @@ static struct {
     bool regions;
     ut_smap index; /* absolute path -> 1 + index into files (Python files only) */
     ut_smap memo;  /* absolute path -> fixes_ent */
+    char cwd[PATH_MAX]; /* the working directory, read once per run (normal_abs) */
     pthread_mutex_t lock;
 } fixrun = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local bool in_fixes; /* this thread computes a module's fixes: no module's fixes are asked from it */
 
-/* path made absolute and lexically normal ("." and ".." segments, repeated slashes), as the guard's module paths */
+/* path made absolute (against the working directory read when the run began) and lexically normal ("." and ".."
+ * segments, repeated slashes), as the guard's module paths */
 static char *normal_abs(const char *path) {
     ut_buf b;
     ut_buf_init(&b);
     if (path[0] != '/') {
-        char cwd[PATH_MAX];
-        if (getcwd(cwd, sizeof cwd)) ut_buf_puts(&b, cwd);
+        ut_buf_puts(&b, fixrun.cwd);
         ut_buf_putc(&b, '/');
     }
     ut_buf_puts(&b, path);
@@ -430,6 +431,7 @@ void an_engine_fixes_begin(const an_catalog *cat, const an_file_list *files, con
     if (!fix || fix->target == AN_TARGET_NONE) return;
     fixrun.cat = cat, fixrun.files = files, fixrun.enabled = enabled, fixrun.file_enabled = file_enabled;
     fixrun.fix = *fix, fixrun.fix_for_file = fix_for_file, fixrun.fix_ctx = fix_ctx, fixrun.regions = regions;
+    if (!getcwd(fixrun.cwd, sizeof fixrun.cwd)) fixrun.cwd[0] = 0;
     for (size_t i = 0; i < files->len; i++) {
         if (files->items[i].lang != AN_LANG_PYTHON) continue;
         char *k = normal_abs(files->items[i].path);

@@ -179,6 +179,12 @@ static bool module_fixed(an_guard *g) {
     return g->fixed;
 }
 
+/* the guard file's project model (the callees' modules are in the same project), looked up at the first need */
+static const an_project *project(judge *j) {
+    if (!j->proj_done) j->proj = j->home->src->path ? an_project_shared(j->home->src->path) : NULL, j->proj_done = true;
+    return j->proj;
+}
+
 static bool ported(judge *j, uint32_t s, uint32_t e) {
     if (j->g == j->home) return j->ported(j->pctx, s, e);
     if (!module_fixed(j->g)) return false;
@@ -1234,8 +1240,7 @@ static bool follow_import(judge *j, int level, const char *dotted, TSNode call, 
      * ported (said at its name, check_code), so that a run after those fixes judges as the run before them did */
     if (in_helper(j, dotted)) return true;
     if (hops >= GUARD_MAX_MODULE_HOPS || !from || !*dotted) return false;
-    if (!j->proj_done) j->proj = j->home->src->path ? an_project_shared(j->home->src->path) : NULL, j->proj_done = true;
-    const an_project *p = j->proj; /* the guard file's: the callees' modules are in the same project */
+    const an_project *p = project(j); /* the guard file's: the callees' modules are in the same project */
     if (!level && !p) return false;
     char mod[512], file[4096];
     size_t dl = strlen(dotted);
@@ -1593,8 +1598,7 @@ static bool compiled_ops_tests(judge *j) {
     bool support = b && (!strcmp(b, "testing.py") || !strcmp(b, "testing_utils.py") || !strcmp(b, "test_utils.py"));
     /* (not every test of such a project: detectron2's box transforms are plain torch, tested on every device) */
     if (!support) return false;
-    if (!j->proj_done) j->proj = j->home->src->path ? an_project_shared(j->home->src->path) : NULL, j->proj_done = true;
-    return an_project_builds_cuda_extension(j->proj);
+    return an_project_builds_cuda_extension(project(j));
 }
 
 /* Every node of n's subtree. */
@@ -1683,8 +1687,8 @@ static bool test_file(const an_guard *g);
  * relatively by another is not seen, which the test-module convention makes rare. */
 static bool unimported_test_module(judge *j) {
     if (j->g != j->home || !test_file(j->g)) return false;
-    if (!j->proj_done) j->proj = j->home->src->path ? an_project_shared(j->home->src->path) : NULL, j->proj_done = true;
-    return j->proj && !an_project_module_imported(j->proj, j->g->src->path);
+    const an_project *p = project(j);
+    return p && !an_project_module_imported(p, j->g->src->path);
 }
 
 /* `x = <test>`: each later use of x must guard device-generic code too. */
