@@ -472,13 +472,29 @@ static bool chooses_variant(const char *src, size_t n, uint32_t at, size_t nl) {
     return names_variant(src + ls, le - ls);
 }
 
-/* a local whose every other use chooses a package build: its test is a correct guard */
+/* the use at `at` sits on a line whose code (its comment left out) names XPU too: `dev = "cuda"
+ * if cuda_available else "xpu" if xpu_available else "cpu"`, `skipif(not (cuda_available or xpu_available))` */
+static bool beside_xpu_probe(const char *src, size_t n, uint32_t at) {
+    uint32_t ls = at, le = at;
+    while (ls > 0 && src[ls - 1] != '\n') ls--;
+    char q = 0;
+    for (le = ls; le < n && src[le] != '\n' && (q || src[le] != '#'); le++)
+        if (src[le] == '"' || src[le] == '\'') q = !q ? src[le] : q == src[le] ? 0 : q;
+    for (uint32_t i = ls; i + 3 <= le; i++) /* xpu, is_xpu_available, RNGType.XPU; not a device-generic API */
+        if (!strncasecmp(src + i, "xpu", 3) && (i == ls || !isalpha((unsigned char)src[i - 1])) &&
+            (i + 3 == le || !isalpha((unsigned char)src[i + 3])))
+            return true;
+    return false;
+}
+
+/* a local whose every other use chooses a package build: its test is a correct guard; one whose every other use
+ * sits beside an XPU probe: its test is one probe of a dispatch that serves XPU already */
 static void decide_avail_locals(walker *w) {
     size_t n = strlen(w->src);
     for (size_t i = 0; i < w->avail_locals.len; i++) {
         const avail_local *a = &w->avail_locals.items[i];
         const char *nm = w->src + a->name_start;
-        size_t nl = a->name_end - a->name_start, uses = 0, choices = 0;
+        size_t nl = a->name_end - a->name_start, uses = 0, choices = 0, beside = 0;
         if (!nl || a->scope_end <= a->scope_start) continue; /* an empty name (a broken file) matches everywhere */
         const char *s = w->src + a->scope_start;
         size_t sl = a->scope_end - a->scope_start;
@@ -489,9 +505,195 @@ static void decide_avail_locals(walker *w) {
             if (at == a->name_start) continue;
             uses++;
             choices += chooses_variant(w->src, n, at, nl);
+            beside += beside_xpu_probe(w->src, n, at);
         }
-        if (uses && uses == choices) add_why(w, AN_CTX_CORRECT_GUARD, a->value_start, a->value_end, "chooses the CUDA build of a package");
+        if (uses && uses == choices) {
+            add_why(w, AN_CTX_CORRECT_GUARD, a->value_start, a->value_end, "chooses the CUDA build of a package");
+        } else if (uses && uses == beside && !memchr(w->src + a->value_start, '"', a->value_end - a->value_start) &&
+                   !memchr(w->src + a->value_start, '\'', a->value_end - a->value_start)) { /* a probe, no device chosen */
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "is kept in `%.*s`, and every use of it sits beside an XPU probe (a device dispatch that "
+                              "already serves XPU)", (int)nl, nm);
+            add_why(w, AN_CTX_MULTI_DEVICE, a->value_start, a->value_end, b.data);
+            ut_buf_free(&b);
+        }
     }
+}
+
+/* ---- branches for torch without XPU -------------------------------------------------------------------------- */
+
+/* Upstream torch has an XPU device from 2.4 on: a branch that runs only on an older torch can meet no XPU device,
+ * and its CUDA spellings (`torch.cuda.amp.GradScaler`, `torch.cuda.amp.custom_fwd`) are the fallbacks for APIs the
+ * newer branch beside it uses device-generically. */
+#define XPU_TORCH_MAJOR 2
+#define XPU_TORCH_MINOR 4
+
+typedef enum { VC_NONE, VC_LT, VC_LE, VC_GT, VC_GE } vcmp;
+
+static vcmp vcmp_flip(vcmp c) { return c == VC_LT ? VC_GT : c == VC_LE ? VC_GE : c == VC_GT ? VC_LT : c == VC_GE ? VC_LE : VC_NONE; }
+
+static vcmp vcmp_of(const char *s, size_t n) {
+    if (n == 1 && s[0] == '<') return VC_LT;
+    if (n == 1 && s[0] == '>') return VC_GT;
+    if (n == 2 && s[0] == '<' && s[1] == '=') return VC_LE;
+    if (n == 2 && s[0] == '>' && s[1] == '=') return VC_GE;
+    return VC_NONE;
+}
+
+/* the first version number in s: "2.4.0" or "2, 4" (a tuple) or "2_4" (a flag's name); patch -1 when absent */
+static bool version_in(const char *s, size_t n, int *maj, int *min, int *patch) {
+    for (size_t i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)s[i]) || (i && (isdigit((unsigned char)s[i - 1]) || isalpha((unsigned char)s[i - 1]))))
+            continue;
+        size_t j = i;
+        int v[3] = {0, 0, -1}, k = 0;
+        while (k < 3) {
+            if (j >= n || !isdigit((unsigned char)s[j])) break;
+            int x = 0;
+            while (j < n && isdigit((unsigned char)s[j]) && x < 1000) x = x * 10 + (s[j++] - '0');
+            v[k++] = x;
+            size_t t = j;
+            while (t < n && s[t] == ' ') t++;
+            if (t < n && (s[t] == '.' || s[t] == '_' || s[t] == ',')) t++;
+            else break;
+            while (t < n && s[t] == ' ') t++;
+            j = t;
+        }
+        if (k < 2) return false;
+        *maj = v[0], *min = v[1], *patch = k == 3 ? v[2] : -1;
+        return true;
+    }
+    return false;
+}
+
+/* the comparison word of a flag's name: `_TORCH_GREATER_EQUAL_2_4`, `TORCH_GE_2_1`, `IS_TORCH_LESS_THAN_2_3` */
+static vcmp flag_cmp(const char *s, size_t n) {
+    static const struct { const char *w; vcmp c; } words[] = {
+        {"GREATER_EQUAL", VC_GE}, {"GREATER_OR_EQUAL", VC_GE}, {"_GE_", VC_GE}, {"_GEQ_", VC_GE}, {"AT_LEAST", VC_GE},
+        {"LESS_EQUAL", VC_LE}, {"LESS_OR_EQUAL", VC_LE}, {"_LE_", VC_LE}, {"_LEQ_", VC_LE},
+        {"GREATER_THAN", VC_GT}, {"_GT_", VC_GT}, {"LESS_THAN", VC_LT}, {"_LT_", VC_LT}, {"OLDER_THAN", VC_LT},
+        {"OR_LATER", VC_GE}, {"OR_NEWER", VC_GE}, {"BEFORE", VC_LT}, {"BELOW", VC_LT},
+    };
+    char up[128];
+    if (n >= sizeof up - 2) return VC_NONE;
+    up[0] = '_';
+    for (size_t i = 0; i < n; i++) up[i + 1] = (char)toupper((unsigned char)s[i]);
+    up[n + 1] = 0;
+    if (!strstr(up, "TORCH") && !strstr(up, "PT_")) return VC_NONE;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strstr(up, words[i].w)) return words[i].c;
+    return VC_NONE;
+}
+
+/* the torch side of a comparison: `torch.__version__`, `Version(torch.__version__)`, `version.parse(torch.__version__)
+ * .release`, `TORCH_VERSION`, `torch_version` */
+static bool torch_version_side(const char *s, size_t n) {
+    if (has(s, n, "torch.__version__")) return true;
+    char up[96];
+    if (n >= sizeof up) return false;
+    for (size_t i = 0; i < n; i++) up[i] = (char)toupper((unsigned char)s[i]);
+    up[n] = 0;
+    return strstr(up, "TORCH_VERSION") && !strchr(s, '"') && !strchr(s, '\'');
+}
+
+/* cond (parentheses and a leading `not` taken off) is a test of the torch version: *c and *maj.*min.*patch, read as
+ * "torch c version" */
+static bool torch_version_test(const walker *w, TSNode cond, vcmp *c, int *maj, int *min, int *patch) {
+    bool neg = false;
+    for (;;) {
+        while (is(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
+        if (!is(cond, "not_operator")) break;
+        neg = !neg, cond = an_py_field(cond, "argument", 8);
+    }
+    *c = VC_NONE;
+    if (is(cond, "identifier") || is(cond, "attribute")) {
+        TSNode last = is(cond, "attribute") ? an_py_field(cond, "attribute", 9) : cond;
+        if (ts_node_is_null(last) || !version_in(text(w, last), len(last), maj, min, patch)) return false;
+        *c = flag_cmp(text(w, last), len(last));
+    } else if (is(cond, "call")) {
+        const char *f;
+        size_t fn;
+        callee_last(w, cond, &f, &fn);
+        TSNode args = an_py_field(cond, "arguments", 9);
+        if (!f || ts_node_is_null(args)) return false;
+        uint32_t k = ts_node_named_child_count(args);
+        /* `is_torch_version(">=", "2.4.0")` (accelerate, diffusers) */
+        if (fn == 16 && !memcmp(f, "is_torch_version", 16) && k == 2) {
+            TSNode op = ts_node_named_child(args, 0), v = ts_node_named_child(args, 1);
+            if (!is(op, "string") || !is(v, "string") || len(op) < 3) return false;
+            *c = vcmp_of(text(w, op) + 1, len(op) - 2);
+            if (!version_in(text(w, v), len(v), maj, min, patch)) return false;
+        } else if (starts(f, fn, "is_torch_greater_or_equal") && k >= 1 && is(ts_node_named_child(args, 0), "string")) {
+            TSNode v = ts_node_named_child(args, 0); /* `is_torch_greater_or_equal("2.4")` (transformers) */
+            *c = VC_GE;
+            if (!version_in(text(w, v), len(v), maj, min, patch)) return false;
+        } else {
+            return false;
+        }
+    } else if (is(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 && ts_node_child_count(cond) == 3) {
+        TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1), op = ts_node_child(cond, 1);
+        vcmp oc = vcmp_of(text(w, op), len(op));
+        if (oc == VC_NONE) return false;
+        TSNode v;
+        if (torch_version_side(text(w, a), len(a)) && !has(text(w, b), len(b), "torch")) v = b, *c = oc;
+        else if (torch_version_side(text(w, b), len(b)) && !has(text(w, a), len(a), "torch")) v = a, *c = vcmp_flip(oc);
+        else return false;
+        if (!version_in(text(w, v), len(v), maj, min, patch)) return false;
+    } else {
+        return false;
+    }
+    if (*c == VC_NONE) return false;
+    if (neg) *c = *c == VC_LT ? VC_GE : *c == VC_LE ? VC_GT : *c == VC_GT ? VC_LE : VC_LT;
+    return true;
+}
+
+/* the test holds only on a torch older than 2.4 (*old_if_true), or fails only there (!*old_if_true) */
+static bool torch_version_old_side(const walker *w, TSNode cond, bool *old_if_true) {
+    vcmp c;
+    int maj, min, patch;
+    if (!torch_version_test(w, cond, &c, &maj, &min, &patch)) return false;
+    /* the bound V: below it no XPU; `< V` and `>= V` split at V itself, `<= V` and `> V` just above it */
+    bool below = maj < XPU_TORCH_MAJOR || (maj == XPU_TORCH_MAJOR && min < XPU_TORCH_MINOR);
+    bool at = maj == XPU_TORCH_MAJOR && min == XPU_TORCH_MINOR && patch <= 0;
+    if (c == VC_LT || c == VC_GE) {
+        if (!below && !at) return false;
+    } else if (!below) {
+        return false;
+    }
+    *old_if_true = c == VC_LT || c == VC_LE;
+    return true;
+}
+
+static const char old_torch_why[] = "runs only on torch older than 2.4, which has no XPU device (the branch for newer "
+                                    "torch beside it is the one to port)";
+
+/* `if Version(torch.__version__) < Version("2.4"): ... else: ...`: the old torch's branch */
+static void old_torch_if(walker *w, TSNode n) {
+    bool old_if_true;
+    TSNode cond = an_py_field(n, "condition", 9);
+    if (ts_node_is_null(cond) || !torch_version_old_side(w, cond, &old_if_true)) return;
+    if (old_if_true) {
+        TSNode body = an_py_field(n, "consequence", 11);
+        if (!ts_node_is_null(body)) add_node_why(w, AN_CTX_CUDA_ONLY, body, old_torch_why);
+        return;
+    }
+    /* the else branch, when no elif stands between (an elif's test decides its own branch) */
+    uint32_t k = ts_node_named_child_count(n);
+    TSNode alt = {0};
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        if (is(ch, "elif_clause")) return;
+        if (is(ch, "else_clause")) alt = an_py_field(ch, "body", 4);
+    }
+    if (!ts_node_is_null(alt)) add_node_why(w, AN_CTX_CUDA_ONLY, alt, old_torch_why);
+}
+
+/* `torch.amp.GradScaler if _TORCH_GREATER_EQUAL_2_4 else torch.cuda.amp.GradScaler` */
+static void old_torch_conditional(walker *w, TSNode n) {
+    bool old_if_true;
+    if (ts_node_named_child_count(n) < 3 || !torch_version_old_side(w, ts_node_named_child(n, 1), &old_if_true)) return;
+    add_node_why(w, AN_CTX_CUDA_ONLY, ts_node_named_child(n, old_if_true ? 0 : 2), old_torch_why);
 }
 
 /* ---- NVIDIA-only libraries ---------------------------------------------------------------------------------- */
@@ -694,7 +896,7 @@ static void visit(walker *w, TSNode n, uint8_t k) {
         ut_vec_push(&w->scopes, sc);
         break;
     }
-    case V_CONDITIONAL: on_conditional(w, n); break;
+    case V_CONDITIONAL: on_conditional(w, n), old_torch_conditional(w, n); break;
     case V_COMPARISON:
         add_node(w, AN_CTX_READ, n);
         /* `dist.get_backend() == "nccl"`, `get_backend() == Backend.NCCL`: asks which backend runs; so does any
@@ -707,7 +909,7 @@ static void visit(walker *w, TSNode n, uint8_t k) {
         break;
     case V_DICTIONARY: on_dictionary(w, n); break;
     case V_DECORATED: on_decorated(w, n); break;
-    case V_IF: on_if(w, n); break;
+    case V_IF: on_if(w, n), old_torch_if(w, n); break;
     case V_INTERPOLATION: add_node(w, AN_CTX_READ, n), add_node(w, AN_CTX_REPORT, n); break;
     case V_IMPORT:
     case V_IMPORT_FROM: on_import(w, n); break;
