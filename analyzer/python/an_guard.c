@@ -950,6 +950,7 @@ static bool import_binding(judge *j, const char *name, size_t n, int *level, ut_
 }
 
 static bool follow_import(judge *j, int level, const char *dotted, TSNode call, int hops);
+static bool own_compiled_op(judge *j, const char *ns_op);
 
 /* Whether the function around `at` binds [name, name + n) itself (a parameter, an assignment, a for target): then
  * a module-level thing of that name is not what it means there. */
@@ -1416,7 +1417,14 @@ static void check_call(judge *j, TSNode call) {
                 else if (!strcmp(q.data, "torch.load") && !ut_memmem(T(j, call), L(call), "map_location", 12))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
                 else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
-                    verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
+                    /* an operator of the project's own namespace (`torch.ops.detectron2.nms_rotated`) where its
+                     * setup.py builds a CUDAExtension: compiled for the CPU and CUDA only, so the guard routes CUDA
+                     * devices to a CUDA kernel (on an XPU host the operator has no kernel); another library's
+                     * operator may have XPU kernels (torchvision's): unproven */
+                    verdict(j, own_compiled_op(j, q.data + 10) ? AN_GUARD_CUDA : AN_GUARD_UNPROVEN, fn,
+                            own_compiled_op(j, q.data + 10)
+                                ? "calls the custom operator `%.*s`, compiled by this project for the CPU and CUDA only (its setup.py builds a CUDAExtension)"
+                                : "calls the custom operator `%.*s`");
                 else
                     note_distributed(j, q.data, call);
             }
@@ -1588,6 +1596,13 @@ static bool helper_device_for_compiled_ops(judge *j, TSNode attr) {
     if (!is(obj, "identifier") || !helper || L(obj) != strlen(helper) || memcmp(T(j, obj), helper, L(obj))) return false;
     if (!eq(j, at, "DEV") && !eq(j, at, "device") && !eq(j, at, "device_str")) return false;
     return compiled_ops_tests(j);
+}
+
+/* `ns.op` (after `torch.ops.`) is an operator of the project's own namespace (a package or module of its own) in a
+ * project whose setup.py builds a CUDA extension */
+static bool own_compiled_op(judge *j, const char *ns_op) {
+    size_t n = strcspn(ns_op, ".");
+    return ns_op[n] == '.' && an_project_builds_cuda_extension(project(j)) && an_project_own_module(project(j), ns_op, n);
 }
 
 /* the guard's file is the test support a package ships (testing.py), in a project that builds a CUDA extension */

@@ -646,6 +646,53 @@ def test_device_list_of_a_package_with_compiled_ops(d):
         check("torch.device(xpuify_device.device_str(0))" in out, f"{top}: the device string", out)
 
 
+OPS = """import torch
+
+
+def nms_rotated(boxes, scores, t):
+    return torch.ops.{ns}.nms_rotated(boxes, scores, t)
+"""
+
+OP_TEST = """import unittest
+
+import torch
+
+from pkg.layers import nms_rotated
+
+
+class T(unittest.TestCase):
+    @unittest.skipIf(not torch.cuda.is_available(), "CUDA not available")
+    def test_nms_rotated_cuda(self):
+        boxes = torch.rand(4, 5)
+        keep = nms_rotated(boxes.to("cuda"), torch.rand(4).to("cuda"), 0.5)
+        self.assertEqual(keep.dim(), 1)
+"""
+
+
+def test_a_test_of_a_compiled_op(d):
+    """detectron2's tests/layers/test_nms_rotated.py: a CUDA-skipped test calls the project's own compiled operator
+    (`torch.ops.detectron2.nms_rotated`) through a function in another module. With setup.py building a CUDAExtension
+    the operator has CPU and CUDA kernels only: the test routes CUDA devices to a CUDA kernel and keeps its CUDA test
+    (no fix, not even an unsafe one: on an XPU host the operator has no kernel). Another library's operator
+    (torchvision's may have XPU kernels), or a project with no CUDA extension, leaves the guard unproven."""
+    for top, ext, ns in (("ext", True, "pkg"), ("other", True, "torchvision"), ("plain", False, "pkg")):
+        write(f"{top}/setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import " +
+              ("CUDAExtension\nsetup(name='pkg', ext_modules=[CUDAExtension('pkg._C', ['a.cu'])])\n" if ext
+               else "CppExtension\nsetup(name='pkg', ext_modules=[CppExtension('pkg._C', ['a.cpp'])])\n"))
+        write(f"{top}/pkg/__init__.py", "")
+        write(f"{top}/pkg/layers.py", OPS.replace("{ns}", ns))
+        write(f"{top}/tests/test_ops.py", OP_TEST)
+        found = xpu105(f"{top}/tests/test_ops.py")
+        own = top == "ext"
+        eq(applicability(found, 9), "none" if own else "unsafe", top)
+        m = found[9]["message"]
+        check(("compiled by this project for the CPU and CUDA only" in m) == own, f"{top}: said", m)
+        r = run("fix", "-q", "--no-cache", "--unsafe-fixes", ".", cwd=top)
+        check(r.code in (0, 1), "fix failed", r)
+        out = read(f"{top}/tests/test_ops.py")
+        check(("skipIf(not torch.cuda.is_available()" in out) == own, f"{top}: the guard after --unsafe-fixes", out)
+
+
 SAME_RUN = {
     "pkg/__init__.py": "",
     # fairseq's utils: the current device's index only as a caller's device's default, made the run-time device where
