@@ -112,6 +112,8 @@ typedef struct {
     bool tainted;
     /* the guarded code runs torch.distributed work on the device: DDP or FSDP, a collective on tensors */
     bool distributed;
+    /* the guarded code calls a kernel the project compiles for the CPU and CUDA only (an_guard_verdict.kernel) */
+    bool kernel;
     /* definitions reached by calls (entered, met again, or a callee's kept verdict), and the callees of the calls
      * whose definitions were reached: their names say nothing the bodies did not (resolved_callee) */
     size_t follows;
@@ -416,6 +418,17 @@ static void go_whole(an_guard *g) {
     }
 }
 
+bool an_guard_holder(an_guard *g, uint32_t s, uint32_t e, uint32_t *start, uint32_t *end) {
+    if (!g || !g->tree) return false;
+    TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
+    while (!ts_node_is_null(n) && !ts_node_is_null(ts_node_parent(n)) && !is(ts_node_parent(n), "block") &&
+           !is(ts_node_parent(n), "module"))
+        n = ts_node_parent(n);
+    if (ts_node_is_null(n) || is(n, "module") || S(n) > s || E(n) < e) return false;
+    *start = S(n), *end = E(n);
+    return true;
+}
+
 void an_guard_free(an_guard *g) {
     if (!g) return;
     for (size_t i = 0; i < g->owned.len; i++) xmod_free(g->owned.items[i]);
@@ -446,6 +459,16 @@ static void verdict(judge *j, an_guard_kind k, TSNode at, const char *fmt) {
     j->why = ut_buf_take(&b);
     j->kind = k;
     j->exit_why = j->in_exit;
+    j->kernel = false;
+}
+
+/* verdict() with a reason that routes CUDA devices to a kernel the project compiles for the CPU and CUDA only: when
+ * it becomes the verdict's reason, the verdict says so (an_guard_verdict.kernel) */
+static void verdict_kernel(judge *j, TSNode at, const char *fmt) {
+    const char *before = j->why;
+    an_guard_kind k = j->kind;
+    verdict(j, AN_GUARD_CUDA, at, fmt);
+    if (j->kind != k || j->why != before) j->kernel = true;
 }
 
 static bool word_in(const char *s, size_t n, const char *w) {
@@ -1077,6 +1100,7 @@ typedef struct {
     char *why;
     bool any;
     bool distributed; /* the walk met torch.distributed work (judge.distributed) */
+    bool kernel;      /* and a compiled CUDA kernel of the project (judge.kernel) */
     UT_VEC(char *) paths; /* every module it read, and the numbers of those reads */
     UT_VEC(uint64_t) serials;
 } vmemo_ent;
@@ -1120,12 +1144,13 @@ static vmemo_t *vmemo(void) {
 }
 
 /* A kept (or just made) verdict merged into the judge's, as verdict() would have merged it reason by reason. */
-static void merge_verdict(judge *j, an_guard_kind k, const char *why) {
+static void merge_verdict(judge *j, an_guard_kind k, const char *why, bool kernel) {
     if (k <= j->kind) return;
     ut_free(j->why);
     j->why = why ? ut_strdup(why) : NULL;
     j->kind = k;
     j->exit_why = j->in_exit;
+    j->kernel = kernel;
 }
 
 static bool follow_in_module_walk(judge *j, an_guard *m, const char *name, size_t n, TSNode call, int hops);
@@ -1158,7 +1183,7 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
         }
         if (same) {
             for (size_t i = 0; i < e->paths.len; i++) module_xmod(j, e->paths.items[i]); /* as the walk reads them */
-            merge_verdict(j, e->kind, e->why);
+            merge_verdict(j, e->kind, e->why, e->kernel);
             j->distributed |= e->distributed;
             if (e->any) j->follows++;
             ut_buf_free(&key);
@@ -1168,17 +1193,18 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
     /* walked from no verdict, with the cycle and taint marks of this walk alone */
     an_guard_kind kind0 = j->kind;
     char *why0 = j->why;
-    bool exit0 = j->exit_why, taint0 = j->tainted, whole0 = j->need_whole, dist0 = j->distributed;
+    bool exit0 = j->exit_why, taint0 = j->tainted, whole0 = j->need_whole, dist0 = j->distributed, kern0 = j->kernel;
     size_t seen0 = j->seen_min, visited0 = j->visited.len, touch0 = j->touch.len, grow0 = j->grow.len;
     j->kind = AN_GUARD_GENERIC, j->why = NULL, j->tainted = false, j->seen_min = SIZE_MAX, j->distributed = false;
+    j->kernel = false;
     bool any = follow_in_module_walk(j, m, name, n, call, hops);
-    bool dist = j->distributed;
+    bool dist = j->distributed, kern = j->kernel;
     an_guard_kind k = j->kind;
     char *why = j->why;
     bool keep = !j->tainted && j->seen_min >= visited0 && j->need_whole == whole0 && j->grow.len == grow0;
     if (keep) {
         vmemo_ent *e = ut_calloc(1, sizeof *e);
-        e->kind = k, e->why = why ? ut_strdup(why) : NULL, e->any = any, e->distributed = dist;
+        e->kind = k, e->why = why ? ut_strdup(why) : NULL, e->any = any, e->distributed = dist, e->kernel = kern;
         for (size_t i = touch0; i < j->touch.len; i++) {
             ut_vec_push(&e->paths, ut_strdup(j->touch.items[i]->path));
             ut_vec_push(&e->serials, j->touch.items[i]->serial);
@@ -1189,9 +1215,10 @@ static bool follow_in_module(judge *j, an_guard *m, const char *name, size_t n, 
     }
     j->kind = kind0, j->why = why0, j->exit_why = exit0;
     j->distributed = dist0 || dist;
+    j->kernel = kern0;
     j->tainted = taint0 || j->tainted;
     if (j->seen_min > seen0) j->seen_min = seen0;
-    merge_verdict(j, k, why);
+    merge_verdict(j, k, why, kern);
     ut_free(why);
     ut_buf_free(&key);
     return any;
@@ -1421,10 +1448,10 @@ static void check_call(judge *j, TSNode call) {
                      * setup.py builds a CUDAExtension: compiled for the CPU and CUDA only, so the guard routes CUDA
                      * devices to a CUDA kernel (on an XPU host the operator has no kernel); another library's
                      * operator may have XPU kernels (torchvision's): unproven */
-                    verdict(j, own_compiled_op(j, q.data + 10) ? AN_GUARD_CUDA : AN_GUARD_UNPROVEN, fn,
-                            own_compiled_op(j, q.data + 10)
-                                ? "calls the custom operator `%.*s`, compiled by this project for the CPU and CUDA only (its setup.py builds a CUDAExtension)"
-                                : "calls the custom operator `%.*s`");
+                    if (own_compiled_op(j, q.data + 10))
+                        verdict_kernel(j, fn, "calls the custom operator `%.*s`, compiled by this project for the CPU and CUDA only (its setup.py builds a CUDAExtension)");
+                    else
+                        verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
                 else
                     note_distributed(j, q.data, call);
             }
@@ -2112,7 +2139,7 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     judge j = {0};
     *must = false;
     j.g = j.home = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC, j.seen_min = SIZE_MAX;
-    out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false, out->distributed = false;
+    out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false, out->distributed = false, out->kernel = false;
     if (!g->tree) return true;
     TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
     while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
@@ -2149,6 +2176,7 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     out->why = j.why;
     out->after_exit = j.exit_why;
     out->distributed = j.distributed;
+    out->kernel = j.kernel && j.kind == AN_GUARD_CUDA;
     ut_vec_free(&j.visited);
     ut_vec_free(&j.resolved);
     ut_vec_free(&j.frames);

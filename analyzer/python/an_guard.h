@@ -35,6 +35,8 @@ typedef struct {
     bool after_exit; /* why is about the code after an early exit (`if not torch.cuda.is_available(): return`) */
     bool distributed; /* the guarded code runs torch.distributed work on the device (DDP, FSDP, collectives): no
                        * backend carries MPS tensors, so the test must be false there as it was */
+    bool kernel; /* CUDA: the guarded code routes CUDA devices to a kernel the project compiles for the CPU and CUDA
+                  * only (its own custom operator where setup.py builds a CUDAExtension): CUDA by design */
 } an_guard_verdict;
 
 /* Whether the caller's fixes rewrite [s, e) safely in this pass (a ported torch.cuda call, a decided guard). */
@@ -56,6 +58,9 @@ an_guard *an_guard_borrow(const an_source *src, TSNode root, const an_pyscope *s
 void an_guard_set_helper(an_guard *g, const char *module);
 /* [s, e): the reference to the CUDA test (`torch.cuda.is_available`, the callee of its call). */
 void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out);
+/* The statement that holds [s, e) (a test the guard judged), as the guard's tree holds it whole (a decorated
+ * definition with its body, an if statement with its branches): false when there is none. */
+bool an_guard_holder(an_guard *g, uint32_t s, uint32_t e, uint32_t *start, uint32_t *end);
 void an_guard_free(an_guard *g);
 /* Another module's safe fixes in the run under way: 1 when the run fixes the module at path (its text as the guard
  * read it), with *spans (malloc'd, 2 * *n offsets: [start, end) pairs sorted by start) the safe fixes its own

@@ -522,7 +522,7 @@ static bool guard_like(const fx *f, const an_diag *d) {
  * finding's message (an_pyfix_generate). */
 static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
     ut_free(f->verdict.why);
-    f->verdict = (an_guard_verdict){AN_GUARD_GENERIC, NULL, false, false};
+    f->verdict = (an_guard_verdict){AN_GUARD_GENERIC, NULL, false, false, false};
     if (!f->guard) { /* every test this pass judges: the guard parses the statements that hold them */
         UT_VEC(uint32_t) tests = {0};
         for (size_t i = 0; i < f->diags->len; i++)
@@ -1822,6 +1822,25 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
         d->message = ut_buf_take(&b);
         ut_free(f->verdict.why);
         f->verdict.why = NULL;
+    }
+    if (d->rule && d->rule->guard_condition && f->guard_judged && f->verdict.kind == AN_GUARD_CUDA && f->verdict.kernel &&
+        f->verdict.why) {
+        /* the guarded code routes CUDA devices to a kernel the project compiles for the CPU and CUDA only: CUDA by
+         * design. The finding becomes the design finding (an_python: XPU812) over the statement that holds the
+         * test (a skipped test with its decorators, the if statement): its message says why, its scope is set */
+        uint32_t hs, he;
+        if (an_guard_holder(f->guard, d->start, d->end, &hs, &he)) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "`%.*s` guards code that %s: a test that routes CUDA devices to a CUDA kernel, CUDA by "
+                              "design, left as it is (nothing to port here; an XPU kernel would be added beside it)",
+                          (int)(d->end - d->start), f->text + d->start, f->verdict.why);
+            ut_free(d->message);
+            d->message = ut_buf_take(&b);
+            d->scope_start = hs, d->scope_end = he;
+            ut_free(f->verdict.why);
+            f->verdict.why = NULL;
+        }
     }
     if (d->rule && d->rule->guard_condition && f->verdict.why) {
         /* what keeps a guard rewrite from being safe, said (once) */

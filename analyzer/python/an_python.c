@@ -714,6 +714,33 @@ static void report_design(ctx *c, const an_dispatches *disp, const an_pycontext 
     c->design.len = 0;
 }
 
+/* A guard the fix computation found routing CUDA devices to a kernel the project compiles for the CPU and CUDA only
+ * (an_pyfix: a guard finding with a scope, its message the reason): CUDA by design, said by XPU812 in its place (or
+ * nothing where XPU812 is off), with no fix. */
+static void design_guards(ctx *c, an_diag_list *mine) {
+    const an_rule *r = an_catalog_builtin(c->cat, "cuda-by-design");
+    for (size_t i = 0; i < mine->len; i++) {
+        an_diag *d = &mine->items[i];
+        if (!d->rule || !d->rule->guard_condition || !d->scope_end) continue;
+        if (!r || !enabled(c, r)) {
+            drop_diag(d);
+            continue;
+        }
+        an_message_vars mv = {NULL, NULL, NULL, d->message, NULL};
+        char *m = an_message_format(r->message, &mv);
+        ut_free(d->message);
+        d->message = m;
+        d->rule = r;
+        d->entry = NULL;
+        d->origin = AN_ORIGIN_BUILTIN;
+        if (d->fix) an_fix_free(d->fix), d->fix = NULL;
+    }
+    size_t k = 0; /* the dropped ones out */
+    for (size_t i = 0; i < mine->len; i++)
+        if (mine->items[i].rule) mine->items[k++] = mine->items[i];
+    mine->len = k;
+}
+
 /* The XPU spelling of a CUDA backend's name: CUDAAccelerator -> XPUAccelerator, cuda.py -> xpu.py. */
 static char *xpu_name(const char *name) {
     size_t tok;
@@ -1491,6 +1518,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
             }
     /* a tree the caller parsed (an editor buffer's) is of the whole file unless it says its spans */
     if (fix && fix->target != AN_TARGET_NONE) run->needs = an_pyfix_generate(fix, src, root, &c.nodes, !run->tree || !run->nspans, &c.scope, &mine, run->extra_needs);
+    design_guards(&c, &mine);
     /* suppressions that hid nothing (after every other finding is known) */
     const an_rule *unused = an_catalog_builtin(cat, "unused-suppression");
     if (unused && enabled(&c, unused) && sup.items.len && !an_suppress_hides_unused(&sup, unused))
