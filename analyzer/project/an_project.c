@@ -86,6 +86,8 @@ struct an_project {
     uint64_t comps_hash; /* the sum of their hashes (an order-free hash of the set) */
     char *cuda_unlike;  /* "path:line" of the first class whose own `cuda` method `.to()` may not replace */
     bool cuda_ext;      /* its setup.py builds a CUDA extension (CUDAExtension): compiled ops with CPU/CUDA kernels */
+    smap cuda_exts;     /* the module names (dotted, as built) of the extensions any setup.py of it builds with CUDA */
+    uint64_t cuda_exts_hash;
 };
 
 const char *an_project_root(const an_project *p) { return p->root; }
@@ -843,6 +845,59 @@ static void *scan_files(void *arg) {
     return NULL;
 }
 
+/* The extensions a setup.py builds with CUDA: `CUDAExtension("pkg._C", ...)`, or any `...Extension(name, sources=[...
+ * ".cu" ...])` (fairseq builds its kernels as CppExtensions with .cu sources); their module names go to
+ * p->cuda_exts. Read from the text: a call's first string literal is its name. */
+static void cuda_extensions_of(an_project *p, const char *rel) {
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", p->root, rel);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return;
+    char *buf = ut_malloc((1u << 20) + 1);
+    size_t n = fread(buf, 1, 1u << 20, fp);
+    fclose(fp);
+    for (const char *q = buf; (q = ut_memmem(q, n - (size_t)(q - buf), "Extension(", 10)); q += 10) {
+        bool cuda = q - buf >= 4 && !memcmp(q - 4, "CUDA", 4);
+        const char *e = q + 10, *end = buf + n;
+        int depth = 1;
+        char quote = 0;
+        const char *name = NULL, *name_end = NULL;
+        for (; e < end && depth; e++) {
+            if (quote) {
+                if (*e == '\\' && e + 1 < end) e++;
+                else if (*e == quote) {
+                    quote = 0;
+                    if (!name_end && name) name_end = e;
+                }
+                continue;
+            }
+            if (*e == '"' || *e == '\'') {
+                quote = *e;
+                if (!name) name = e + 1;
+            } else if (*e == '(' || *e == '[') {
+                depth++;
+            } else if (*e == ')' || *e == ']') {
+                depth--;
+            } else if (*e == '#') {
+                while (e < end && *e != '\n') e++;
+            }
+        }
+        if (!cuda) /* a source ending in .cu (or .cuh) among its arguments */
+            for (const char *c = q; c + 4 <= e && !cuda; c++)
+                cuda = !memcmp(c, ".cu", 3) && (c[3] == '"' || c[3] == '\'' || (c[3] == 'h' && c + 5 <= e));
+        if (!cuda || !name || !name_end || name_end == name || name_end - name > 200) continue;
+        bool ident = true;
+        for (const char *c = name; c < name_end && ident; c++) ident = ident_char(*c) || *c == '.';
+        if (!ident) continue;
+        slot *sl = smap_put(&p->cuda_exts, name, (size_t)(name_end - name));
+        if (!sl->flags) {
+            sl->flags = 1;
+            p->cuda_exts_hash += ut_fnv1a(UT_FNV_SEED, name, (size_t)(name_end - name)) * 0x9E3779B97F4A7C15ull + 1;
+        }
+    }
+    ut_free(buf);
+}
+
 an_project *an_project_new(const char *root) { return project_new(root, 40); }
 
 static an_project *project_new(const char *root, int max_depth) {
@@ -858,8 +913,11 @@ static an_project *project_new(const char *root, int max_depth) {
      * walk's order */
     scan_job sj = {p, 0};
     an_engine_parallel(p->todo.len >= 256 ? 0 : 1, p->todo.len, scan_files, &sj);
+    size_t setups = 0;
     for (size_t i = 0; i < p->todo.len; i++) {
         pending *pd = &p->todo.items[i];
+        const char *b = strrchr(pd->rel, '/');
+        if (!strcmp(b ? b + 1 : pd->rel, "setup.py") && setups++ < 64) cuda_extensions_of(p, pd->rel);
         if (pd->sum) replay(p, pd->rel, pd->res, pd->sum);
         ut_free(pd->rel);
         ut_free(pd->res);
@@ -882,9 +940,15 @@ static an_project *project_new(const char *root, int max_depth) {
 
 bool an_project_builds_cuda_extension(const an_project *p) { return p && p->cuda_ext; }
 
+bool an_project_cuda_extension_module(const an_project *p, const char *dotted, size_t n) {
+    return p && n && smap_find(&p->cuda_exts, dotted, n);
+}
+
+uint64_t an_project_cuda_extensions_hash(const an_project *p) { return p ? p->cuda_exts_hash : 0; }
+
 void an_project_free(an_project *p) {
     if (!p) return;
-    smap_free(&p->names), smap_free(&p->files), smap_free(&p->main_dirs), smap_free(&p->pairs), smap_free(&p->comps);
+    smap_free(&p->names), smap_free(&p->files), smap_free(&p->main_dirs), smap_free(&p->pairs), smap_free(&p->comps), smap_free(&p->cuda_exts);
     ut_free(p->cuda_unlike);
     ut_free(p->root);
     ut_free(p);

@@ -56,6 +56,11 @@ const char *an_project_cuda_unlike_to(const an_project *p);
 /* Its setup.py builds a CUDA extension (`CUDAExtension`): its compiled ops have CPU and CUDA kernels and none for XPU
  * or MPS (pytorch_cluster, pytorch_scatter, detectron2). */
 bool an_project_builds_cuda_extension(const an_project *p);
+/* `dotted` (n bytes) is the module name of an extension some setup.py of the project builds with CUDA
+ * (`CUDAExtension("dynamicconv_cuda", ...)`, a CppExtension with .cu sources: fairseq's `fairseq.ngram_repeat_block_cuda`),
+ * and a hash of the set of those names (for the results cache's key). */
+bool an_project_cuda_extension_module(const an_project *p, const char *dotted, size_t n);
+uint64_t an_project_cuda_extensions_hash(const an_project *p);
 /* A hash of the set of the project's own module names (an_project_own_module's answers): changes when a directory or
  * .py file is added, removed or renamed. */
 uint64_t an_project_own_modules_hash(const an_project *p);

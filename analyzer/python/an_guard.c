@@ -974,6 +974,7 @@ static bool import_binding(judge *j, const char *name, size_t n, int *level, ut_
 
 static bool follow_import(judge *j, int level, const char *dotted, TSNode call, int hops);
 static bool own_compiled_op(judge *j, const char *ns_op);
+static bool cuda_extension_module(judge *j, TSNode x);
 
 /* Whether the function around `at` binds [name, name + n) itself (a parameter, an assignment, a for target): then
  * a module-level thing of that name is not what it means there. */
@@ -1625,6 +1626,21 @@ static bool helper_device_for_compiled_ops(judge *j, TSNode attr) {
     return compiled_ops_tests(j);
 }
 
+/* the name x is bound by an import of a module that a setup.py of the project builds with CUDA sources
+ * (`import dynamicconv_cuda`, `from fairseq import ngram_repeat_block_cuda`), or of something in it */
+static bool cuda_extension_module(judge *j, TSNode x) {
+    const an_project *p = project(j);
+    if (!p) return false;
+    ut_buf q;
+    ut_buf_init(&q);
+    bool hit = false;
+    if (qualname(j, x, &q) && q.len && q.data[0] != '.')
+        for (size_t n = q.len; n > 0 && !hit; n--) /* the module, or a prefix of the name that is one */
+            if (n == q.len || q.data[n] == '.') hit = an_project_cuda_extension_module(p, q.data, n);
+    ut_buf_free(&q);
+    return hit;
+}
+
 /* `ns.op` (after `torch.ops.`) is an operator of the project's own namespace (a package or module of its own) in a
  * project whose setup.py builds a CUDA extension */
 static bool own_compiled_op(judge *j, const char *ns_op) {
@@ -1681,6 +1697,8 @@ static void check_code(judge *j, TSNode n) {
             else if (!sees_fixes(j) && j->home->helper && L(x) == strlen(j->home->helper) &&
                      !memcmp(T(j, x), j->home->helper, L(x)))
                 verdict(j, AN_GUARD_UNPROVEN, x, "uses `%.*s` where its module's fixes ported CUDA code, in a module whose own fixes this pass does not see");
+            else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok) && cuda_extension_module(j, x))
+                verdict_kernel(j, x, "uses `%.*s`, an extension the project compiles with CUDA kernels (a setup.py of it builds the module from .cu sources)");
             else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok) && !resolved_callee(j, x) && !followed_by_body(j, x))
                 verdict(j, portable(j), x, sees_fixes(j) ? "uses `%.*s`, named for CUDA" : "uses `%.*s`, named for CUDA, in a module whose own fixes this pass does not see");
             else if (in_list(T(j, x), L(x), cuda_libs))
@@ -2057,6 +2075,19 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
         if (is(p, "conditional_expression") && ts_node_eq(ts_node_named_child(p, 1), cur)) {
             TSNode arm = ts_node_named_child(p, pol > 0 ? 0 : 2);
             j->escapes |= literal(arm);
+            /* a device list a loop runs over (`for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() else
+             * [])`, detectron2's op tests): the loop body runs on the devices the test adds, read first (what it
+             * calls decides what the list is for) */
+            TSNode it = p;
+            while (is(ts_node_parent(it), "parenthesized_expression") ||
+                   (is(ts_node_parent(it), "binary_operator") && is(field(ts_node_parent(it), "operator"), "+")))
+                it = ts_node_parent(it);
+            TSNode loop = ts_node_parent(it);
+            TSNode a = arm;
+            while (is(a, "parenthesized_expression") || is(a, "binary_operator"))
+                a = is(a, "binary_operator") ? field(a, "right") : ts_node_named_child(a, 0);
+            if (is(loop, "for_statement") && ts_node_eq(field(loop, "right"), it) && is(a, "list"))
+                check_code(j, field(loop, "body"));
             check_code(j, arm);
             return;
         }

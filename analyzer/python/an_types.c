@@ -941,8 +941,9 @@ void an_types_project_facts(const char *path, char *out, size_t n) {
     b = b ? b + 1 : path;
     size_t bl = strlen(b);
     bool test = !strncmp(b, "test", 4) || (bl > 8 && !strcmp(b + bl - 8, "_test.py"));
-    snprintf(out, n, "%x|%016llx|%s|%c%c", mask, (unsigned long long)an_project_own_modules_hash(p), u ? u : "",
-             test ? (an_project_module_imported(p, path) ? 'i' : 'n') : '-', an_project_builds_cuda_extension(p) ? 'x' : '-');
+    snprintf(out, n, "%x|%016llx|%s|%c%c|%llx", mask, (unsigned long long)an_project_own_modules_hash(p), u ? u : "",
+             test ? (an_project_module_imported(p, path) ? 'i' : 'n') : '-', an_project_builds_cuda_extension(p) ? 'x' : '-',
+             (unsigned long long)an_project_cuda_extensions_hash(p));
 }
 
 const char *an_types_risk(an_types *m, uint32_t start, uint32_t end, uint32_t at, const char *path, const char *helper,

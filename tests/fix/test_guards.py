@@ -666,6 +666,15 @@ class T(unittest.TestCase):
         boxes = torch.rand(4, 5)
         keep = nms_rotated(boxes.to("cuda"), torch.rand(4).to("cuda"), 0.5)
         self.assertEqual(keep.dim(), 1)
+
+    def test_devices(self):
+        for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() else []):
+            keep = nms_rotated(torch.rand(4, 5, device=device), torch.rand(4, device=device), 0.5)
+            self.assertEqual(keep.dim(), 1)
+
+    def test_plain_devices(self):
+        for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() else []):
+            self.assertEqual(torch.ones(2, device=device).sum().item(), 2)
 """
 
 
@@ -692,6 +701,11 @@ def test_a_test_of_a_compiled_op(d):
             check(x is not None and not x.get("fix"), "XPU812 with no fix", found)
             check("compiled by this project for the CPU and CUDA only" in x["message"], "said", x["message"])
             eq((x["scope"]["line"], x["scope"]["end_line"]), (9, 13), "the scope: the decorated test")
+            # a device list a loop runs over, whose body calls the operator: the loop is the scope; a loop of plain
+            # torch keeps its guidance (its "cuda" is no device the fix ports)
+            x = found.get((16, "XPU812"))
+            check(x is not None and (x["scope"]["line"], x["scope"]["end_line"]) == (16, 18), "the loop", found)
+            check((16, "XPU105") not in found and (21, "XPU105") in found and (21, "XPU812") not in found, "loops", found)
             r = run("check", "--no-cache", "--format", "json", "--ignore", "XPU812", f"{top}/tests/test_ops.py")
             check(not [x for x in r.json() if x["line"] == 9], "nothing where XPU812 is off", r.json())
         else:
@@ -700,6 +714,36 @@ def test_a_test_of_a_compiled_op(d):
         check(r.code in (0, 1), "fix failed", r)
         out = read(f"{top}/tests/test_ops.py")
         check(("skipIf(not torch.cuda.is_available()" in out) == own, f"{top}: the guard after --unsafe-fixes", out)
+
+
+def test_a_guard_of_a_cuda_extension_module(d):
+    """fairseq's dynamic_convolution.py: `if torch.cuda.is_available():` returns a layer whose function calls
+    `dynamicconv_cuda`, a module that fairseq/modules/dynamicconv_layer/setup.py builds from .cu sources, and the code
+    after it is the fallback. The guard routes CUDA devices to a CUDA kernel: CUDA by design (XPU812 over the if
+    statement, no fix). A module built from C++ sources alone is no CUDA kernel: a call into it is one xpuify cannot
+    see into, as before."""
+    for top, cu in (("cu", True), ("cpp", False)):
+        write(f"{top}/setup.py", "from setuptools import setup\nsetup(name='pkg')\n")
+        write(f"{top}/pkg/__init__.py", "")
+        write(f"{top}/pkg/ops/__init__.py", "")
+        write(f"{top}/pkg/ops/setup.py", "from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension\n"
+              "setup(name='myconv', ext_modules=[CppExtension(name='myconv_cuda', sources=['myconv_cuda.cpp'" +
+              (", 'myconv_cuda_kernel.cu'" if cu else "") + "])])\n")
+        write(f"{top}/pkg/ops/layer.py", "import torch\nimport myconv_cuda\n\n\nclass MyConv(torch.nn.Module):\n"
+              "    def forward(self, x):\n        return myconv_cuda.forward(x)\n")
+        write(f"{top}/pkg/model.py", "import torch\n\n\ndef conv():\n    if torch.cuda.is_available():\n"
+              "        from pkg.ops.layer import MyConv\n\n        return MyConv()\n    return torch.nn.Identity()\n")
+        r = run("check", "--no-cache", "--format", "json", f"{top}/pkg/model.py")
+        check(r.code in (0, 1), "check failed", r)
+        found = {(x["line"], x["code"]): x for x in r.json()}
+        if cu:
+            x = found.get((5, "XPU812"))
+            check(x is not None and (5, "XPU105") not in found, "XPU812 in place of XPU105", found)
+            check("compiles with CUDA kernels" in x["message"], "said", x["message"])
+            eq((x["scope"]["line"], x["scope"]["end_line"]), (5, 8), "the scope: the if statement")
+        else:
+            x = found.get((5, "XPU105"))
+            check(x is not None and (5, "XPU812") not in found and "myconv_cuda" in x["message"], "as before", found)
 
 
 SAME_RUN = {
