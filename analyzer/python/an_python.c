@@ -651,6 +651,22 @@ static void note_cuda_branch(ctx *c, TSNode root, range r) {
     note_design(c, r.start, r.end, a, b, "is the CUDA branch of a device test whose else branch serves the other devices");
 }
 
+/* the body of `if DEV == "cuda":` (a device-type test with no else branch), whose CUDA-only calls are left out: at
+ * its test */
+static void note_cuda_guarded(ctx *c, TSNode root, range r) {
+    TSNode p = node_spanning(root, r.start, r.end);
+    for (int up = 0; up < 4 && !ts_node_is_null(p) && strcmp(ts_node_type(p), "if_statement"); up++) p = ts_node_parent(p);
+    TSNode cond = !ts_node_is_null(p) ? ts_node_child_by_field_name(p, "condition", 9) : (TSNode){0};
+    if (ts_node_is_null(cond)) return;
+    const char *cs = c->src->text + ts_node_start_byte(cond);
+    size_t cn = ts_node_end_byte(cond) - ts_node_start_byte(cond);
+    /* a device-type test only: an availability test is XPU105's, whose guidance (add an XPU branch) stands */
+    if (!mentions_cuda_device_test(cs, cn) || ut_memmem(cs, cn, "is_available", 12)) return;
+    uint32_t a = 0, b = 0;
+    first_line(c->src, ts_node_start_byte(cond), ts_node_end_byte(cond), &a, &b);
+    note_design(c, r.start, r.end, a, b, "is a device test whose branch runs only on CUDA devices");
+}
+
 /* "cuda" in any case (torch.cuda, CUDA_HOME, "cuda") */
 static bool names_cuda(const char *s, size_t n) {
     for (size_t i = 0; i + 4 <= n; i++)
@@ -1437,8 +1453,10 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         } else if (!d->rule->in_guarded_code && inside(agn, nagn, d->start, d->end)) {
             note_agnostic(&c, root, agn[last_at_or_before(agn, nagn, d->start)]);
             drop_diag(d);
-        } else if ((d->rule->cuda_guard_ok && inside(grd, ngrd, d->start, d->end)) ||
-                   (d->rule->in_try_ok && inside(try_b, ntry, d->start, d->end))) {
+        } else if (d->rule->cuda_guard_ok && inside(grd, ngrd, d->start, d->end)) {
+            note_cuda_guarded(&c, root, grd[last_at_or_before(grd, ngrd, d->start)]);
+            drop_diag(d);
+        } else if (d->rule->in_try_ok && inside(try_b, ntry, d->start, d->end)) {
             drop_diag(d);
         } else if (!d->rule->in_guarded_code && inside(brs, nbr, d->start, d->end)) {
             note_cuda_branch(&c, root, brs[last_at_or_before(brs, nbr, d->start)]);
