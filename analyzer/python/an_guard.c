@@ -446,8 +446,8 @@ void an_guard_free(an_guard *g) {
 }
 
 /* The first reason found wins; CUDA outranks UNPROVEN. */
-static void verdict(judge *j, an_guard_kind k, TSNode at, const char *fmt) {
-    if (j->kind == AN_GUARD_CUDA || (j->kind == AN_GUARD_UNPROVEN && k != AN_GUARD_CUDA)) return;
+static bool verdict(judge *j, an_guard_kind k, TSNode at, const char *fmt) {
+    if (j->kind == AN_GUARD_CUDA || (j->kind == AN_GUARD_UNPROVEN && k != AN_GUARD_CUDA)) return false;
     ut_buf b;
     ut_buf_init(&b);
     size_t n = ts_node_is_null(at) ? 0 : L(at);
@@ -460,15 +460,13 @@ static void verdict(judge *j, an_guard_kind k, TSNode at, const char *fmt) {
     j->kind = k;
     j->exit_why = j->in_exit;
     j->kernel = false;
+    return true;
 }
 
 /* verdict() with a reason that routes CUDA devices to a kernel the project compiles for the CPU and CUDA only: when
  * it becomes the verdict's reason, the verdict says so (an_guard_verdict.kernel) */
 static void verdict_kernel(judge *j, TSNode at, const char *fmt) {
-    const char *before = j->why;
-    an_guard_kind k = j->kind;
-    verdict(j, AN_GUARD_CUDA, at, fmt);
-    if (j->kind != k || j->why != before) j->kernel = true;
+    if (verdict(j, AN_GUARD_CUDA, at, fmt)) j->kernel = true;
 }
 
 static bool word_in(const char *s, size_t n, const char *w) {
@@ -1444,7 +1442,7 @@ static void check_call(judge *j, TSNode call) {
                     verdict(j, AN_GUARD_CUDA, fn, "builds a C++/CUDA extension (`%.*s`)");
                 else if (!strcmp(q.data, "torch.load") && !ut_memmem(T(j, call), L(call), "map_location", 12))
                     verdict(j, AN_GUARD_UNPROVEN, fn, "loads with `%.*s` onto the devices the tensors were saved on (CUDA in a CUDA checkpoint)");
-                else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15))
+                else if (!strncmp(q.data, "torch.ops.", 10) && strncmp(q.data, "torch.ops.aten.", 15)) {
                     /* an operator of the project's own namespace (`torch.ops.detectron2.nms_rotated`) where its
                      * setup.py builds a CUDAExtension: compiled for the CPU and CUDA only, so the guard routes CUDA
                      * devices to a CUDA kernel (on an XPU host the operator has no kernel); another library's
@@ -1453,7 +1451,7 @@ static void check_call(judge *j, TSNode call) {
                         verdict_kernel(j, fn, "calls the custom operator `%.*s`, compiled by this project for the CPU and CUDA only (its setup.py builds a CUDAExtension)");
                     else
                         verdict(j, AN_GUARD_UNPROVEN, fn, "calls the custom operator `%.*s`");
-                else
+                } else
                     note_distributed(j, q.data, call);
             }
             if (!bound) {

@@ -741,6 +741,12 @@ def test_a_guard_of_a_cuda_extension_module(d):
             check(x is not None and (5, "XPU105") not in found, "XPU812 in place of XPU105", found)
             check("compiles with CUDA kernels" in x["message"], "said", x["message"])
             eq((x["scope"]["line"], x["scope"]["end_line"]), (5, 8), "the scope: the if statement")
+            # the results cache: a warm run sees a setup.py that no longer builds the module from .cu sources
+            r = run("check", "--format", "json", f"{top}/pkg/model.py", cwd=".")
+            check((5, "XPU812") in {(x["line"], x["code"]) for x in r.json()}, "cached", r.json())
+            write(f"{top}/pkg/ops/setup.py", read(f"{top}/pkg/ops/setup.py").replace(", 'myconv_cuda_kernel.cu'", ""))
+            r = run("check", "--format", "json", f"{top}/pkg/model.py", cwd=".")
+            check((5, "XPU105") in {(x["line"], x["code"]) for x in r.json()}, "the cache follows setup.py", r.json())
         else:
             x = found.get((5, "XPU105"))
             check(x is not None and (5, "XPU812") not in found and "myconv_cuda" in x["message"], "as before", found)
