@@ -594,7 +594,7 @@ static bool torch_version_side(const char *s, size_t n) {
     if (n >= sizeof up) return false;
     for (size_t i = 0; i < n; i++) up[i] = (char)toupper((unsigned char)s[i]);
     up[n] = 0;
-    return strstr(up, "TORCH_VERSION") && !strchr(s, '"') && !strchr(s, '\'');
+    return strstr(up, "TORCH_VERSION") && !memchr(s, '"', n) && !memchr(s, '\'', n);
 }
 
 /* cond (parentheses and a leading `not` taken off) is a test of the torch version: *c and *maj.*min.*patch, read as
