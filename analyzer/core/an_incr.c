@@ -419,6 +419,60 @@ static bool import_refs_touched(const an_incr *inc, const an_diag *d, const an_s
     return false;
 }
 
+/* w (wl bytes) bound in s[0..n): assigned (`w = `, `w += `, `w, v = `), annotated (`w: nn.Module`, a parameter
+ * too) or a loop's or a with's target (`for w in`, `as w`): where an_types reads a name's type from */
+static bool binds_word(const char *s, size_t n, const char *w, size_t wl) {
+    for (const char *p = s; wl && (p = ut_memmem(p, n - (size_t)(p - s), w, wl)); p++) {
+        size_t i = (size_t)(p - s);
+        if ((i && word_char(s[i - 1])) || (i + wl < n && word_char(s[i + wl]))) continue;
+        size_t k = i + wl;
+        while (k < n && s[k] == ' ') k++;
+        if (k < n && s[k] == ':') return true;
+        if (k + 1 < n && s[k] == '=' && s[k + 1] != '=') return true;
+        if (k + 2 < n && strchr("+-*/|&", s[k]) && s[k + 1] == '=') return true;
+        if (k < n && s[k] == ',') { /* a tuple target: an `=` later on the line, before any call */
+            for (size_t m = k; m + 1 < n && s[m] != '\n' && s[m] != '('; m++)
+                if (s[m] == '=' && s[m + 1] != '=' && s[m - 1] != '=' && s[m - 1] != '!' && s[m - 1] != '<' && s[m - 1] != '>')
+                    return true;
+        }
+        size_t h = i;
+        while (h > 0 && s[h - 1] == ' ') h--;
+        if ((h >= 3 && !memcmp(s + h - 3, "for", 3) && (h == 3 || !word_char(s[h - 4]))) ||
+            (h >= 2 && !memcmp(s + h - 2, "as", 2) && (h == 2 || !word_char(s[h - 3]))))
+            return true;
+    }
+    return false;
+}
+
+/* A kept finding whose fix rewrites `RECV.cuda(...)` decides safety by the receiver's type (an_types), read from the
+ * assignments of RECV's root name anywhere in the file: an edit that uses or drops that name (`model = Net()` made
+ * `model = with ...`) can change the verdict away from the edited statements. */
+static bool type_refs_touched(const an_incr *inc, TSNode root, const an_diag *d, const an_source *src, const span *r) {
+    const char *t = src->text;
+    /* a name bound inside a function is that function's: findings outside it read another scope's */
+    for (TSNode n = ts_node_descendant_for_byte_range(root, r->start, r->end > r->start ? r->end - 1 : r->start);
+         !ts_node_is_null(n); n = ts_node_parent(n))
+        if (!strcmp(ts_node_type(n), "function_definition") && ts_node_start_byte(n) <= r->start &&
+            ts_node_end_byte(n) >= r->end) {
+            if (d->start < ts_node_start_byte(n) || d->end > ts_node_end_byte(n)) return false;
+            break;
+        }
+    if (!d->fix || d->end - d->start < 4 || d->end > src->len) return false;
+    /* the finding spans the call (`model.cuda()`) or its member (`cuda`) */
+    const char *dot = d->start > 0 && t[d->start - 1] == '.' && !memcmp(t + d->start, "cuda", 4)
+                          ? t + d->start - 1
+                          : ut_memmem(t + d->start, d->end - d->start, ".cuda(", 6);
+    if (!dot) return false;
+    uint32_t e = (uint32_t)(dot - t), b = e;
+    while (b > 0 && (word_char(t[b - 1]) || t[b - 1] == '.')) b--; /* the receiver's chain: self.model */
+    while (b < e && t[b] == '.') b++;
+    uint32_t j = b;
+    while (j < e && word_char(t[j])) j++; /* its root name */
+    if (j == b) return false;
+    return binds_word(inc->removed.data ? inc->removed.data : "", inc->removed.len, t + b, j - b) ||
+           binds_word(t + r->start, r->end - r->start, t + b, j - b);
+}
+
 /* The region to re-analyze: the statements of the new tree touching what changed. */
 static bool region(an_incr *inc, TSTree *old, TSTree *tree, span *r) {
     uint32_t n = 0;
@@ -558,6 +612,7 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
             why = "syntax errors reach the prologue";
     }
     if (!why && directives_touch(src, r.start, r.end)) why = "a suppression comment reaches the edited statements";
+    TSNode ts_node_root = ts_tree_root_node(tree);
     for (size_t i = 0; i < inc->diags.len && !why; i++) {
         const an_diag *d = &inc->diags.items[i];
         bool overlaps = d->start < r.end && d->end > r.start;
@@ -568,6 +623,8 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
             why = "the edit reaches a scope a design finding speaks for";
         else if (!overlaps && d->origin == AN_ORIGIN_IMPORT && import_refs_touched(inc, d, src, &r))
             why = "the edit uses or drops a name an import finding's fix depends on";
+        else if (!overlaps && type_refs_touched(inc, ts_node_root, d, src, &r))
+            why = "the edit uses or drops a name whose type a `.cuda()` finding's fix depends on";
     }
     if (old) ts_tree_delete(old);
     inc->tree = tree;

@@ -52,6 +52,7 @@ static void same(const an_diag_list *a, const an_diag_list *b, const char *text,
                     x->start, x->fix ? "present" : "absent", y->fix ? "present" : "absent", text);
         assert_int_equal(!x->fix, !y->fix);
         if (!x->fix) continue;
+        if (strcmp(x->fix->title, y->fix->title)) fprintf(stderr, "step %d: %s at %u: titles differ\n--- text\n%s\n", step, x->rule->code, x->start, text);
         assert_string_equal(x->fix->title, y->fix->title);
         assert_int_equal(x->fix->applicability, y->fix->applicability);
         if (x->fix->edits.len != y->fix->edits.len)
@@ -192,7 +193,7 @@ static void session(const char *path, const char *initial, size_t len, int steps
         }
         st = &last;
         tl->analyses++;
-        if (getenv("INCR_DEBUG")) fprintf(stderr, "step %d: %s %s\n", step, st->mode == AN_INCR_REGION ? "region" : "full", st->why ? st->why : "");
+        if (getenv("INCR_DEBUG")) fprintf(stderr, "%s step %d: %s %s\n", path, step, st->mode == AN_INCR_REGION ? "region" : "full", st->why ? st->why : "");
         if (st->mode == AN_INCR_REGION || st->mode == AN_INCR_UNCHANGED)
             tl->regions++, tl->region_bytes += st->hi - st->lo, tl->text_bytes += len;
         if (st->mode == AN_INCR_UNCHANGED) tl->unchanged++;
@@ -331,6 +332,52 @@ static void out_of_step_edit(void **s) {
     an_incr_free(inc);
 }
 
+/* An edit of the statement that tells a receiver's type (`net = Net()` made `net = build()`) changes the fix of
+ * a `.cuda()` finding in another statement of its scope (an_types reads every assignment of the name): the incremental result
+ * equals a fresh analysis; an edit of another function's local of the same name leaves it a region. */
+static void type_edit_elsewhere(void **s) {
+    (void)s;
+    an_fix_options fo = {0};
+    fo.target = AN_TARGET_COMPAT;
+    const char *t0 = "import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    pass\n\n\n"
+                     "net = Net()\nn = 1\nif n:\n    net.cuda()\n\n\n"
+                     "def other(model):\n    model = 2\n    return model\n";
+    size_t len = strlen(t0);
+    char *text = malloc(len + 1);
+    memcpy(text, t0, len + 1);
+    an_incr *inc = an_incr_new();
+    an_source src;
+    an_source_init_mem(&src, "m.py", text, len);
+    an_incr_analyze(inc, cat, AN_LANG_PYTHON, &src, NULL, &fo);
+    an_source_free(&src);
+    /* another function's `model`: a region, the finding kept as it was */
+    uint32_t at = (uint32_t)(strstr(text, "model = 2") - text) + 8;
+    edit(inc, &text, &len, at, at + 1, "3", 1);
+    an_source_init_mem(&src, "m.py", text, len);
+    an_incr_analyze(inc, cat, AN_LANG_PYTHON, &src, NULL, &fo);
+    assert_int_equal(an_incr_last(inc)->mode, AN_INCR_REGION);
+    an_source_free(&src);
+    /* the receiver's own assignment */
+    at = (uint32_t)(strstr(text, "Net()\nn") - text);
+    edit(inc, &text, &len, at, at + 3, "build", 5);
+    an_source_init_mem(&src, "m.py", text, len);
+    an_incr_analyze(inc, cat, AN_LANG_PYTHON, &src, NULL, &fo);
+    an_diag_list fresh = {0};
+    an_engine_analyze_source(cat, AN_LANG_PYTHON, &src, NULL, &fo, &fresh);
+    same(an_incr_diags(inc), &fresh, text, 2);
+    bool found = false;
+    for (size_t i = 0; i < fresh.len; i++)
+        if (fresh.items[i].fix && strstr(fresh.items[i].fix->title, ".cuda()")) {
+            found = true;
+            assert_null(strstr(fresh.items[i].fix->title, "the receiver is a torch tensor"));
+        }
+    assert_true(found);
+    an_diag_list_free(&fresh);
+    an_source_free(&src);
+    an_incr_free(inc);
+    free(text);
+}
+
 static int setup(void **s) {
     (void)s;
     /* INCR_SEED=N INCR_STEPS=M: a longer soak with another edit sequence */
@@ -355,7 +402,7 @@ static int teardown(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(fixtures_no_fix), cmocka_unit_test(fixtures_compat),
-                                       cmocka_unit_test(fixtures_accelerator), cmocka_unit_test(long_module),
+                                       cmocka_unit_test(fixtures_accelerator), cmocka_unit_test(long_module), cmocka_unit_test(type_edit_elsewhere),
                                        cmocka_unit_test(out_of_step_edit)};
     return cmocka_run_group_tests_name("incr", tests, setup, teardown);
 }
