@@ -19,6 +19,7 @@ Usage: tools/real_projects.py CORPUS [--xpuify build/xpuify] [--python /usr/bin/
 import argparse
 import ast
 import bisect
+import copy
 import io
 import json
 import os
@@ -318,10 +319,83 @@ def use_positions(text):
 ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^=", ">>=", "<<=", "@="}
 
 
+def _cuda_chain(node):
+    """the dotted name of an attribute chain rooted at `torch.cuda` (`torch.cuda.memory.max_memory_allocated`), or None"""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not (isinstance(node, ast.Name) and node.id == "torch" and len(parts) >= 2 and parts[-1] == "cuda"):
+        return None
+    return ".".join(["torch"] + parts[::-1])
+
+
 def write_positions(text):
-    """The `torch.cuda.` uses that are assignment targets (`torch.cuda.is_available = lambda: True`, a test's spoof
-    of the CUDA API): writes, not uses of CUDA to port (issue #17: "assignments are not uses"; xpuify reports none
-    and never rewrites one). Positions as use_positions gives them; text that does not tokenize has none."""
+    """The `torch.cuda.` uses that are writes, not uses of CUDA to port (issue #17: "assignments are not uses";
+    xpuify reports none and never rewrites one): assignment targets, also inside a tuple (`torch.cuda.is_available
+    = lambda: True`, `torch.cuda.is_available, torch.cuda.is_bf16_supported = saved`: a test's spoof of the CUDA API
+    and its undoing), and the reads, not calls, of a name the file writes so (`saved = torch.cuda.is_available`: the
+    original kept to undo the spoof). Positions as use_positions gives them; text that does not parse is read
+    token by token (plain `torch.cuda.X =` targets only)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _write_positions_tokens(text)
+    lines = re.split(r"\r\n|\r|\n", text)  # the lines ast numbers (not str.splitlines's, which also splits at \f)
+
+    def pos(node):  # ast columns are UTF-8 byte offsets; use_positions counts code points
+        line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
+        return (node.lineno, len(line.encode("utf-8")[:node.col_offset].decode("utf-8", "replace")) + 1)
+
+    def targets(t):
+        if isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                yield from targets(e)
+        elif isinstance(t, ast.Starred):
+            yield from targets(t.value)
+        elif isinstance(t, ast.Attribute):
+            yield t
+
+    written, out, called, parent = {}, set(), set(), {}
+    for node in ast.walk(tree):
+        for ch in ast.iter_child_nodes(node):
+            parent[id(ch)] = node
+        tl = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in tl:
+            for a in targets(t):
+                name = _cuda_chain(a)
+                if name:
+                    out.add(pos(a))
+                    if isinstance(node, ast.Assign) and node.value is not None:
+                        written.setdefault(name, set()).add(ast.dump(node.value))
+        if isinstance(node, ast.Call):
+            called.add(id(node.func))
+    for node in ast.walk(tree) if written else ():
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in called):
+            continue
+        name = _cuda_chain(node)
+        if name not in written:
+            continue
+        up = parent.get(id(node))
+        while isinstance(up, (ast.Tuple, ast.List)):
+            up = parent.get(id(up))
+        # the save: `kept = torch.cuda.X`, later put back with `torch.cuda.X = kept`
+        if isinstance(up, ast.Assign) and len(up.targets) == 1 and _as_load(up.targets[0]) in written[name]:
+            out.add(pos(node))
+    return sorted(out)
+
+
+def _as_load(target):
+    """ast.dump of an assignment target as the same expression read (the value that puts a saved name back)"""
+    t = copy.deepcopy(target)
+    for n in ast.walk(t):
+        if hasattr(n, "ctx"):
+            n.ctx = ast.Load()
+    return ast.dump(t)
+
+
+def _write_positions_tokens(text):
     try:
         toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
                 if t.type in (tokenize.NAME, tokenize.OP)]

@@ -63,6 +63,15 @@ def test_code_uses_only(d):
     eq(calls, [(11, 23)])  # batch.cuda(); not the docstring's, the comment's or the string's
     eq(mods, [(9, 5), (10, 5), (16, 9), (22, 5), (23, 5), (24, 12)])
     eq(rp.write_positions(TRAIN), [(22, 5), (23, 5)])  # the spoofs; not the comparison
+    # a spoof undone through a tuple, and the save it undoes with (not a read that is never put back)
+    spoof = ("import torch\n"
+             "saved = (torch.cuda.is_available, torch.cuda.is_bf16_supported)\n"
+             "torch.cuda.is_available = lambda: True\n"
+             "torch.cuda.is_available, torch.cuda.is_bf16_supported = saved\n"
+             "probe = torch.cuda.is_available\n"
+             "ok = torch.cuda.is_available()\n")
+    eq(rp.use_positions(spoof)[1], [(2, 10), (2, 35), (3, 1), (4, 1), (4, 26), (5, 9), (6, 6)])
+    eq(rp.write_positions(spoof), [(2, 10), (2, 35), (3, 1), (4, 1), (4, 26)])
     # text that does not tokenize is counted as text
     eq(rp.use_positions("x = (\n torch.cuda.sync()\n"), ([], [(2, 2)]))
 
