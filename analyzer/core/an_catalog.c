@@ -310,6 +310,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "triggers")) want_triggers(l, v, &r->triggers);
         else if (!strcmp(key, "locality")) want_str_list(l, v, key, &r->locality);
         else if (!strcmp(key, "supersedes")) want_str_list(l, v, key, &r->supersedes);
+        else if (!strcmp(key, "markers")) want_str_list(l, v, key, &r->markers);
         else if (!strcmp(key, "fixer")) r->fixer = want_str(l, v, key);
         else if (!strcmp(key, "qualnames")) entries = v;
         else if (!strcmp(key, "api")) api = v;
@@ -467,6 +468,7 @@ void an_rule_free(an_rule *r) {
     FREE_LIST(r->triggers);
     FREE_LIST(r->locality);
     FREE_LIST(r->supersedes);
+    FREE_LIST(r->markers);
     FREE_LIST(r->examples.flag);
     FREE_LIST(r->examples.ok);
     for (size_t i = 0; i < r->examples.fix.len; i++) {

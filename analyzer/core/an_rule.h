@@ -98,6 +98,7 @@ typedef struct an_rule {
     UT_VEC(char *) triggers;   /* PCRE2 patterns; a file without any of them cannot match */
     UT_VEC(char *) locality;   /* where a finding can be: patterns whose matches lie inside it (default: triggers) */
     UT_VEC(char *) supersedes; /* codes whose findings inside this one's range are dropped */
+    UT_VEC(char *) markers;    /* cuda-by-design: comments by which a project marks a line CUDA-specific on purpose */
     an_examples examples;
     char *fixer; /* fix routine for query rules (an_pyfix.c); table rules use their entries' templates */
     bool in_guarded_code; /* still reported inside branches that already handle XPU / torch.accelerator */

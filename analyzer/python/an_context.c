@@ -503,6 +503,10 @@ static void decide_avail_locals(walker *w) {
             if ((p > s && (ident_char(p[-1]) || p[-1] == '.')) || (at + nl < a->scope_end && ident_char(p[nl])))
                 continue;
             if (at == a->name_start) continue;
+            /* another assignment of the local (`except Exception: cuda_unavailable = True`) is no use of the test */
+            const char *q = p + nl;
+            while (q < w->src + n && (*q == ' ' || *q == '\t')) q++;
+            if (q + 1 < w->src + n && q[0] == '=' && q[1] != '=') continue;
             uses++;
             choices += chooses_variant(w->src, n, at, nl);
             beside += beside_xpu_probe(w->src, n, at);

@@ -1486,6 +1486,36 @@ static bool docstring(TSNode str) {
     return (is(blk, "block") || is(blk, "module")) && ts_node_eq(ts_node_named_child(blk, 0), st);
 }
 
+/* A string the code only writes out: an argument of `print(...)`, `logger.info(...)`, `warnings.warn(...)` (also
+ * through `.format(...)`, `%`, `+` or parentheses): fairseq's `logger.info("setting CUDA device={} on rank
+ * {}".format(...))` beside the `torch.cuda.set_device` that the same run ports. Its words decide nothing. */
+static bool reported_string(judge *j, TSNode str) {
+    static const char *const outs[] = {"print", "info", "debug", "warning", "warn", "error", "critical", "log",
+                                       "exception", NULL};
+    TSNode x = str;
+    for (int up = 0; up < 8; up++) {
+        TSNode p = ts_node_parent(x);
+        if (ts_node_is_null(p)) return false;
+        if (is(p, "call")) {
+            TSNode f = field(p, "function");
+            if (ts_node_eq(f, x)) { /* "...".format(...): up through the callee */
+                x = p;
+                continue;
+            }
+            if (is(f, "attribute")) f = field(f, "attribute");
+            if (!is(f, "identifier")) return false;
+            for (int i = 0; outs[i]; i++)
+                if (L(f) == strlen(outs[i]) && !memcmp(T(j, f), outs[i], L(f))) return true;
+            return false;
+        }
+        if (!(is(p, "argument_list") || is(p, "attribute") || is(p, "binary_operator") ||
+              is(p, "parenthesized_expression") || is(p, "concatenated_string")))
+            return false;
+        x = p;
+    }
+    return false;
+}
+
 /* The reads of `name` in scope after byte `after`: plain names (attr false) or attributes `obj.name` (attr true),
  * neither assigned to, a keyword's name, a parameter nor (for plain names) an attribute's member. */
 static void name_reads(judge *j, TSNode scope, TSNode name, uint32_t after, bool attr, node_vec *out) {
@@ -1672,11 +1702,11 @@ static void check_code(judge *j, TSNode n) {
             for (uint32_t i = 0, k = down ? ts_node_named_child_count(x) : 0; i < k; i++) {
                 TSNode p = ts_node_named_child(x, i);
                 if (!is(p, "string_content")) continue;
-                if (names_cuda(T(j, p), L(p)) && !ported(j, S(x), E(x)))
+                if (names_cuda(T(j, p), L(p)) && !ported(j, S(x), E(x)) && !reported_string(j, x))
                     verdict(j, portable(j), x, sees_fixes(j) ? "names CUDA (%.*s)" : "names CUDA (%.*s) in a module whose own fixes this pass does not see");
                 else if (device_for_compiled_ops(j, p))
                     verdict(j, AN_GUARD_CUDA, x, "names the CUDA device (%.*s) in a test of a project whose compiled ops have CPU and CUDA kernels only (its setup.py builds a CUDAExtension)");
-                else if (word_in(T(j, p), L(p), "nccl") && !ported(j, S(x), E(x)))
+                else if (word_in(T(j, p), L(p), "nccl") && !ported(j, S(x), E(x)) && !reported_string(j, x))
                     verdict(j, portable(j), x, sees_fixes(j) ? "names NCCL (%.*s)" : "names NCCL (%.*s) in a module whose own fixes this pass does not see");
             }
         } else if (!strcmp(t, "identifier")) {

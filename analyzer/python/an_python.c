@@ -269,6 +269,111 @@ static bool mentions_cuda_guard(const char *s, size_t n) {
     return mentions_cuda_device_test(s, n) || contains_any(s, n, more);
 }
 
+/* `"CUDA"` (any case) as a string, `.CUDA` as an attribute (an enum's member), `is_cuda_available` */
+static bool asks_cuda_kind(const char *s, size_t n) {
+    for (size_t i = 0; i + 4 <= n; i++) {
+        if (strncasecmp(s + i, "cuda", 4)) continue;
+        char l = i ? s[i - 1] : 0, r = i + 4 < n ? s[i + 4] : 0;
+        if ((l == '"' || l == '\'') && r == l) return true;
+        if (l == '.' && !strncmp(s + i, "CUDA", 4) && !(isalnum((unsigned char)r) || r == '_')) return true;
+    }
+    return ut_memmem(s, n, "is_cuda_available", 17) != NULL;
+}
+
+/* s[0..n) names XPU outside list and set displays: `torch.xpu.is_available()`, `device.type == "xpu"`, `prefer_xpu`;
+ * not `distributed_type in [MULTI_GPU, MULTI_XPU]`, which lists device kinds without probing one (accelerate's
+ * distributed ladder beside a `device.type == "cuda"` test) */
+static bool probes_xpu(const char *s, size_t n) {
+    char *t = ut_malloc(n + 1);
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '[' || s[i] == '{') depth++;
+        t[i] = depth ? ' ' : s[i];
+        if ((s[i] == ']' || s[i] == '}') && depth) depth--;
+    }
+    bool r = mentions_agnostic(t, n);
+    ut_free(t);
+    return r;
+}
+
+/* the indentation (columns) of the line [a, b), and whether it holds code (not blank, not only a comment) */
+static uint32_t indent_of(const char *t, uint32_t a, uint32_t b, bool *code) {
+    uint32_t k = a;
+    while (k < b && (t[k] == ' ' || t[k] == '\t')) k++;
+    *code = k < b && t[k] != '#' && t[k] != '\r';
+    return k - a;
+}
+
+static bool head_is(const char *p, size_t n, const char *kw) {
+    size_t kl = strlen(kw);
+    return n > kl && !memcmp(p, kw, kl) && (p[kl] == ' ' || p[kl] == '(' || p[kl] == ':');
+}
+
+#define SIBLING_SPAN 6    /* statements of the block on either side of the if that are read */
+#define SIBLING_LINES 400 /* lines read on either side */
+
+/* An if chain of the block that holds the if statement starting at s, other than that statement's own chain,
+ * within SIBLING_SPAN statements of it, whose conditions probe XPU and name no CUDA (a chain with both is a dispatch
+ * of its own): `if prefer_xpu: return "xpu"` before `if torch.cuda.is_available(): return "cuda"`, or `xpu =
+ * getattr(torch, "xpu", None); if xpu is not None and xpu.is_available(): ...` after it. Read from the text: check
+ * parses only the statements that can hold a finding, so the sibling may be no node of the tree. */
+static bool xpu_sibling_if(const char *t, size_t n, uint32_t s) {
+    uint32_t ls = s;
+    while (ls > 0 && t[ls - 1] != '\n') ls--;
+    bool code;
+    uint32_t ind = indent_of(t, ls, s, &code);
+    uint32_t first = ls; /* the block's first line: back to a code line with less indentation */
+    for (int k = 0; k < SIBLING_LINES && first > 0; k++) {
+        uint32_t b = first - 1, a = b;
+        while (a > 0 && t[a - 1] != '\n') a--;
+        if (indent_of(t, a, b, &code) < ind && code) break;
+        first = a;
+    }
+    struct { int stmt; bool xpu, cuda; } ch[2 * SIBLING_LINES];
+    int nch = 0, stmt = -1, own = -1, after = 0;
+    bool in_cond = false; /* reading a condition as far as its colon */
+    const char *cs = NULL; /* where it starts */
+    for (uint32_t at = first; at < n;) {
+        uint32_t b = at;
+        while (b < n && t[b] != '\n') b++;
+        uint32_t col = indent_of(t, at, b, &code);
+        if (at > ls && (code && col < ind)) break; /* the block ends */
+        if (at > ls && ++after > SIBLING_LINES) break;
+        const char *p = t + at + col;
+        size_t pl = 0;
+        for (char q = 0; pl < b - at - col && (q || p[pl] != '#'); pl++) /* without its comment */
+            if (p[pl] == '"' || p[pl] == '\'') q = !q ? p[pl] : q == p[pl] ? 0 : q;
+        while (pl && (p[pl - 1] == ' ' || p[pl - 1] == '\t' || p[pl - 1] == '\r')) pl--;
+        if (code && col == ind && !in_cond) {
+            bool cont = head_is(p, pl, "elif") || head_is(p, pl, "else");
+            if (!cont || !nch || ch[nch - 1].stmt != stmt) {
+                stmt++;
+                if (at == ls) own = stmt;
+                if (head_is(p, pl, "if") && nch < (int)(sizeof ch / sizeof *ch))
+                    ch[nch].stmt = stmt, ch[nch].xpu = ch[nch].cuda = false, nch++, in_cond = true;
+            } else {
+                in_cond = !head_is(p, pl, "else");
+            }
+        }
+        if (in_cond) { /* the condition, over its lines as far as its colon, read as one text (a list display may
+                        * span lines) */
+            if (!cs) cs = p;
+            in_cond = !(pl && p[pl - 1] == ':');
+            if (!in_cond) {
+                size_t cl = (size_t)(p + pl - cs);
+                ch[nch - 1].xpu |= probes_xpu(cs, cl);
+                ch[nch - 1].cuda |= an_py_word_part(cs, cl, "cuda");
+                cs = NULL;
+            }
+        }
+        if (b >= n) break;
+        at = b + 1;
+    }
+    for (int i = 0; i < nch && own >= 0; i++)
+        if (ch[i].stmt != own && ch[i].xpu && !ch[i].cuda && abs(ch[i].stmt - own) <= SIBLING_SPAN) return true;
+    return false;
+}
+
 /* An if-chain or conditional expression whose conditions already consider XPU or torch.accelerator is
  * device-agnostic code: nothing inside it is reported. */
 static void check_agnostic(ctx *c, TSNode n, bool is_if) {
@@ -299,17 +404,17 @@ static void check_agnostic(ctx *c, TSNode n, bool is_if) {
     } else {
         hit = mentions_agnostic(src + ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
     }
-    /* additive code written as sibling ifs: `if cuda: ...` directly followed by `if xpu: ...` */
-    TSNode sib = ts_node_next_named_sibling(n);
-    while (!ts_node_is_null(sib) && !strcmp(ts_node_type(sib), "comment")) sib = ts_node_next_named_sibling(sib);
-    if (is_if && !hit && !ts_node_is_null(sib) && !strcmp(ts_node_type(sib), "if_statement")) {
-        TSNode sc = an_py_field(sib, "condition", 9);
-        if (!ts_node_is_null(sc) &&
-            mentions_agnostic(src + ts_node_start_byte(sc), ts_node_end_byte(sc) - ts_node_start_byte(sc))) {
-            TSNode cond = an_py_field(n, "condition", 9);
-            hit = !ts_node_is_null(cond) && mentions_cuda_guard(src + ts_node_start_byte(cond),
-                                                                ts_node_end_byte(cond) - ts_node_start_byte(cond));
-        }
+    /* additive code written as sibling ifs of one block: `if cuda: ...` and, before or after it, `if xpu: ...`
+     * (a probe sequence that returns at the first device found, in either order: diffusers' print_env.py, unsloth's
+     * hardware detection) */
+    if (is_if && !hit) {
+        TSNode cond = an_py_field(n, "condition", 9);
+        /* the test is a CUDA guard, or asks for the CUDA device kind otherwise (`_device_is(dev, DeviceType,
+         * "CUDA")`, `device == DeviceType.CUDA`, accelerate's `is_cuda_available()`) */
+        if (!ts_node_is_null(cond) &&
+            (mentions_cuda_guard(src + ts_node_start_byte(cond), ts_node_end_byte(cond) - ts_node_start_byte(cond)) ||
+             asks_cuda_kind(src + ts_node_start_byte(cond), ts_node_end_byte(cond) - ts_node_start_byte(cond))))
+            hit = xpu_sibling_if(src, c->src->len, ts_node_start_byte(n));
     }
     if (hit) {
         range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
@@ -863,6 +968,80 @@ static bool in_dispatch(const an_dispatches *v, uint32_t s, uint32_t e) {
     return false;
 }
 
+/* The line holding d carries, in a comment, a marker by which the project says the line is CUDA-specific on purpose
+ * (rule cuda-by-design's `markers`: DeepSpeed's `#ignore-cuda`, which its check-torchcuda hook asks for on every
+ * deliberate torch.cuda line). The marker found, or NULL; *ls, *le: the line. */
+static const char *marked_cuda(const ctx *c, const an_diag *d, uint32_t *ls, uint32_t *le) {
+    const an_rule *r = an_catalog_builtin(c->cat, "cuda-by-design");
+    if (!r || !r->markers.len) return NULL;
+    const char *t = c->src->text;
+    uint32_t a = d->start, b = d->start;
+    while (a > 0 && t[a - 1] != '\n') a--;
+    while (b < c->src->len && t[b] != '\n') b++;
+    char q = 0;
+    uint32_t h = a; /* the comment: the first `#` outside a string */
+    for (; h < b && (q || t[h] != '#'); h++)
+        if (t[h] == '"' || t[h] == '\'') q = !q ? t[h] : q == t[h] ? 0 : q;
+    if (h >= b) return NULL;
+    for (size_t i = 0; i < r->markers.len; i++) {
+        const char *m = r->markers.items[i];
+        size_t ml = strlen(m);
+        for (const char *p = t + h; (p = ut_memmem(p, b - (uint32_t)(p - t), m, ml)); p++)
+            if (p + ml == t + b || !(isalnum((unsigned char)p[ml]) || p[ml] == '_' || p[ml] == '-')) {
+                *ls = a, *le = b;
+                return m;
+            }
+    }
+    return NULL;
+}
+
+/* the assignment whose side (`left` or `right`) holds n, through tuples and parentheses, or a null node */
+static TSNode assignment_side(TSNode n, const char *side) {
+    static const char *const through[] = {"tuple", "parenthesized_expression", "expression_list", "pattern_list",
+                                          "tuple_pattern", NULL};
+    for (int up = 0; up < 8; up++) {
+        TSNode p = ts_node_parent(n);
+        if (ts_node_is_null(p)) break;
+        if (!strcmp(ts_node_type(p), "assignment")) {
+            TSNode f = ts_node_child_by_field_name(p, side, (uint32_t)strlen(side));
+            return !ts_node_is_null(f) && ts_node_eq(f, n) ? p : (TSNode){0};
+        }
+        bool ok = false;
+        for (int i = 0; through[i] && !ok; i++) ok = !strcmp(ts_node_type(p), through[i]);
+        if (!ok) break;
+        n = p;
+    }
+    return (TSNode){0};
+}
+
+static bool same_text(const char *t, TSNode a, TSNode b) {
+    uint32_t al = ts_node_end_byte(a) - ts_node_start_byte(a), bl = ts_node_end_byte(b) - ts_node_start_byte(b);
+    return al == bl && !memcmp(t + ts_node_start_byte(a), t + ts_node_start_byte(b), al);
+}
+
+/* `saved = torch.cuda.is_available` (not called) where the file later puts it back, `torch.cuda.is_available =
+ * saved` (also in tuples: `self._saved = (torch.cuda.is_available, ...)` ... `torch.cuda.is_available, ... =
+ * self._saved`): the original kept to undo a test's spoof, part of the write */
+static bool spoof_save(const an_source *src, TSNode root, const an_pycontext *cx, const an_diag *d) {
+    size_t n = d->end - d->start;
+    if (n < 12 || memcmp(src->text + d->start, "torch.cuda.", 11)) return false;
+    TSNode use = node_spanning(root, d->start, d->end);
+    TSNode save = ts_node_is_null(use) ? use : assignment_side(use, "right");
+    if (ts_node_is_null(save)) return false;
+    TSNode kept = ts_node_child_by_field_name(save, "left", 4);
+    const an_ctx_facts *v = &cx->kinds[AN_CTX_ASSIGN_TARGET];
+    for (size_t i = 0; i < v->len; i++) {
+        if (v->items[i].end - v->items[i].start != n || v->items[i].start == d->start ||
+            memcmp(src->text + v->items[i].start, src->text + d->start, n))
+            continue;
+        TSNode tn = node_spanning(root, v->items[i].start, v->items[i].end);
+        TSNode back = ts_node_is_null(tn) ? tn : assignment_side(tn, "left");
+        TSNode from = ts_node_is_null(back) ? back : ts_node_child_by_field_name(back, "right", 5);
+        if (!ts_node_is_null(from) && !ts_node_is_null(kept) && same_text(src->text, from, kept)) return true;
+    }
+    return false;
+}
+
 /* Drops what the context facts say is no finding: code that already handles several devices or runs on CUDA only,
  * correct guards, assignment targets, flag reads, the CUDA branch of a dispatch over other accelerators without an
  * XPU branch (one XPU811 finding there says so); and the findings inside a CUDA backend, which stay as they are
@@ -887,10 +1066,21 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
                    (why = an_pycontext_find(&cx, AN_CTX_CUDA_ONLY, d->start, d->end)) ||
                    in_dispatch(&disp, d->start, d->end); /* a CUDA branch beside other devices' (XPU811) */
         if (why && why->why) note_design(c, why->start, why->end, 0, 0, why->why);
+        uint32_t ms, me;
+        const char *mk = drop ? NULL : marked_cuda(c, d, &ms, &me);
+        if (mk) {
+            ut_buf b;
+            ut_buf_init(&b);
+            ut_buf_printf(&b, "is marked CUDA-specific by the project (`%s`)", mk);
+            note_design(c, ms, me, 0, 0, b.data);
+            ut_buf_free(&b);
+            drop = true;
+        }
         if (!drop && d->entry && !strncmp(d->entry->name, "torch.xpu", 9) && strchr(".", d->entry->name[9]))
             drop = an_pycontext_find(&cx, AN_CTX_XPU_BACKEND, d->start, d->end);
         if (!drop && !r->reads_ok)
             drop = (t = an_pycontext_find(&cx, AN_CTX_ASSIGN_TARGET, d->start, d->end)) && t->start == d->start;
+        if (!drop && !called(c->src, d->end)) drop = spoof_save(c->src, root, &cx, d);
         if (!drop && r->reads_ok)
             drop = an_pycontext_find(&cx, AN_CTX_READ, d->start, d->end) && !called(c->src, d->end);
         if (!drop && r->reports_ok) drop = an_pycontext_find(&cx, AN_CTX_REPORT, d->start, d->end);

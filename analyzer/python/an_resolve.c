@@ -104,6 +104,13 @@ static bool word_part_at(const char *s, size_t n, size_t i, const char *w, size_
     return l && r;
 }
 
+bool an_py_word_part(const char *s, size_t n, const char *w) {
+    size_t wl = strlen(w);
+    for (size_t i = 0; i + wl <= n; i++)
+        if (word_part_at(s, n, i, w, wl)) return true;
+    return false;
+}
+
 bool an_py_mentions_agnostic(const char *s, size_t n) {
     for (size_t i = 0; i + 3 <= n; i++) {
         char c = (char)(s[i] | 0x20); /* x or s in either case, or nothing to compare */

@@ -49,6 +49,9 @@ bool an_pyscope_qualname(const an_pyscope *sc, TSNode node, const char *src, ut_
 /* A condition or value that already considers XPU: the word `xpu` (also `is_xpu`, `RNGType.XPU`), the word `sycl`
  * (`SYCL_HOME`, `use_sycl`), SyclExtension, torch.accelerator, get_device_module. */
 bool an_py_mentions_agnostic(const char *s, size_t n);
+/* w (lower case) in s[0..n) as a word or a part of an identifier split by `_` or `.`, in any case (`use_cuda`,
+ * `DeviceType.CUDA`, `"CUDA"`) */
+bool an_py_word_part(const char *s, size_t n, const char *w);
 /* true when an enclosing function or lambda has a parameter with the identifier's name (a binary search over
  * the ranges an_pyscope_collect recorded: no walk up the tree, which is quadratic in the nesting depth) */
 bool an_pyscope_shadowed(const an_pyscope *sc, TSNode id, const char *src);
