@@ -847,15 +847,17 @@ static void *scan_files(void *arg) {
 
 /* The extensions a setup.py builds with CUDA: `CUDAExtension("pkg._C", ...)`, or any `...Extension(name, sources=[...
  * ".cu" ...])` (fairseq builds its kernels as CppExtensions with .cu sources); their module names go to
- * p->cuda_exts. Read from the text: a call's first string literal is its name. */
-static void cuda_extensions_of(an_project *p, const char *rel) {
+ * p->cuda_exts. Read from the text: a call's first string literal is its name. Whether the file names
+ * CUDAExtension at all (the root setup.py's answer is p->cuda_ext). */
+static bool cuda_extensions_of(an_project *p, const char *rel) {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/%s", p->root, rel);
     FILE *fp = fopen(path, "rb");
-    if (!fp) return;
+    if (!fp) return false;
     char *buf = ut_malloc((1u << 20) + 1);
     size_t n = fread(buf, 1, 1u << 20, fp);
     fclose(fp);
+    bool mentions = ut_memmem(buf, n, "CUDAExtension", 13) != NULL;
     for (const char *q = buf; (q = ut_memmem(q, n - (size_t)(q - buf), "Extension(", 10)); q += 10) {
         bool cuda = q - buf >= 4 && !memcmp(q - 4, "CUDA", 4);
         const char *e = q + 10, *end = buf + n;
@@ -896,6 +898,7 @@ static void cuda_extensions_of(an_project *p, const char *rel) {
         }
     }
     ut_free(buf);
+    return mentions;
 }
 
 an_project *an_project_new(const char *root) { return project_new(root, 40); }
@@ -914,10 +917,14 @@ static an_project *project_new(const char *root, int max_depth) {
     scan_job sj = {p, 0};
     an_engine_parallel(p->todo.len >= 256 ? 0 : 1, p->todo.len, scan_files, &sj);
     size_t setups = 0;
+    bool root_setup = false;
     for (size_t i = 0; i < p->todo.len; i++) {
         pending *pd = &p->todo.items[i];
         const char *b = strrchr(pd->rel, '/');
-        if (!strcmp(b ? b + 1 : pd->rel, "setup.py") && setups++ < 64) cuda_extensions_of(p, pd->rel);
+        if (!strcmp(b ? b + 1 : pd->rel, "setup.py") && setups++ < 64) {
+            bool mentions = cuda_extensions_of(p, pd->rel);
+            if (!b) p->cuda_ext = mentions, root_setup = true;
+        }
         if (pd->sum) replay(p, pd->rel, pd->res, pd->sum);
         ut_free(pd->rel);
         ut_free(pd->res);
@@ -925,9 +932,10 @@ static an_project *project_new(const char *root, int max_depth) {
     ut_vec_free(&p->todo);
     smap_free(&p->pairs);
     memset(&p->pairs, 0, sizeof p->pairs);
+    /* a root setup.py the walk did not list (past the cap on setup.py files read above): read for the flag alone */
     char sp[PATH_MAX + 16];
     snprintf(sp, sizeof sp, "%s/setup.py", p->root);
-    FILE *fp = fopen(sp, "rb");
+    FILE *fp = root_setup ? NULL : fopen(sp, "rb");
     if (fp) {
         char *buf = ut_malloc((1u << 20) + 1);
         size_t n = fread(buf, 1, 1u << 20, fp);

@@ -688,6 +688,14 @@ static void drop_diag(an_diag *d) {
     d->message = NULL, d->fix = NULL, d->rule = NULL;
 }
 
+/* the dropped findings (no rule) out of v, keeping the others' order */
+static void compact_dropped(an_diag_list *v) {
+    size_t k = 0;
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i].rule) v->items[k++] = v->items[i];
+    v->len = k;
+}
+
 static bool supersedes(const an_rule *r, const char *code) {
     for (size_t i = 0; i < r->supersedes.len; i++)
         if (!strcmp(r->supersedes.items[i], code)) return true;
@@ -747,28 +755,32 @@ static void note_agnostic(ctx *c, TSNode root, range r) {
 }
 
 /* the CUDA branch of `if x.device.type == "cuda": ... else: ...` (the body range): at its test */
-static void note_cuda_branch(ctx *c, TSNode root, range r) {
+/* the test of the if statement whose branch spans r (null: none), and its first line in *a, *b */
+static TSNode if_test_at(ctx *c, TSNode root, range r, uint32_t *a, uint32_t *b) {
     TSNode p = node_spanning(root, r.start, r.end);
     for (int up = 0; up < 4 && !ts_node_is_null(p) && strcmp(ts_node_type(p), "if_statement"); up++) p = ts_node_parent(p);
     TSNode cond = !ts_node_is_null(p) ? ts_node_child_by_field_name(p, "condition", 9) : (TSNode){0};
-    uint32_t a = 0, b = 0;
-    if (!ts_node_is_null(cond)) first_line(c->src, ts_node_start_byte(cond), ts_node_end_byte(cond), &a, &b);
+    *a = *b = 0;
+    if (!ts_node_is_null(cond)) first_line(c->src, ts_node_start_byte(cond), ts_node_end_byte(cond), a, b);
+    return cond;
+}
+
+static void note_cuda_branch(ctx *c, TSNode root, range r) {
+    uint32_t a, b;
+    if_test_at(c, root, r, &a, &b);
     note_design(c, r.start, r.end, a, b, "is the CUDA branch of a device test whose else branch serves the other devices");
 }
 
 /* the body of `if DEV == "cuda":` (a device-type test with no else branch), whose CUDA-only calls are left out: at
  * its test */
 static void note_cuda_guarded(ctx *c, TSNode root, range r) {
-    TSNode p = node_spanning(root, r.start, r.end);
-    for (int up = 0; up < 4 && !ts_node_is_null(p) && strcmp(ts_node_type(p), "if_statement"); up++) p = ts_node_parent(p);
-    TSNode cond = !ts_node_is_null(p) ? ts_node_child_by_field_name(p, "condition", 9) : (TSNode){0};
+    uint32_t a, b;
+    TSNode cond = if_test_at(c, root, r, &a, &b);
     if (ts_node_is_null(cond)) return;
     const char *cs = c->src->text + ts_node_start_byte(cond);
     size_t cn = ts_node_end_byte(cond) - ts_node_start_byte(cond);
     /* a device-type test only: an availability test is XPU105's, whose guidance (add an XPU branch) stands */
     if (!mentions_cuda_device_test(cs, cn) || ut_memmem(cs, cn, "is_available", 12)) return;
-    uint32_t a = 0, b = 0;
-    first_line(c->src, ts_node_start_byte(cond), ts_node_end_byte(cond), &a, &b);
     note_design(c, r.start, r.end, a, b, "is a device test whose branch runs only on CUDA devices");
 }
 
@@ -856,10 +868,7 @@ static void design_guards(ctx *c, an_diag_list *mine) {
         d->origin = AN_ORIGIN_BUILTIN;
         if (d->fix) an_fix_free(d->fix), d->fix = NULL;
     }
-    size_t k = 0; /* the dropped ones out */
-    for (size_t i = 0; i < mine->len; i++)
-        if (mine->items[i].rule) mine->items[k++] = mine->items[i];
-    mine->len = k;
+    compact_dropped(mine);
 }
 
 /* The XPU spelling of a CUDA backend's name: CUDAAccelerator -> XPUAccelerator, cuda.py -> xpu.py. */
@@ -1685,10 +1694,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         }
     }
     if (design.len) { /* the dropped findings (no rule) go first: sorting compares rules */
-        size_t kept = 0;
-        for (size_t i = 0; i < mine.len; i++)
-            if (mine.items[i].rule) mine.items[kept++] = mine.items[i];
-        mine.len = kept;
+        compact_dropped(&mine);
         for (size_t i = 0; i < design.len; i++) ut_vec_push(&mine, design.items[i]);
         an_diag_list_sort(&mine);
     }
