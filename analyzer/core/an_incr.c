@@ -447,16 +447,12 @@ static bool binds_word(const char *s, size_t n, const char *w, size_t wl) {
 /* A kept finding whose fix rewrites `RECV.cuda(...)` decides safety by the receiver's type (an_types), read from the
  * assignments of RECV's root name anywhere in the file: an edit that uses or drops that name (`model = Net()` made
  * `model = with ...`) can change the verdict away from the edited statements. */
-static bool type_refs_touched(const an_incr *inc, TSNode root, const an_diag *d, const an_source *src, const span *r) {
+static bool type_refs_touched(const an_incr *inc, const span *fn, const an_diag *d, const an_source *src,
+                              const span *r) {
     const char *t = src->text;
-    /* a name bound inside a function is that function's: findings outside it read another scope's */
-    for (TSNode n = ts_node_descendant_for_byte_range(root, r->start, r->end > r->start ? r->end - 1 : r->start);
-         !ts_node_is_null(n); n = ts_node_parent(n))
-        if (!strcmp(ts_node_type(n), "function_definition") && ts_node_start_byte(n) <= r->start &&
-            ts_node_end_byte(n) >= r->end) {
-            if (d->start < ts_node_start_byte(n) || d->end > ts_node_end_byte(n)) return false;
-            break;
-        }
+    /* a name bound inside a function (fn: the one holding the region, if any) is that function's: findings outside
+     * it read another scope's */
+    if (fn->end && (d->start < fn->start || d->end > fn->end)) return false;
     if (!d->fix || d->end - d->start < 4 || d->end > src->len) return false;
     /* the finding spans the call (`model.cuda()`) or its member (`cuda`) */
     const char *dot = d->start > 0 && t[d->start - 1] == '.' && !memcmp(t + d->start, "cuda", 4)
@@ -612,7 +608,14 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
             why = "syntax errors reach the prologue";
     }
     if (!why && directives_touch(src, r.start, r.end)) why = "a suppression comment reaches the edited statements";
-    TSNode ts_node_root = ts_tree_root_node(tree);
+    span fn = {0, 0}; /* the innermost function holding the region (type_refs_touched) */
+    for (TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(tree), r.start, r.end > r.start ? r.end - 1 : r.start);
+         !ts_node_is_null(n); n = ts_node_parent(n))
+        if (!strcmp(ts_node_type(n), "function_definition") && ts_node_start_byte(n) <= r.start &&
+            ts_node_end_byte(n) >= r.end) {
+            fn.start = ts_node_start_byte(n), fn.end = ts_node_end_byte(n);
+            break;
+        }
     for (size_t i = 0; i < inc->diags.len && !why; i++) {
         const an_diag *d = &inc->diags.items[i];
         bool overlaps = d->start < r.end && d->end > r.start;
@@ -623,7 +626,7 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
             why = "the edit reaches a scope a design finding speaks for";
         else if (!overlaps && d->origin == AN_ORIGIN_IMPORT && import_refs_touched(inc, d, src, &r))
             why = "the edit uses or drops a name an import finding's fix depends on";
-        else if (!overlaps && type_refs_touched(inc, ts_node_root, d, src, &r))
+        else if (!overlaps && type_refs_touched(inc, &fn, d, src, &r))
             why = "the edit uses or drops a name whose type a `.cuda()` finding's fix depends on";
     }
     if (old) ts_tree_delete(old);
