@@ -418,7 +418,7 @@ static void go_whole(an_guard *g) {
     }
 }
 
-bool an_guard_holder(an_guard *g, uint32_t s, uint32_t e, uint32_t *start, uint32_t *end) {
+bool an_guard_holder(an_guard *g, uint32_t s, uint32_t e, bool rest, uint32_t *start, uint32_t *end) {
     if (!g || !g->tree) return false;
     TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
     while (!ts_node_is_null(n) && !ts_node_is_null(ts_node_parent(n)) && !is(ts_node_parent(n), "block") &&
@@ -426,6 +426,28 @@ bool an_guard_holder(an_guard *g, uint32_t s, uint32_t e, uint32_t *start, uint3
         n = ts_node_parent(n);
     if (ts_node_is_null(n) || is(n, "module") || S(n) > s || E(n) < e) return false;
     *start = S(n), *end = E(n);
+    if (!rest) return true;
+    if (is(n, "assert_statement")) {
+        *end = E(ts_node_parent(n));
+        return true;
+    }
+    if (!is(n, "if_statement")) return true;
+    /* the clause whose condition holds the test: its own branch, or (an early exit) the rest of the block */
+    TSNode clause = n;
+    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; i++) {
+        TSNode c = ts_node_named_child(n, i), cond = field(c, "condition");
+        if (is(c, "elif_clause") && !ts_node_is_null(cond) && S(cond) <= s && e <= E(cond)) clause = c;
+    }
+    TSNode cond = field(clause, "condition"), body = field(clause, "consequence");
+    if (ts_node_is_null(cond) || ts_node_is_null(body) || S(cond) > s || e > E(cond)) return true;
+    *start = S(clause), *end = E(body);
+    int pol = 1; /* negated (`if not torch.cuda.is_available(): return`): the branch is the missing case */
+    for (TSNode x = ts_node_descendant_for_byte_range(g->root, s, e); !ts_node_is_null(x); x = ts_node_parent(x)) {
+        if (is(x, "not_operator")) pol = -pol;
+        if (ts_node_eq(x, cond)) break;
+    }
+    if (pol < 0) *start = S(clause), *end = E(clause);
+    if (pol < 0 && an_ctx_block_exit(body, g->text) != AN_CTX_EXIT_NONE) *end = E(ts_node_parent(n));
     return true;
 }
 
@@ -1727,8 +1749,15 @@ static void check_code(judge *j, TSNode n) {
                 verdict(j, AN_GUARD_UNPROVEN, x, "uses `%.*s` where its module's fixes ported CUDA code, in a module whose own fixes this pass does not see");
             else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok) && cuda_extension_module(j, x))
                 verdict_kernel(j, x, "uses `%.*s`, an extension the project compiles with CUDA kernels (a setup.py of it builds the module from .cu sources)");
-            else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok) && !resolved_callee(j, x) && !followed_by_body(j, x))
-                verdict(j, portable(j), x, sees_fixes(j) ? "uses `%.*s`, named for CUDA" : "uses `%.*s`, named for CUDA, in a module whose own fixes this pass does not see");
+            else if (an_ctx_named_for_cuda(T(j, x), L(x), &tok) && !resolved_callee(j, x) && !followed_by_body(j, x)) {
+                /* `torch.cuda.set_rng_state` that this pass leaves as it is (no safe fix): said by its name */
+                TSNode top = x;
+                while (is(ts_node_parent(top), "attribute")) top = ts_node_parent(top);
+                if (!ts_node_eq(top, x) && L(top) > 11 && !memcmp(T(j, top), "torch.cuda.", 11))
+                    verdict(j, portable(j), top, sees_fixes(j) ? "uses `%.*s`, which this pass leaves CUDA-only" : "uses `%.*s`, which its module's own fixes may port, in a module whose own fixes this pass does not see");
+                else
+                    verdict(j, portable(j), x, sees_fixes(j) ? "uses `%.*s`, named for CUDA" : "uses `%.*s`, named for CUDA, in a module whose own fixes this pass does not see");
+            }
             else if (in_list(T(j, x), L(x), cuda_libs))
                 verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, which is CUDA-only");
         } else if (!strcmp(t, "attribute")) {
@@ -2191,6 +2220,130 @@ static void guarded_by(judge *j, TSNode cur, int pol, int flow) {
         verdict(j, AN_GUARD_UNPROVEN, ts_node_is_null(p) ? cur : p, "uses the test in `%.*s`, which xpuify does not follow");
 }
 
+/* ---- what the code says of itself: CUDA by design ------------------------------------------------------------- */
+
+/* a word of s that starts with stem (case-insensitive), not negated by the word before it ("not required", "no
+ * need", "doesn't need") */
+static bool stem_word(const char *s, size_t n, const char *stem) {
+    size_t sl = strlen(stem);
+    for (size_t i = 0; i + sl <= n; i++) {
+        if (strncasecmp(s + i, stem, sl) || (i && isalpha((unsigned char)s[i - 1]))) continue;
+        size_t k = i, w;
+        while (k && s[k - 1] == ' ') k--;
+        for (w = k; w && (isalpha((unsigned char)s[w - 1]) || s[w - 1] == '\''); w--) {}
+        bool negated = k > w && ((k - w == 3 && !strncasecmp(s + w, "not", 3)) || (k - w == 2 && !strncasecmp(s + w, "no", 2)) ||
+                                 (k - w > 3 && !strncasecmp(s + k - 3, "n't", 3)));
+        if (!negated) return true;
+    }
+    return false;
+}
+
+/* A message that states CUDA is required: it names CUDA and says so ("needs CUDA", "CUDA is required for AMP
+ * training", "requires a CUDA GPU", "CUDA-only", "must run on CUDA"); "CUDA not available" only says what is missing. */
+static bool states_required(const char *s, size_t n) {
+    static const char *const stems[] = {"requir", "need", "must", "only", NULL};
+    if (!names_cuda(s, n)) return false;
+    for (int i = 0; stems[i]; i++)
+        if (stem_word(s, n, stems[i])) return true;
+    return false;
+}
+
+/* the first string literal under n that states CUDA is required, or a NULL node */
+static TSNode stating_string(judge *j, TSNode n) {
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    TSNode hit = {0};
+    int depth = 0;
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        bool str = is(x, "string");
+        if (str && states_required(T(j, x), L(x))) {
+            hit = x;
+            break;
+        }
+        if (!str && depth < GUARD_MAX_WALK_DEPTH && ts_tree_cursor_goto_first_child(&c)) {
+            depth++;
+            continue;
+        }
+        bool more = false;
+        while (depth > 0 && !(more = ts_tree_cursor_goto_next_sibling(&c))) {
+            ts_tree_cursor_goto_parent(&c);
+            depth--;
+        }
+        if (!more) break;
+    }
+    ts_tree_cursor_delete(&c);
+    return hit;
+}
+
+/* what a block's own statements raise, skip or exit with: `raise RuntimeError("...")`, `pytest.skip("...")`,
+ * `self.skipTest("...")`, `sys.exit("...")` (statements of the block itself, not of blocks inside it) */
+static TSNode exit_string(judge *j, TSNode block) {
+    for (uint32_t i = 0, k = ts_node_is_null(block) ? 0 : ts_node_named_child_count(block); i < k; i++) {
+        TSNode st = ts_node_named_child(block, i), hit = {0};
+        if (is(st, "raise_statement")) {
+            hit = stating_string(j, st);
+        } else if (is(st, "expression_statement") && is(ts_node_named_child(st, 0), "call")) {
+            TSNode fn = field(ts_node_named_child(st, 0), "function");
+            TSNode last = is(fn, "attribute") ? field(fn, "attribute") : fn;
+            if (eq(j, last, "skip") || eq(j, last, "skipTest") || eq(j, last, "exit") || eq(j, last, "fail"))
+                hit = stating_string(j, st);
+        }
+        if (!ts_node_is_null(hit)) return hit;
+    }
+    return (TSNode){0};
+}
+
+/* The test's own gate, what it says where CUDA is missing: a skip decorator's or marker's arguments (its reason), the
+ * assert's message, what an if's branch for the missing case raises or skips with (the body of `if not
+ * torch.cuda.is_available():`, the else branch of a positive test). The string there that states CUDA is required
+ * (states_required), or a NULL node. */
+static TSNode gate_statement(judge *j, TSNode cur) {
+    int pol = 1;
+    for (int up = 0; up < 32; up++) {
+        TSNode p = ts_node_parent(cur);
+        if (ts_node_is_null(p)) break;
+        if (is(p, "parenthesized_expression") || is(p, "boolean_operator") || is(p, "not_operator")) {
+            if (is(p, "not_operator")) pol = -pol;
+            cur = p;
+            continue;
+        }
+        if (is(p, "argument_list")) {
+            TSNode fn = field(ts_node_parent(p), "function");
+            TSNode last = is(fn, "attribute") ? field(fn, "attribute") : fn;
+            if (eq(j, last, "skipIf") || eq(j, last, "skipif") || eq(j, last, "skipUnless")) return stating_string(j, p);
+            break;
+        }
+        if (is(p, "assert_statement")) return stating_string(j, p);
+        if ((is(p, "if_statement") || is(p, "elif_clause")) && ts_node_eq(field(p, "condition"), cur)) {
+            if (pol < 0) return exit_string(j, field(p, "consequence"));
+            TSNode ifs = is(p, "elif_clause") ? ts_node_parent(p) : p;
+            for (uint32_t i = 0, k = ts_node_named_child_count(ifs); i < k; i++)
+                if (is(ts_node_named_child(ifs, i), "else_clause"))
+                    return exit_string(j, field(ts_node_named_child(ifs, i), "body"));
+            break;
+        }
+        break;
+    }
+    return (TSNode){0};
+}
+
+/* a gate at the top level of a module that is no test code (a script's `if not torch.cuda.is_available():
+ * sys.exit("requires CUDA")`): what it gates is the rest of the program, which is ported as usual (the test stays
+ * XPU105's) */
+static bool script_gate(judge *j, TSNode n) {
+    TSNode st = n;
+    while (!ts_node_is_null(ts_node_parent(st)) && !is(ts_node_parent(st), "block") && !is(ts_node_parent(st), "module"))
+        st = ts_node_parent(st);
+    return is(ts_node_parent(st), "module") && (is(st, "if_statement") || is(st, "assert_statement")) && !test_code(j->g);
+}
+
+/* a name for CUDA that is not a helper moving data there (`to_cuda`, `move_to_cuda`: device-generic once ported) */
+static bool design_name(judge *j, TSNode nm) {
+    const char *s = T(j, nm);
+    size_t n = L(nm);
+    return !(n >= 3 && !memcmp(s, "to_", 3)) && !ut_memmem(s, n, "to_cuda", 7);
+}
+
 /* true: the verdict is out; else (a partial tree lacks what it reads) the offsets of the definitions it lacks go to
  * grow, or *must: only the whole file's tree answers */
 static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out,
@@ -2199,6 +2352,7 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     *must = false;
     j.g = j.home = g, j.ported = ported, j.pctx = pctx, j.kind = AN_GUARD_GENERIC, j.seen_min = SIZE_MAX;
     out->kind = AN_GUARD_UNPROVEN, out->why = NULL, out->after_exit = false, out->distributed = false, out->kernel = false;
+    out->named = out->stated = NULL;
     if (!g->tree) return true;
     TSNode n = ts_node_descendant_for_byte_range(g->root, s, e);
     while (!ts_node_is_null(n) && (S(n) > s || E(n) < e)) n = ts_node_parent(n);
@@ -2236,6 +2390,17 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
     out->after_exit = j.exit_why;
     out->distributed = j.distributed;
     out->kernel = j.kernel && j.kind == AN_GUARD_CUDA;
+    if (!out->kernel && !j.need_whole && j.kind == AN_GUARD_CUDA && !ts_node_is_null(named) && design_name(&j, named)) {
+        out->named = ut_strndup(T(&j, named), L(named));
+    } else if (!out->kernel && !j.need_whole && j.kind != AN_GUARD_GENERIC && !script_gate(&j, n)) {
+        TSNode st = gate_statement(&j, n);
+        if (!ts_node_is_null(st)) {
+            size_t len = L(st);
+            const char *nl = memchr(T(&j, st), '\n', len);
+            if (nl) len = (size_t)(nl - T(&j, st));
+            out->stated = ut_strndup(T(&j, st), len > 100 ? 100 : len);
+        }
+    }
     ut_vec_free(&j.visited);
     ut_vec_free(&j.resolved);
     ut_vec_free(&j.frames);
@@ -2251,14 +2416,20 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
  * statements (a few times), then over the whole file's. */
 #define GUARD_MAX_GROWTH 3
 
+void an_guard_verdict_clear(an_guard_verdict *v) {
+    ut_free(v->why);
+    ut_free(v->named);
+    ut_free(v->stated);
+    *v = (an_guard_verdict){AN_GUARD_GENERIC, NULL, false, false, false, NULL, NULL};
+}
+
 void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out) {
     UT_VEC(uint32_t) grow = {0};
     bool must = false;
     for (int round = 0;; round++) {
         grow.len = 0;
         if (judge_once(g, s, e, ported, pctx, out, &grow, &must) || !g->partial) break;
-        ut_free(out->why);
-        out->why = NULL;
+        an_guard_verdict_clear(out);
         if (must || !grow.len || round >= GUARD_MAX_GROWTH || !grow_partial(g, grow.items, grow.len)) {
             go_whole(g);
             judge_once(g, s, e, ported, pctx, out, &grow, &must);

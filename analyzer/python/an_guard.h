@@ -37,7 +37,17 @@ typedef struct {
                        * backend carries MPS tensors, so the test must be false there as it was */
     bool kernel; /* CUDA: the guarded code routes CUDA devices to a kernel the project compiles for the CPU and CUDA
                   * only (its own custom operator where setup.py builds a CUDAExtension): CUDA by design */
+    /* CUDA by design for what the code says of itself (NULL: no such word; malloc'd): named, a CUDA verdict inside a
+     * function or class named for CUDA (its name: `test_cuda_input_roundtrip`, `is_cuda_available`, `info_cuda`);
+     * stated, a verdict that is not GENERIC where the test's own gate states CUDA is required (the skip reason, the
+     * assert's message, the message of what its early exit raises or skips with: "int8 dynamic quant needs CUDA",
+     * "CUDA required for APEX optimizers"), quoted */
+    char *named;
+    char *stated;
 } an_guard_verdict;
+
+/* Frees what a verdict holds and resets it (GENERIC, nothing said). */
+void an_guard_verdict_clear(an_guard_verdict *v);
 
 /* Whether the caller's fixes rewrite [s, e) safely in this pass (a ported torch.cuda call, a decided guard). */
 typedef bool (*an_guard_ported_fn)(void *ctx, uint32_t s, uint32_t e);
@@ -59,8 +69,11 @@ void an_guard_set_helper(an_guard *g, const char *module);
 /* [s, e): the reference to the CUDA test (`torch.cuda.is_available`, the callee of its call). */
 void an_guard_judge(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn ported, void *pctx, an_guard_verdict *out);
 /* The statement that holds [s, e) (a test the guard judged), as the guard's tree holds it whole (a decorated
- * definition with its body, an if statement with its branches): false when there is none. */
-bool an_guard_holder(an_guard *g, uint32_t s, uint32_t e, uint32_t *start, uint32_t *end);
+ * definition with its body, an if statement with its branches): false when there is none. rest: only what the test
+ * gates there: the branch of the if or elif clause whose condition holds it, up to the end of the block that holds
+ * the statement where that branch is an early exit (`if not torch.cuda.is_available(): return`) or the statement an
+ * assert (what the exit protects). */
+bool an_guard_holder(an_guard *g, uint32_t s, uint32_t e, bool rest, uint32_t *start, uint32_t *end);
 void an_guard_free(an_guard *g);
 /* Another module's safe fixes in the run under way: 1 when the run fixes the module at path (its text as the guard
  * read it), with *spans (malloc'd, 2 * *n offsets: [start, end) pairs sorted by start) the safe fixes its own

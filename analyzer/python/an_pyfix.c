@@ -521,8 +521,7 @@ static bool guard_like(const fx *f, const an_diag *d) {
  * get_device_properties(0).major` raises AttributeError on XPU and MPS); unsafe otherwise. The reason goes into the
  * finding's message (an_pyfix_generate). */
 static bool judge_guard(fx *f, const an_diag *d, an_applicability *app) {
-    ut_free(f->verdict.why);
-    f->verdict = (an_guard_verdict){AN_GUARD_GENERIC, NULL, false, false, false};
+    an_guard_verdict_clear(&f->verdict);
     if (!f->guard) { /* every test this pass judges: the guard parses the statements that hold them */
         UT_VEC(uint32_t) tests = {0};
         for (size_t i = 0; i < f->diags->len; i++)
@@ -1770,6 +1769,7 @@ static void say_not_fixed(an_diag *d, const char *why) {
 /* One finding's fix, and what it needs added to *all. */
 static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *all) {
     f->guard_judged = false;
+    if (!d->rule) return; /* left out inside a design scope (below) */
     d->fix = generate(f, d, nd);
     if (f->not_fixed) {
         if (!d->fix) say_not_fixed(d, f->not_fixed);
@@ -1823,23 +1823,51 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
         ut_free(f->verdict.why);
         f->verdict.why = NULL;
     }
-    if (d->rule && d->rule->guard_condition && f->guard_judged && f->verdict.kind == AN_GUARD_CUDA && f->verdict.kernel &&
-        f->verdict.why) {
-        /* the guarded code routes CUDA devices to a kernel the project compiles for the CPU and CUDA only: CUDA by
-         * design. The finding becomes the design finding (an_python: XPU812) over the statement that holds the
-         * test (a skipped test with its decorators, the if statement): its message says why, its scope is set */
+    bool kernel = f->verdict.kind == AN_GUARD_CUDA && f->verdict.kernel && f->verdict.why;
+    if (d->rule && d->rule->guard_condition && f->guard_judged && (kernel || f->verdict.named || f->verdict.stated)) {
+        /* CUDA by design: the guarded code routes CUDA devices to a kernel the project compiles for the CPU and CUDA
+         * only, or the code says it is for CUDA (the guard sits in code named for CUDA; its gate states CUDA is
+         * required). The finding becomes the design finding (an_python: XPU812) over the statement that holds the
+         * test (a skipped test with its decorators, the if statement; after an early exit, the rest of its block):
+         * its message says why, its scope is set */
         uint32_t hs, he;
-        if (an_guard_holder(f->guard, d->start, d->end, &hs, &he)) {
+        if (an_guard_holder(f->guard, d->start, d->end, !kernel, &hs, &he)) {
             ut_buf b;
             ut_buf_init(&b);
-            ut_buf_printf(&b, "`%.*s` guards code that %s: a test that routes CUDA devices to a CUDA kernel, CUDA by "
-                              "design, left as it is (nothing to port here; an XPU kernel would be added beside it)",
-                          (int)(d->end - d->start), f->text + d->start, f->verdict.why);
+            int tl = (int)(d->end - d->start);
+            const char *t = f->text + d->start;
+            if (kernel)
+                ut_buf_printf(&b, "`%.*s` guards code that %s: a test that routes CUDA devices to a CUDA kernel, CUDA by "
+                                  "design, left as it is (nothing to port here; an XPU kernel would be added beside it)",
+                              tl, t, f->verdict.why);
+            else if (f->verdict.named && f->verdict.why && strncmp(f->verdict.why, "sits in ", 8))
+                ut_buf_printf(&b, "`%.*s` sits in `%s`, named for CUDA, and guards code that %s: code whose purpose is "
+                                  "CUDA by its name, left as it is (an XPU sibling of `%s` would be added beside it)",
+                              tl, t, f->verdict.named, f->verdict.why, f->verdict.named);
+            else if (f->verdict.named)
+                ut_buf_printf(&b, "`%.*s` sits in `%s`, named for CUDA: code whose purpose is CUDA by its name, left as "
+                                  "it is (an XPU sibling of `%s` would be added beside it)",
+                              tl, t, f->verdict.named, f->verdict.named);
+            else
+                ut_buf_printf(&b, "`%.*s` gates code that the project states requires CUDA (%s)%s%s: CUDA by design, "
+                                  "left as it is (where that code also runs on XPU, an XPU path would be added beside it)",
+                              tl, t, f->verdict.stated, f->verdict.why ? "; the guarded code " : "",
+                              f->verdict.why ? f->verdict.why : "");
             ut_free(d->message);
             d->message = ut_buf_take(&b);
             d->scope_start = hs, d->scope_end = he;
             ut_free(f->verdict.why);
             f->verdict.why = NULL;
+            if (d->fix) an_fix_free(d->fix), d->fix = NULL; /* an unsafe fix of a stated gate: none */
+            /* what the scope holds is CUDA by design too: its findings are left out (this one speaks for them), and
+             * their fixes no longer count as ported for the guards judged after (the enclosing ones) */
+            for (size_t i = 0; i < f->diags->len; i++) {
+                an_diag *x = &f->diags->items[i];
+                if (x == d || !x->rule || x->scope_end || x->start < hs || x->start >= he) continue;
+                ut_free(x->message);
+                an_fix_free(x->fix);
+                x->message = NULL, x->fix = NULL, x->rule = NULL; /* dropped (an_python compacts the list) */
+            }
         }
     }
     if (d->rule && d->rule->guard_condition && f->verdict.why) {
@@ -1937,7 +1965,16 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     for (size_t k = 0; k < ng; k++) generate_one(&f, &diags->items[order[k]], &nds[order[k]], dev_too_new, &all);
     ut_free(order);
     an_guard_free(f.guard);
-    ut_free(f.verdict.why);
+    an_guard_verdict_clear(&f.verdict);
+    /* what the fixes kept need (a design scope may have left some out after they were counted) */
+    all = (needs){(extra_needs & AN_NEED_TORCH) != 0, (extra_needs & AN_NEED_DEV) != 0, (extra_needs & AN_NEED_HELPER) != 0};
+    for (size_t i = 0; i < diags->len; i++) {
+        const an_fix *x = diags->items[i].fix;
+        if (!x || !(x->applicability == AN_FIX_SAFE || o.unsafe)) continue;
+        all.torch |= (x->needs & AN_NEED_TORCH) != 0;
+        all.dev |= (x->needs & AN_NEED_DEV) != 0;
+        all.helper |= (x->needs & AN_NEED_HELPER) != 0;
+    }
     /* the insertion edit depends on `all` and the header alone: made for the first fix that needs it, copied after */
     bool req_made = false, req_any = false;
     an_edit req = {0};

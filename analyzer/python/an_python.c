@@ -682,6 +682,31 @@ static size_t first_diag_from(const an_diag_list *l, uint32_t pos) {
     return lo;
 }
 
+/* A call the compat helper ports for every device (an entry of a cuda_guard_ok rule with a `compat` form that is
+ * fixed there: `xpuify_device.memory_summary`, `ipc_collect`): a CUDA test around it does not make it CUDA-only by
+ * design, so it is reported and fixed as outside one, and the test is judged like any other (an_guard). */
+static bool helper_ports(const an_fix_options *fix, const an_diag *d) {
+    const an_entry *e = d->entry;
+    if (!fix || fix->target != AN_TARGET_COMPAT || !e || !e->compat) return false;
+    return (e->has_compat_fix ? e->compat_fix : e->fix) != AN_FIX_NONE;
+}
+
+/* d lies in a branch whose test asks the device type (`if DEV == "cuda":`, the rule's own advice, followed), not
+ * only whether CUDA is available (a test that XPU105 reports and judges) */
+static bool device_type_guarded(const ctx *c, const an_diag_list *mine, const an_diag *d) {
+    for (size_t k = 0; k < c->cuda_guarded.len; k++) {
+        range body = c->cuda_guarded.items[k], cond = c->cuda_guard_conds.items[k];
+        if (d->start < body.start || d->end > body.end) continue;
+        bool availability = false;
+        for (size_t j = 0; j < mine->len && !availability; j++) {
+            const an_diag *t = &mine->items[j];
+            availability = t->rule && t->rule->guard_condition && t->start >= cond.start && t->end <= cond.end;
+        }
+        if (!availability) return true;
+    }
+    return false;
+}
+
 static void drop_diag(an_diag *d) {
     ut_free(d->message);
     an_fix_free(d->fix);
@@ -1652,7 +1677,8 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         } else if (!d->rule->in_guarded_code && inside(agn, nagn, d->start, d->end)) {
             note_agnostic(&c, root, agn[last_at_or_before(agn, nagn, d->start)]);
             drop_diag(d);
-        } else if (d->rule->cuda_guard_ok && inside(grd, ngrd, d->start, d->end)) {
+        } else if (d->rule->cuda_guard_ok && !(helper_ports(fix, d) && !device_type_guarded(&c, &mine, d)) &&
+                   inside(grd, ngrd, d->start, d->end)) {
             note_cuda_guarded(&c, root, grd[last_at_or_before(grd, ngrd, d->start)]);
             drop_diag(d);
         } else if (d->rule->in_try_ok && inside(try_b, ntry, d->start, d->end)) {
@@ -1686,7 +1712,8 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         range cond = c.cuda_guard_conds.items[k], body = c.cuda_guarded.items[k];
         bool guards_cuda_only = false;
         for (size_t j = first_diag_from(&mine, body.start); j < mine.len && mine.items[j].start < body.end && !guards_cuda_only; j++)
-            guards_cuda_only = mine.items[j].rule && mine.items[j].rule->cuda_guard_ok && mine.items[j].end <= body.end;
+            guards_cuda_only = mine.items[j].rule && mine.items[j].rule->cuda_guard_ok && !helper_ports(fix, &mine.items[j]) &&
+                               mine.items[j].end <= body.end;
         if (!guards_cuda_only) continue;
         for (size_t j = first_diag_from(&mine, cond.start); j < mine.len && mine.items[j].start < cond.end; j++) {
             an_diag *d = &mine.items[j];

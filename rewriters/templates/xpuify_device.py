@@ -28,7 +28,7 @@ class _LazyTorch:
 torch = _LazyTorch()
 
 __all__ = ["DEV", "device", "device_str", "device_ctx", "autocast", "init", "is_initialized", "module", "is_available", "device_count", "current_device", "set_device",
-           "synchronize", "empty_cache", "ipc_collect", "new_tensor", "manual_seed", "manual_seed_all", "GradScaler", "custom_fwd",
+           "synchronize", "empty_cache", "ipc_collect", "memory_summary", "new_tensor", "manual_seed", "manual_seed_all", "GradScaler", "custom_fwd",
            "custom_bwd", "dist_backend", "dist_backend_available", "dist_available", "OutOfMemoryError"]
 
 _DEFAULT_PRIORITY = "@PRIORITY@"
@@ -433,6 +433,29 @@ def ipc_collect():
     collect (torch.cuda.ipc_collect() raises without CUDA)."""
     if _dev() == "cuda":
         torch.cuda.ipc_collect()
+
+
+def memory_summary(device=None, abbreviated=False):
+    """torch.cuda.memory_summary() on CUDA. Elsewhere the device module's own memory_summary where it has one, else
+    a table of its allocator statistics (torch.xpu.memory_stats(); on MPS the memory torch allocated and the driver
+    holds; on the CPU a line saying there is no device memory): a report for people, never parsed."""
+    dev = _dev()
+    if dev == "cuda":
+        return torch.cuda.memory_summary(device=device, abbreviated=abbreviated)
+    own = getattr(module(), "memory_summary", None) if dev != "cpu" else None
+    if own is not None:
+        return own(device=device, abbreviated=abbreviated)
+    if dev == "cpu":
+        return "memory summary: no accelerator, no device memory"
+    if dev == "mps":
+        stats = {"allocated_bytes.current": memory_allocated(), "driver_allocated_bytes.current": memory_reserved()}
+    else:
+        stats = memory_stats(device)
+    if abbreviated:
+        stats = {k: v for k, v in stats.items() if ".all." in k or "." not in k or k.endswith(".current")}
+    rows = [f"|  {k:<44}| {v:>20} |" for k, v in sorted(stats.items())]
+    rule = "|" + "=" * 69 + "|"
+    return "\n".join([rule, f"|  {dev.upper()} memory summary (allocator statistics){' ' * (69 - 41 - len(dev))}|", rule] + rows + [rule])
 
 
 def mem_get_info(dev=None):

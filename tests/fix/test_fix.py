@@ -551,6 +551,47 @@ def test_bf16_support_on_mps(d):
     eq(p.stdout, "bf16-mixed\n", p.stderr)
 
 
+MEMSUM = """import torch
+
+
+def report():
+    return torch.cuda.memory_summary(device=0, abbreviated=True)
+"""
+
+# runs mem.py's report() with torch.cuda.memory_summary or torch.xpu faked (Debian's torch has neither device)
+FAKE_MEM = """import sys, types, torch
+torch.cuda.memory_summary = lambda device=None, abbreviated=False: "CUDA summary %s %s" % (device, abbreviated)
+stats = {"allocated_bytes.all.current": 512, "num_alloc_retries": 0, "allocated_bytes.small_pool.peak": 7}
+torch.xpu = types.SimpleNamespace(is_available=lambda: True, memory_stats=lambda dev=None: stats)
+import mem
+print(mem.report())
+"""
+
+
+def test_memory_summary_on_every_device(d):
+    """torch.cuda.memory_summary (trainers log it on out-of-memory) has no XPU twin: the compat helper returns CUDA's
+    own summary on CUDA, exactly as before, and a table of the device's allocator statistics elsewhere."""
+    if not debian_torch():
+        return
+    write("mem.py", MEMSUM)
+    write("fake.py", FAKE_MEM)
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    before = subprocess.run([PY, "fake.py"], capture_output=True, text=True, env=env)
+    eq((before.returncode, before.stdout), (0, "CUDA summary 0 True\n"), before.stderr)
+    r = run("fix", "-q", "--no-cache", "--target", "compat", "mem.py")
+    check(r.code in (0, 1), "fix failed", r)
+    check("return xpuify_device.memory_summary(device=0, abbreviated=True)" in read("mem.py"), "ported", read("mem.py"))
+    runs = {dev: subprocess.run([PY, "fake.py"], capture_output=True, text=True, env={**env, "XPUIFY_DEVICE": dev})
+            for dev in ("cuda", "xpu", "cpu")}
+    for dev, p in runs.items():
+        eq(p.returncode, 0, f"{dev}: {p.stderr[-2000:]}")
+    eq(runs["cuda"].stdout, before.stdout, "CUDA: the same summary as before")
+    xpu = runs["xpu"].stdout
+    check("XPU memory summary (allocator statistics)" in xpu and "allocated_bytes.all.current" in xpu and " 512 |" in xpu
+          and "num_alloc_retries" in xpu and "small_pool" not in xpu, "XPU: the statistics, abbreviated", xpu)
+    eq(runs["cpu"].stdout, "memory summary: no accelerator, no device memory\n", "CPU")
+
+
 def test_read_only_file_left_untouched(d):
     write("a.py", CUDA)
     os.chmod("a.py", 0o444)
