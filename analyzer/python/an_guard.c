@@ -2242,7 +2242,13 @@ static bool stem_word(const char *s, size_t n, const char *stem) {
  * training", "requires a CUDA GPU", "CUDA-only", "must run on CUDA"); "CUDA not available" only says what is missing. */
 static bool states_required(const char *s, size_t n) {
     static const char *const stems[] = {"requir", "need", "must", "only", NULL};
+    /* a precision feature XPU has too ("bf16 requires CUDA", "fp16 needs CUDA", "CUDA is required for AMP
+     * training"): the statement is about the devices of its day, and the test is one to port */
+    static const char *const features[] = {"fp16", "bf16", "float16", "bfloat16", "half", "amp", "autocast", "mixed",
+                                           "tf32", NULL};
     if (!names_cuda(s, n)) return false;
+    for (int i = 0; features[i]; i++)
+        if (word_in(s, n, features[i])) return false;
     for (int i = 0; stems[i]; i++)
         if (stem_word(s, n, stems[i])) return true;
     return false;
