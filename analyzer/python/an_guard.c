@@ -2254,6 +2254,31 @@ static bool states_required(const char *s, size_t n) {
     return false;
 }
 
+/* A statement outside tests must give a CUDA-only library as its reason ("Megatron requires CUDA.", "CUDA required
+ * for APEX optimizers", "TensorRT only supports CUDA devices"): a bare "for now i think we need CUDA for DDP" before
+ * device-generic set-up is a limitation the port is there to lift (the test stays XPU105's, the code after it is
+ * ported). A test's skip reason is its author's word on what the test is for. */
+static bool names_cuda_library(const char *s, size_t n) {
+    static const char *const libs[] = {"apex", "megatron", "tensorrt", "trt", "bitsandbytes", "bnb", "xformers", "vllm",
+                                       "flash_attn", "flash-attn", "flashattention", "cutlass", "cudnn", "nccl",
+                                       "cupy", "pycuda", "transformer_engine", "nvml", "nvtx", NULL};
+    for (int i = 0; libs[i]; i++)
+        if (word_in(s, n, libs[i])) return true;
+    return false;
+}
+
+/* n sits in a test function (a `test*` function or method of a test module), or in a decorator of one */
+static bool in_test_function(judge *j, TSNode n) {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (is(p, "decorator") && is(ts_node_parent(p), "decorated_definition")) {
+            TSNode def = field(ts_node_parent(p), "definition");
+            return is(def, "function_definition") && test_function(j, def);
+        }
+        if (is(p, "function_definition")) return test_function(j, p);
+    }
+    return false;
+}
+
 /* the first string literal under n that states CUDA is required, or a NULL node */
 static TSNode stating_string(judge *j, TSNode n) {
     TSTreeCursor c = ts_tree_cursor_new(n);
@@ -2400,6 +2425,8 @@ static bool judge_once(an_guard *g, uint32_t s, uint32_t e, an_guard_ported_fn p
         out->named = ut_strndup(T(&j, named), L(named));
     } else if (!out->kernel && !j.need_whole && j.kind != AN_GUARD_GENERIC && !script_gate(&j, n)) {
         TSNode st = gate_statement(&j, n);
+        if (!ts_node_is_null(st) && !test_code(g) && !in_test_function(&j, n) && !names_cuda_library(T(&j, st), L(st)))
+            st = (TSNode){0};
         if (!ts_node_is_null(st)) {
             size_t len = L(st);
             const char *nl = memchr(T(&j, st), '\n', len);
