@@ -35,6 +35,12 @@ void an_diag_list_free(an_diag_list *l) {
     ut_vec_free(l);
 }
 
+void an_diag_drop(an_diag *d) {
+    ut_free(d->message);
+    an_fix_free(d->fix);
+    d->message = NULL, d->fix = NULL, d->rule = NULL;
+}
+
 void an_diag_locate(an_diag *d, const an_source *src) {
     an_source_position(src, d->start, &d->line, &d->col);
     an_source_position(src, d->end, &d->end_line, &d->end_col);

@@ -54,6 +54,8 @@ const char *an_severity_name(an_severity s);
 const char *an_applicability_name(an_applicability a);
 void an_diag_list_free(an_diag_list *l);
 void an_fix_free(an_fix *f);
+/* Drops a finding in place: frees its message and fix and clears its rule (a list keeps it until compacted). */
+void an_diag_drop(an_diag *d);
 /* Fills line/col fields from the byte range. */
 void an_diag_locate(an_diag *d, const an_source *src);
 /* Sorts by position then code, and drops exact duplicates (same rule and range). */

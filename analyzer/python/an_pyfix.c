@@ -1766,8 +1766,8 @@ static void say_not_fixed(an_diag *d, const char *why) {
     d->message = ut_buf_take(&b);
 }
 
-/* One finding's fix, and what it needs added to *all. */
-static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *all) {
+/* One finding's fix, and what it needs (its fix's `needs`, where the run applies it). */
+static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new) {
     f->guard_judged = false;
     if (!d->rule) return; /* left out inside a design scope (below) */
     d->fix = generate(f, d, nd);
@@ -1863,10 +1863,8 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
              * their fixes no longer count as ported for the guards judged after (the enclosing ones) */
             for (size_t i = 0; i < f->diags->len; i++) {
                 an_diag *x = &f->diags->items[i];
-                if (x == d || !x->rule || x->scope_end || x->start < hs || x->start >= he) continue;
-                ut_free(x->message);
-                an_fix_free(x->fix);
-                x->message = NULL, x->fix = NULL, x->rule = NULL; /* dropped (an_python compacts the list) */
+                if (x != d && x->rule && !x->scope_end && x->start >= hs && x->start < he)
+                    an_diag_drop(x); /* an_python compacts the list */
             }
         }
     }
@@ -1911,12 +1909,8 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new, needs *
     if (f->opt->target == AN_TARGET_ACCELERATOR && (*nd).dev && (!v || !an_version_newer(v, 2, 6)))
         v = "2.6";
     d->fix->min_torch = v;
-    if (d->fix->applicability == AN_FIX_SAFE || f->opt->unsafe) {
-        all->torch |= (*nd).torch;
-        all->dev |= (*nd).dev;
-        all->helper |= (*nd).helper;
+    if (d->fix->applicability == AN_FIX_SAFE || f->opt->unsafe)
         d->fix->needs = ((*nd).torch ? AN_NEED_TORCH : 0) | ((*nd).dev ? AN_NEED_DEV : 0) | ((*nd).helper ? AN_NEED_HELPER : 0);
-    }
 }
 
 unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pynodes *nodes,
@@ -1944,14 +1938,13 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     f.dev = ut_buf_take(&dev);
     bool dev_too_new = o.target == AN_TARGET_ACCELERATOR && an_version_newer("2.6", o.torch_major, o.torch_minor);
     needs *nds = ut_calloc(diags->len ? diags->len : 1, sizeof(needs));
-    needs all = {(extra_needs & AN_NEED_TORCH) != 0, (extra_needs & AN_NEED_DEV) != 0, (extra_needs & AN_NEED_HELPER) != 0};
     /* guards last, the later ones first: whether the code they guard is device-generic counts the fixes of this pass
      * inside it, nested guards included */
     f.diags = diags;
     bool *guardish = ut_calloc(diags->len ? diags->len : 1, sizeof(bool));
     for (size_t i = 0; i < diags->len; i++) {
         guardish[i] = guard_like(&f, &diags->items[i]);
-        if (!guardish[i]) generate_one(&f, &diags->items[i], &nds[i], dev_too_new, &all);
+        if (!guardish[i]) generate_one(&f, &diags->items[i], &nds[i], dev_too_new);
     }
     size_t *order = ut_calloc(diags->len ? diags->len : 1, sizeof(size_t)), ng = 0;
     for (size_t i = 0; i < diags->len; i++)
@@ -1962,12 +1955,12 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
             size_t t = order[m];
             order[m] = order[m - 1], order[m - 1] = t;
         }
-    for (size_t k = 0; k < ng; k++) generate_one(&f, &diags->items[order[k]], &nds[order[k]], dev_too_new, &all);
+    for (size_t k = 0; k < ng; k++) generate_one(&f, &diags->items[order[k]], &nds[order[k]], dev_too_new);
     ut_free(order);
     an_guard_free(f.guard);
     an_guard_verdict_clear(&f.verdict);
-    /* what the fixes kept need (a design scope may have left some out after they were counted) */
-    all = (needs){(extra_needs & AN_NEED_TORCH) != 0, (extra_needs & AN_NEED_DEV) != 0, (extra_needs & AN_NEED_HELPER) != 0};
+    /* what the fixes kept need (known once every guard is judged: a design scope may leave fixes out) */
+    needs all = {(extra_needs & AN_NEED_TORCH) != 0, (extra_needs & AN_NEED_DEV) != 0, (extra_needs & AN_NEED_HELPER) != 0};
     for (size_t i = 0; i < diags->len; i++) {
         const an_fix *x = diags->items[i].fix;
         if (!x || !(x->applicability == AN_FIX_SAFE || o.unsafe)) continue;

@@ -698,20 +698,13 @@ static bool device_type_guarded(const ctx *c, const an_diag_list *mine, const an
         range body = c->cuda_guarded.items[k], cond = c->cuda_guard_conds.items[k];
         if (d->start < body.start || d->end > body.end) continue;
         bool availability = false;
-        for (size_t j = 0; j < mine->len && !availability; j++) {
-            const an_diag *t = &mine->items[j];
-            availability = t->rule && t->rule->guard_condition && t->start >= cond.start && t->end <= cond.end;
-        }
+        for (size_t j = first_diag_from(mine, cond.start); j < mine->len && mine->items[j].start < cond.end && !availability; j++)
+            availability = mine->items[j].rule && mine->items[j].rule->guard_condition && mine->items[j].end <= cond.end;
         if (!availability) return true;
     }
     return false;
 }
 
-static void drop_diag(an_diag *d) {
-    ut_free(d->message);
-    an_fix_free(d->fix);
-    d->message = NULL, d->fix = NULL, d->rule = NULL;
-}
 
 /* the dropped findings (no rule) out of v, keeping the others' order */
 static void compact_dropped(an_diag_list *v) {
@@ -881,7 +874,7 @@ static void design_guards(ctx *c, an_diag_list *mine) {
         an_diag *d = &mine->items[i];
         if (!d->rule || !d->rule->guard_condition || !d->scope_end) continue;
         if (!r || !enabled(c, r)) {
-            drop_diag(d);
+            an_diag_drop(d);
             continue;
         }
         an_message_vars mv = {NULL, NULL, NULL, d->message, NULL};
@@ -1132,7 +1125,7 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
             }
         }
         if (drop) {
-            drop_diag(d);
+            an_diag_drop(d);
         } else if (r->guard_condition && an_pycontext_find(&cx, AN_CTX_RESULT_GUARD, d->start, d->end)) {
             char *m = d->message;
             ut_buf b;
@@ -1673,19 +1666,19 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         an_diag *d = &mine.items[i];
         if (!d->rule || (d->rule->builtin && d->origin == AN_ORIGIN_BUILTIN)) continue;
         if (overlaps(err, nerr, d->start, d->end)) {
-            drop_diag(d);
+            an_diag_drop(d);
         } else if (!d->rule->in_guarded_code && inside(agn, nagn, d->start, d->end)) {
             note_agnostic(&c, root, agn[last_at_or_before(agn, nagn, d->start)]);
-            drop_diag(d);
+            an_diag_drop(d);
         } else if (d->rule->cuda_guard_ok && !(helper_ports(fix, d) && !device_type_guarded(&c, &mine, d)) &&
                    inside(grd, ngrd, d->start, d->end)) {
             note_cuda_guarded(&c, root, grd[last_at_or_before(grd, ngrd, d->start)]);
-            drop_diag(d);
+            an_diag_drop(d);
         } else if (d->rule->in_try_ok && inside(try_b, ntry, d->start, d->end)) {
-            drop_diag(d);
+            an_diag_drop(d);
         } else if (!d->rule->in_guarded_code && inside(brs, nbr, d->start, d->end)) {
             note_cuda_branch(&c, root, brs[last_at_or_before(brs, nbr, d->start)]);
-            drop_diag(d);
+            an_diag_drop(d);
         }
     }
     ut_free(err), ut_free(agn), ut_free(grd), ut_free(try_b), ut_free(brs);
@@ -1704,7 +1697,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         }
     }
     for (size_t i = 0; i < mine.len; i++)
-        if (superseded[i]) drop_diag(&mine.items[i]);
+        if (superseded[i]) an_diag_drop(&mine.items[i]);
     ut_free(superseded);
     /* a CUDA test that guards calls which must stay CUDA-only (rules with cuda_guard_ok) is not a finding of
      * rules marked guard_condition: rewriting it to torch.accelerator would run CUDA-only code on XPU */
@@ -1717,7 +1710,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
         if (!guards_cuda_only) continue;
         for (size_t j = first_diag_from(&mine, cond.start); j < mine.len && mine.items[j].start < cond.end; j++) {
             an_diag *d = &mine.items[j];
-            if (d->rule && d->rule->guard_condition && d->end <= cond.end) drop_diag(d);
+            if (d->rule && d->rule->guard_condition && d->end <= cond.end) an_diag_drop(d);
         }
     }
     if (design.len) { /* the dropped findings (no rule) go first: sorting compares rules */
