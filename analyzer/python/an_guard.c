@@ -262,6 +262,12 @@ static bool holds_defs(judge *j, uint32_t from, uint32_t to, const char *name, s
     return all;
 }
 
+static bool holds_test(uint32_t s, uint32_t e, const uint32_t *tests, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (tests[i] >= s && tests[i] < e) return true;
+    return false;
+}
+
 /* whether [s, e) holds a test or names `import` */
 static bool wanted(const an_guard *g, uint32_t s, uint32_t e, const uint32_t *tests, size_t n) {
     if (word_at_or_after(g->text + s, e - s, "import", 6)) return true;
@@ -289,11 +295,21 @@ static bool select_units(an_guard *g, const uint32_t *tests, size_t n, TSRange *
         an_pyunits_free(&pu);
         return false;
     }
-    TSRange *rs = ut_malloc((pu.units.len + pu.members.len + 1) * sizeof *rs);
+    TSRange *rs = ut_malloc((pu.units.len + pu.members.len + pu.imports.len + 1) * sizeof *rs);
     uint32_t nr = 0, kept = 0;
     for (size_t u = 0; u < pu.units.len; u++) {
         const an_pyunit *x = &pu.units.items[u];
         if (!wanted(g, x->span.start, x->span.end, tests, n)) continue;
+        if (x->imports_known && !holds_test(x->span.start, x->span.end, tests, n)) {
+            /* a function wanted for its imports alone (a `main` that imports wandb): those statements, parsed as
+             * top-level ones (the scope's bindings are every scope's; the definition itself is not held) */
+            for (size_t k = 0; k < x->nimports; k++) {
+                const an_span *im = &pu.imports.items[x->ifirst + k];
+                kept += im->end - im->start;
+                add_range(src, rs, &nr, im->start, im->end);
+            }
+            continue;
+        }
         const an_span *ms = x->mcount ? pu.members.items + x->mfirst : NULL; /* no members: no array at all */
         size_t picked = 0;
         for (size_t m = 0; m < x->mcount; m++) picked += wanted(g, ms[m].start, ms[m].end, tests, n);

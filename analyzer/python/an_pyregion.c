@@ -674,6 +674,47 @@ void an_pyregions_free(an_pyregions *r) {
     ut_vec_free(&r->comments);
 }
 
+/* The import statements of the function definition d (its logical lines after its header): see an_pyunit. */
+static void unit_imports(const an_source *src, const lline_vec *ls, const unit *d, an_pyunit *pu, an_span_vec *out) {
+    const char *t = src->text;
+    size_t first = out->len, words = 0;
+    /* the block openers around the line, by indent: whether each is an except clause's */
+    struct opener {
+        uint32_t indent;
+        bool except;
+    } stack[64];
+    size_t depth = 0;
+    for (uint32_t k = (uint32_t)d->header + 1; k <= d->last; k++) {
+        const lline *l = &ls->items[k];
+        while (depth && stack[depth - 1].indent >= l->indent) depth--;
+        uint32_t a = avail_of(src, l);
+        const char *p = t + l->first;
+        bool in_except = false;
+        for (size_t i = 0; i < depth; i++) in_except |= stack[i].except;
+        if (depth == sizeof stack / sizeof *stack) goto unsure;
+        stack[depth++] = (struct opener){l->indent, word_is(p, a, "except")};
+        if (!word_is(p, a, "import") && !word_is(p, a, "from")) continue;
+        if (in_except || memchr(p, ';', l->end - l->first)) goto unsure;
+        const char *e = t + l->end;
+        size_t here = 0;
+        for (const char *w = p; (w = next_word(t, w, e, "import", 6)); w++) here++;
+        if (!here) goto unsure;
+        words += here;
+        ut_vec_push(out, ((an_span){l->first, l->end}));
+    }
+    {
+        /* every `import` word of the definition is in those statements (not in a docstring, a comment, a one-line
+         * `if x: import y`) */
+        size_t all = 0;
+        for (const char *w = t + d->start, *e = t + d->end; (w = next_word(t, w, e, "import", 6)); w++) all++;
+        if (all != words) goto unsure;
+    }
+    pu->imports_known = true, pu->ifirst = first, pu->nimports = out->len - first;
+    return;
+unsure:
+    out->len = first;
+}
+
 bool an_pyregion_units(const an_source *src, an_pyunits *out) {
     memset(out, 0, sizeof *out);
     lline_vec ls = {0};
@@ -684,10 +725,11 @@ bool an_pyregion_units(const an_source *src, an_pyunits *out) {
         units.items[0].start = src->body;
         size_t ntop = units.len;
         for (size_t j = 0; j < ntop; j++) {
-            an_pyunit pu = {{units.items[j].start, units.items[j].end}, 0, 0};
+            an_pyunit pu = {{units.items[j].start, units.items[j].end}, 0, 0, false, 0, 0};
             uint32_t a = 0;
             const unit *d = &units.items[j];
             const char *kw = d->header >= 0 && !d->compound ? keyword(src, &ls.items[d->header], &a) : NULL;
+            if (kw && word_is(kw, a, "def")) unit_imports(src, &ls, d, &pu, &out->imports);
             if (kw && word_is(kw, a, "class") && opened(src, &ls, &units, (uint32_t)j)) {
                 d = &units.items[j]; /* units may have moved */
                 pu.mfirst = out->members.len, pu.mcount = d->mcount;
@@ -709,4 +751,5 @@ bool an_pyregion_units(const an_source *src, an_pyunits *out) {
 void an_pyunits_free(an_pyunits *u) {
     ut_vec_free(&u->units);
     ut_vec_free(&u->members);
+    ut_vec_free(&u->imports);
 }
