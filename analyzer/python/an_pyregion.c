@@ -729,7 +729,7 @@ bool an_pyregion_units(const an_source *src, an_pyunits *out) {
             uint32_t a = 0;
             const unit *d = &units.items[j];
             const char *kw = d->header >= 0 && !d->compound ? keyword(src, &ls.items[d->header], &a) : NULL;
-            if (kw && word_is(kw, a, "def")) unit_imports(src, &ls, d, &pu, &out->imports);
+            if (kw && (word_is(kw, a, "def") || word_is(kw, a, "class"))) unit_imports(src, &ls, d, &pu, &out->imports);
             if (kw && word_is(kw, a, "class") && opened(src, &ls, &units, (uint32_t)j)) {
                 d = &units.items[j]; /* units may have moved */
                 pu.mfirst = out->members.len, pu.mcount = d->mcount;

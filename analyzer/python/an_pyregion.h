@@ -45,7 +45,7 @@ void an_pyregions_free(an_pyregions *r);
 typedef struct {
     an_span span;
     size_t mfirst, mcount; /* a class: its members in an_pyunits.members (mcount 0: none known) */
-    /* a function definition whose every `import` word is in one of its own import statements, none of them in an
+    /* a function or class definition whose every `import` word is in one of its own import statements, none in an
      * except clause or sharing its line with another statement (`;`): those statements, each from its keyword to
      * the end of its logical line, in an_pyunits.imports (nimports 0 and imports_known false otherwise) */
     bool imports_known;

@@ -393,7 +393,7 @@ def test_verdicts_in_a_large_file_are_those_of_the_whole_file(d):
 
 
 def test_verdicts_over_local_imports_are_those_of_the_whole_file(d):
-    """A function of a large file that holds no test but imports inside (a training script's `main` importing wandb)
+    """A function or class of a large file that holds no test but imports inside (a script's `main` importing wandb)
     gives the guard's partial tree its import statements only (an_pyregion_units: an_pyunit.imports_known), parsed
     as top-level ones: the names they bind mean what they mean in the whole file (a CUDA-only library keeps the test;
     numpy does not), an import in an except clause, or a function whose other text says `import`, is taken whole, and
@@ -406,21 +406,23 @@ def test_verdicts_over_local_imports_are_those_of_the_whole_file(d):
         "async def fallback():\n    try:\n        import apex\n    except ImportError:\n        import fused as apex\n\n\n"
         "def documented():\n    \"\"\"Call after the import of triton.\"\"\"\n    import triton\n\n\n"
         "def cuda_body():\n    import pynvml\n    return torch.cuda.get_device_capability()\n\n\n"
+        "class Holder:\n    def load(self):\n        from flash_attn import flash_attn_qkvpacked_func as fq\n\n\n"
         "def run(x):\n"
         "    if torch.cuda.is_available():\n        x = fa(x)\n"
         "    if torch.cuda.is_available():\n        x = np.zeros(3)\n"
         "    if torch.cuda.is_available():\n        x = apex.amp(x)\n"
         "    if torch.cuda.is_available():\n        x = triton.jit(x)\n"
         "    if torch.cuda.is_available():\n        cuda_body()\n"
+        "    if torch.cuda.is_available():\n        x = fq(x)\n"
         "    return x\n"
     )
     pad = "".join(f"\n\ndef unrelated_{i}(x):\n    y = [x + k for k in range({i})]\n    return sum(y)\n" for i in range(400))
     key = lambda ds: [(x["message"], (x.get("fix") or {}).get("applicability")) for _, x in sorted(ds.items())]
     write("g.py", head)
     alone = xpu105("g.py")
-    check(len(alone) == 5, "the tests are found", alone)
+    check(len(alone) == 6, "the tests are found", alone)
     kinds = [a for _, a in key(alone)]
-    check(kinds.count("safe") >= 1 and kinds.count("safe") < 5, "some safe, some not", alone)
+    check(kinds.count("safe") >= 1 and kinds.count("safe") < 6, "some safe, some not", alone)
     # padding after the tests and between the functions that import (the tests' function is not most of the file)
     for grown in (head + pad, head.replace("\n\ndef run", pad + "\n\ndef run").replace("\n\nasync def", pad + "\n\nasync def")):
         write("g.py", grown)

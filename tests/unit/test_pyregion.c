@@ -1,4 +1,4 @@
-/* Unit tests for an_pyregion_units' import statements of a function definition (an_pyunit.imports_known): the
+/* Unit tests for an_pyregion_units' import statements of a function or class definition (an_pyunit.imports_known): the
  * statements found are exactly its imports, each from its keyword to the end of its logical line; a definition
  * where an `import` word lies elsewhere (a docstring, a one-line `if`), an import in an except clause or sharing
  * its line with another statement is not known. And what the guard relies on (an_guard: select_units): those
@@ -74,7 +74,15 @@ static const char *known =
     "\n"
     "\n"
     "def none_at_all(x):\n"
-    "    return x\n";
+    "    return x\n"
+    "\n"
+    "\n"
+    "class Holder(Base):\n"
+    "    import q\n"
+    "\n"
+    "    def load(self):\n"
+    "        from r import s as t\n"
+    "        return t\n";
 
 static void test_imports_of_a_function(void **state) {
     (void)state;
@@ -99,6 +107,12 @@ static void test_imports_of_a_function(void **state) {
     const an_pyunit *n = unit_at(&pu, &src, "def none_at_all");
     assert_true(n->imports_known);
     assert_int_equal(n->nimports, 0);
+    const an_pyunit *c = unit_at(&pu, &src, "class Holder");
+    assert_true(c->imports_known);
+    assert_int_equal(c->nimports, 2);
+    char *t = span_text(&src, pu.imports.items[c->ifirst + 1]);
+    assert_string_equal(t, "from r import s as t\n");
+    ut_free(t);
     assert_false(unit_at(&pu, &src, "import torch")->imports_known); /* not a definition */
     an_pyunits_free(&pu);
     source_free(&src);
