@@ -296,11 +296,16 @@ static TSNode negated(TSNode cond) {
 }
 
 /* cuDNN beyond its settings: `torch.backends.cudnn.benchmark = True` (also deterministic, enabled, allow_tf32) is
- * a plain flag on every torch build that only tunes CUDA kernels; `cudnn.version()` or a read is a CUDA-only result */
+ * a plain flag on every torch build that only tunes CUDA kernels; `cudnn.version()` or a read is a CUDA-only result.
+ * The name `cudnn` itself only: a function named for it (`make_cudnn_deterministic()`) is its own body's business
+ * (the guard judge follows it). */
 static bool uses_cudnn(const char *s, size_t n) {
     static const char *const flags[] = {"benchmark", "deterministic", "enabled", "allow_tf32", NULL};
     for (const char *p = ut_memmem(s, n, "cudnn", 5); p; p = ut_memmem(p + 5, n - (size_t)(p + 5 - s), "cudnn", 5)) {
         const char *q = p + 5, *end = s + n;
+        if ((p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
+            (q < end && (isalnum((unsigned char)*q) || *q == '_')))
+            continue;
         bool setting = false;
         if (q < end && *q == '.')
             for (int i = 0; flags[i] && !setting; i++) {

@@ -1725,6 +1725,17 @@ static bool compiled_ops_tests(judge *j) {
     return an_project_builds_cuda_extension(project(j));
 }
 
+/* `hasattr(torch.cuda, "memory_summary")`, `hasattr(torch, "cuda")`: the builtin asks what an object has and runs
+ * nothing of it (a torch build has `torch.cuda` and its functions on every device), so its arguments say nothing of
+ * the device the guarded code needs */
+static bool probe_call(judge *j, TSNode call) {
+    TSNode fn = field(call, "function");
+    if (!is(fn, "identifier") || L(fn) != 7 || memcmp(T(j, fn), "hasattr", 7)) return false;
+    bool bound = false;
+    an_pyscope_lookup(&j->g->scope, T(j, fn), L(fn), &bound);
+    return !bound && !defined_at(j->g, 0, j->g->len, "hasattr", 7, NULL);
+}
+
 /* Every node of n's subtree. */
 static void check_code(judge *j, TSNode n) {
     TSTreeCursor c = ts_tree_cursor_new(n);
@@ -1791,7 +1802,9 @@ static void check_code(judge *j, TSNode n) {
             else if (ported(j, S(x), E(x)) || harmless_setting(j, x))
                 down = false;
         } else if (!strcmp(t, "call")) {
-            if (!ported(j, S(x), E(x))) {
+            if (probe_call(j, x)) {
+                down = false;
+            } else if (!ported(j, S(x), E(x))) {
                 size_t f0 = j->follows;
                 check_call(j, x);
                 if (j->follows > f0) ut_vec_push(&j->resolved, field(x, "function"));
