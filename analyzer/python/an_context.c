@@ -303,9 +303,7 @@ static bool uses_cudnn(const char *s, size_t n) {
     static const char *const flags[] = {"benchmark", "deterministic", "enabled", "allow_tf32", NULL};
     for (const char *p = ut_memmem(s, n, "cudnn", 5); p; p = ut_memmem(p + 5, n - (size_t)(p + 5 - s), "cudnn", 5)) {
         const char *q = p + 5, *end = s + n;
-        if ((p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
-            (q < end && (isalnum((unsigned char)*q) || *q == '_')))
-            continue;
+        if ((p > s && ident_char(p[-1])) || (q < end && ident_char(*q))) continue;
         bool setting = false;
         if (q < end && *q == '.')
             for (int i = 0; flags[i] && !setting; i++) {

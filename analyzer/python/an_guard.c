@@ -262,6 +262,7 @@ static bool holds_defs(judge *j, uint32_t from, uint32_t to, const char *name, s
     return all;
 }
 
+/* whether [s, e) holds a test */
 static bool holds_test(uint32_t s, uint32_t e, const uint32_t *tests, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (tests[i] >= s && tests[i] < e) return true;
@@ -270,10 +271,7 @@ static bool holds_test(uint32_t s, uint32_t e, const uint32_t *tests, size_t n) 
 
 /* whether [s, e) holds a test or names `import` */
 static bool wanted(const an_guard *g, uint32_t s, uint32_t e, const uint32_t *tests, size_t n) {
-    if (word_at_or_after(g->text + s, e - s, "import", 6)) return true;
-    for (size_t i = 0; i < n; i++)
-        if (tests[i] >= s && tests[i] < e) return true;
-    return false;
+    return word_at_or_after(g->text + s, e - s, "import", 6) || holds_test(s, e, tests, n);
 }
 
 static void add_range(const an_source *src, TSRange *rs, uint32_t *nr, uint32_t s, uint32_t e) {

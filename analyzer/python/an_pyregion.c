@@ -674,7 +674,7 @@ void an_pyregions_free(an_pyregions *r) {
     ut_vec_free(&r->comments);
 }
 
-/* The import statements of the function definition d (its logical lines after its header): see an_pyunit. */
+/* The import statements of the function or class definition d (its logical lines after its header): see an_pyunit. */
 static void unit_imports(const an_source *src, const lline_vec *ls, const unit *d, an_pyunit *pu, an_span_vec *out) {
     const char *t = src->text;
     size_t first = out->len, words = 0;
