@@ -997,14 +997,26 @@ static bool in_dispatch(const an_dispatches *v, uint32_t s, uint32_t e) {
 
 /* The line holding d carries, in a comment, a marker by which the project says the line is CUDA-specific on purpose
  * (rule cuda-by-design's `markers`: DeepSpeed's `#ignore-cuda`, which its check-torchcuda hook asks for on every
- * deliberate torch.cuda line). The marker found, or NULL; *ls, *le: the line. */
-static const char *marked_cuda(const ctx *c, const an_diag *d, uint32_t *ls, uint32_t *le) {
+ * deliberate torch.cuda line). The marker found, or NULL; *ls, *le: the line. A line's answer is kept in *memo
+ * (findings come in order, many to a line: each line is read once, not once per finding). */
+typedef struct {
+    uint32_t a, b;       /* the line last read, [a, b) (empty: none yet) */
+    const char *marker;  /* its answer */
+} marked_memo;
+
+static const char *marked_cuda(const ctx *c, const an_diag *d, marked_memo *memo, uint32_t *ls, uint32_t *le) {
     const an_rule *r = an_catalog_builtin(c->cat, "cuda-by-design");
     if (!r || !r->markers.len) return NULL;
     const char *t = c->src->text;
+    if (memo->a <= d->start && d->start < memo->b) {
+        *ls = memo->a, *le = memo->b;
+        return memo->marker;
+    }
     uint32_t a = d->start, b = d->start;
     while (a > 0 && t[a - 1] != '\n') a--;
     while (b < c->src->len && t[b] != '\n') b++;
+    memo->a = a, memo->b = b, memo->marker = NULL;
+    *ls = a, *le = b;
     char q = 0;
     uint32_t h = a; /* the comment: the first `#` outside a string */
     for (; h < b && (q || t[h] != '#'); h++)
@@ -1014,10 +1026,8 @@ static const char *marked_cuda(const ctx *c, const an_diag *d, uint32_t *ls, uin
         const char *m = r->markers.items[i];
         size_t ml = strlen(m);
         for (const char *p = t + h; (p = ut_memmem(p, b - (uint32_t)(p - t), m, ml)); p++)
-            if (p + ml == t + b || !(isalnum((unsigned char)p[ml]) || p[ml] == '_' || p[ml] == '-')) {
-                *ls = a, *le = b;
-                return m;
-            }
+            if (p + ml == t + b || !(isalnum((unsigned char)p[ml]) || p[ml] == '_' || p[ml] == '-'))
+                return memo->marker = m;
     }
     return NULL;
 }
@@ -1081,6 +1091,7 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
     size_t nb = cx.kinds[AN_CTX_CUDA_BACKEND].len;
     size_t *count = ut_calloc(nb ? nb : 1, sizeof(size_t));
     an_diag *first = ut_calloc(nb ? nb : 1, sizeof(an_diag));
+    marked_memo memo = {0, 0, NULL};
     for (size_t i = 0; i < mine->len; i++) {
         an_diag *d = &mine->items[i];
         if (!d->rule || d->rule->builtin) continue;
@@ -1094,7 +1105,7 @@ static void filter_context(ctx *c, TSNode root, an_diag_list *mine, an_diag_list
                    in_dispatch(&disp, d->start, d->end); /* a CUDA branch beside other devices' (XPU811) */
         if (why && why->why) note_design(c, why->start, why->end, 0, 0, why->why);
         uint32_t ms, me;
-        const char *mk = drop ? NULL : marked_cuda(c, d, &ms, &me);
+        const char *mk = drop ? NULL : marked_cuda(c, d, &memo, &ms, &me);
         if (mk) {
             ut_buf b;
             ut_buf_init(&b);
