@@ -301,6 +301,11 @@ int cli_check(int argc, char **argv) {
         fprintf(stderr, "xpuify: %zu files, %zu parsed after the prefilter (%" PRIu64 " bytes parsed), %.1f ms (before "
                 "it: files and configurations %.1f ms, rules %.1f ms)\n", res.len, parsed, bytes,
                 ms_engine, o.ms_files, o.ms_rules);
+        size_t qn, q0, qf, qsets;
+        an_catalog_queries_stats(o.cat, &qn, &q0, &qf, &qsets);
+        if (qn + q0 + qf)
+            fprintf(stderr, "xpuify: Python query runs: %zu with the patterns of the rules the file can match (%zu such "
+                    "sets compiled), %zu with none (no query rule can match), %zu with every rule's\n", qn, qsets, q0, qf);
     }
     cli_opts_apply_severity(&o, &res);
     cli_cache_save(&o);

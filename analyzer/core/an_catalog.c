@@ -309,6 +309,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
         else if (!strcmp(key, "report")) r->report = want_str(l, v, key);
         else if (!strcmp(key, "triggers")) want_triggers(l, v, &r->triggers);
         else if (!strcmp(key, "locality")) want_str_list(l, v, key, &r->locality);
+        else if (!strcmp(key, "needs")) want_str_list(l, v, key, &r->needs);
         else if (!strcmp(key, "supersedes")) want_str_list(l, v, key, &r->supersedes);
         else if (!strcmp(key, "markers")) want_str_list(l, v, key, &r->markers);
         else if (!strcmp(key, "fixer")) r->fixer = want_str(l, v, key);
@@ -355,6 +356,7 @@ static void parse_rule(ld *l, an_catalog *c, yaml_node_t *n) {
     if (r->pattern && r->lang == AN_LANG_PYTHON) lerr(l, n, "`pattern` rules are for c and text files; python rules use `query`");
     if (r->files.len && r->lang != AN_LANG_TEXT) lerr(l, n, "`files` only applies to text rules");
     if (r->query && r->lang != AN_LANG_PYTHON) lerr(l, n, "`query` rules exist only for python");
+    if (r->needs.len && !r->query) lerr(l, n, "`needs` only applies to query rules");
     if (!r->code) lerr(l, n, "rule without `code`");
     if (!r->name) lerr(l, n, "rule without `name`");
     if (!r->message) lerr(l, n, "rule `%s` without `message`", r->code ? r->code : "?");
@@ -456,6 +458,7 @@ static void free_res(an_re_vec *v) {
 an_catalog *an_catalog_new(void) {
     an_catalog *c = ut_calloc(1, sizeof(an_catalog));
     pthread_mutex_init(&c->queries_mu, NULL);
+    pthread_mutex_init(&c->live_mu, NULL);
     atomic_init(&c->queries_ready, true);
     return c;
 }
@@ -467,6 +470,7 @@ void an_rule_free(an_rule *r) {
 #define FREE_LIST(v) do { for (size_t i = 0; i < (v).len; i++) ut_free((v).items[i]); ut_vec_free(&(v)); } while (0)
     FREE_LIST(r->triggers);
     FREE_LIST(r->locality);
+    FREE_LIST(r->needs);
     FREE_LIST(r->supersedes);
     FREE_LIST(r->markers);
     FREE_LIST(r->examples.flag);
@@ -492,6 +496,7 @@ static void free_qnames(an_catalog *c, int lang) {
 
 void an_catalog_free(an_catalog *c) {
     if (!c) return;
+    an_qlive_free(c);
     if (c->patterns) {
         for (size_t i = 0; i < c->rules.len; i++)
             if (c->patterns[i]) pcre2_code_free(c->patterns[i]);
@@ -518,6 +523,7 @@ void an_catalog_free(an_catalog *c) {
         free_lits(c, i);
     }
     pthread_mutex_destroy(&c->queries_mu);
+    pthread_mutex_destroy(&c->live_mu);
     ut_free(c);
 }
 
@@ -963,6 +969,7 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
         }
     }
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) nerr += build_locality(c, (an_lang)lang, err);
+    an_qlive_build(c); /* after every trigger's literals are in the scanner */
     if (threaded) pthread_join(qt, NULL);
     else if (eager) build_queries(&qj);
     for (int lang = 0; lang < AN_LANG__COUNT; lang++) {

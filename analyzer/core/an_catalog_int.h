@@ -19,6 +19,9 @@ typedef struct {
     an_plain plain; /* the pattern when it is one literal (an_plain_find finds its matches), else plain.lit NULL */
 } an_cover;
 typedef UT_VEC(an_cover) an_cover_vec;
+/* a rule's triggers, each as the covers of its parts (one; a group: several, all of which must match) */
+typedef UT_VEC(an_cover_vec) an_trigger_covers;
+#define AN_LIVE_SETS 8 /* query sets of some rules only, kept at most (an_qlive.c) */
 typedef struct {
     char *name;
     bool full; /* a name a rule resolves, not only a prefix of one */
@@ -57,10 +60,30 @@ struct an_catalog {
      * finalize, where their errors are reported. */
     atomic_bool queries_ready;
     pthread_mutex_t queries_mu;
+    /* which query rules a file can match (an_qlive.c): the literal covers of each Python query rule's triggers,
+     * by rule index (empty for other rules; NULL when some query rule is the user's), and query sets of the rules
+     * a file can match only, each built on first use from a set of rules (a bit per query rule, in rule order) */
+    an_trigger_covers *rule_trig;
+    size_t nrule_trig;   /* rules when rule_trig was made */
+    uint64_t live_all;   /* the bits of every query rule; 0: no narrowed sets (more than 64 query rules, user rules) */
+    pthread_mutex_t live_mu;
+    struct {
+        uint64_t live;
+        struct an_query_set *qs;
+    } live_sets[AN_LIVE_SETS];
+    size_t nlive_sets;
+    atomic_size_t live_narrowed, live_none, live_full; /* runs served by a narrowed set, by none, by the full set */
     uint8_t fingerprint[20]; /* hash of every rule file loaded (origin and text), in order: the cache key's part */
 };
 
 void an_rule_free(an_rule *r);
 struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_buf *err, int *nerr);
+/* The same for the query rules whose index take[] marks only (take NULL: every one). */
+struct an_query_set *an_query_set_build_some(const an_catalog *c, an_lang lang, const bool *take, ut_buf *err,
+                                             int *nerr);
+/* an_qlive.c: the rules' trigger covers, made in finalize once the literal scanner has every trigger's literals
+ * (an_qlive_build), and freed with what the narrowed sets hold (an_qlive_free) */
+void an_qlive_build(an_catalog *c);
+void an_qlive_free(an_catalog *c);
 void an_query_set_free(struct an_query_set *q);
 #endif

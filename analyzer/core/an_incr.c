@@ -524,7 +524,7 @@ static void full_run(an_incr *inc, const an_catalog *cat, const an_source *src, 
                      const an_fix_options *fix, const char *why) {
     an_diag_list_free(&inc->diags);
     if (inc->have_scope) an_pyscope_free(&inc->scope);
-    an_pyrun run = {inc->tree, 0, UINT32_MAX, 0, 0, NULL, &inc->scope, NULL, 0, NULL, 0, false};
+    an_pyrun run = {inc->tree, 0, UINT32_MAX, 0, 0, NULL, &inc->scope, NULL, 0, NULL, 0, false, NULL};
     if (inc->tree) {
         collect_facts(inc, inc->tree, src, &inc->scope);
         run.scope = &inc->scope, run.keep_scope = NULL;
@@ -661,7 +661,7 @@ void an_incr_analyze(an_incr *inc, const an_catalog *cat, an_lang lang, const an
      * parameter or a probe variable */
     an_pyscope facts;
     collect_facts(inc, tree, src, &facts);
-    an_pyrun run = {tree, r.start, r.end, outside, 0, &facts, NULL, NULL, 0, NULL, 0, false};
+    an_pyrun run = {tree, r.start, r.end, outside, 0, &facts, NULL, NULL, 0, NULL, 0, false, NULL};
     an_python_run(inc->py, cat, src, en, fix, &run, &fresh);
     /* findings outside the region read the file-wide facts too: when the edit changed them (a probe variable
      * added, an import bound differently), the kept findings may be wrong */

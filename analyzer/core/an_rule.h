@@ -97,6 +97,8 @@ typedef struct an_rule {
     UT_VEC(an_entry *) entries;
     UT_VEC(char *) triggers;   /* PCRE2 patterns; a file without any of them cannot match */
     UT_VEC(char *) locality;   /* where a finding can be: patterns whose matches lie inside it (default: triggers) */
+    UT_VEC(char *) needs;      /* a query rule: patterns one of which a file must contain for its query to match
+                                * there (default: triggers); files without any skip its patterns (an_qlive.c) */
     UT_VEC(char *) supersedes; /* codes whose findings inside this one's range are dropped */
     UT_VEC(char *) markers;    /* cuda-by-design: comments by which a project marks a line CUDA-specific on purpose */
     an_examples examples;
@@ -158,6 +160,16 @@ const char *an_kind_name(an_api_kind k);
 /* Compiled per-language query and predicate data, used by the front ends (an_query.c). */
 struct an_query_set;
 const struct an_query_set *an_catalog_queries(const an_catalog *c, an_lang lang);
+/* The query set a file of size bytes needs, from its literal scan (an_catalog_prefilter's found; NULL: every rule's
+ * set): the patterns of only the query rules whose triggers (or `needs`) the file can match, where such a set is
+ * built or worth building (a rule's query matches only in files its triggers let through, so the findings are those
+ * of every rule's set, with less to compile and to match; an_qlive.c); NULL where no query rule can match; else
+ * an_catalog_queries. */
+const struct an_query_set *an_catalog_queries_for(const an_catalog *c, an_lang lang, const uint8_t *found,
+                                                  size_t size);
+/* How an_catalog_queries_for served its calls so far (check -v): with a narrowed set, with no query at all (no
+ * query rule could match), with every rule's set; and how many narrowed sets were compiled. */
+void an_catalog_queries_stats(const an_catalog *c, size_t *narrowed, size_t *none, size_t *full, size_t *sets);
 /* Region selection (an_pyregion.c): matches of `locality` lie inside the statements that can hold a finding. */
 struct pcre2_real_code_8;
 size_t an_catalog_locality(const an_catalog *c, an_lang lang, const struct pcre2_real_code_8 *const **res);

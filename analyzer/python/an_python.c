@@ -1405,7 +1405,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
             *bytes = reg.selected;
         }
     }
-    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false};
+    an_pyrun run = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false, found};
     if (reg.hits_known && reg.hits.len) run.hits = reg.hits.items, run.nhits = reg.hits.len;
     if (tree) run.spans = reg.spans.items, run.nspans = reg.spans.len;
     run.probe_scoped = tree != NULL; /* see below */
@@ -1423,7 +1423,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         tree = NULL;
         if (ok) {
             tree = parse_spans(py, src, &wide, bytes);
-            an_pyrun again = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false};
+            an_pyrun again = {tree, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false, found};
             if (reg.hits_known && reg.hits.len) again.hits = reg.hits.items, again.nhits = reg.hits.len;
             again.spans = wide.items, again.nspans = wide.len;
             an_python_run(py, cat, src, en, fix, &again, out);
@@ -1443,7 +1443,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
         }
         ut_vec_free(&wide);
         if (!ok) {
-            an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false};
+            an_pyrun whole = {NULL, 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false, found};
             *bytes = src->len - src->body;
             an_python_run(py, cat, src, en, fix, &whole, out);
         }
@@ -1629,7 +1629,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     an_pynodes_build(&c.nodes, root); /* one walk of the tree, read by every collector below */
     if (run->scope) c.scope = *run->scope;
     else an_pyscope_collect_nodes(&c.scope, &c.nodes, src->text);
-    const an_query_set *qs = an_catalog_queries(cat, AN_LANG_PYTHON);
+    const an_query_set *qs = an_catalog_queries_for(cat, AN_LANG_PYTHON, run->found, src->len);
     an_span_vec qr = {0};
     if (run->hits && (!qs || an_query_set_statement_level(qs)) && c.lo == 0 && c.hi == UINT32_MAX) {
         query_ranges(&c.nodes, run->hits, run->nhits, &qr);

@@ -49,6 +49,9 @@ typedef struct {
     /* The caller analyzes the file again when a finding has a scope (an_python_analyze's regions): a run that
      * finds one then stops before the fixes, which the caller would drop with the findings. */
     bool probe_scoped;
+    /* The prefilter's literal scan of src (an_python_analyze's found), or NULL: the query set is then every rule's;
+     * with it, that of the rules the file can match (an_catalog_queries_for). */
+    const uint8_t *found;
 } an_pyrun;
 void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, const bool *enabled,
                    const an_fix_options *fix, an_pyrun *run, an_diag_list *out);

@@ -365,6 +365,11 @@ static bool build_shared(struct an_query_set *qs, const TSLanguage *tl, const an
 }
 
 struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_buf *err, int *nerr) {
+    return an_query_set_build_some(c, lang, NULL, err, nerr);
+}
+
+struct an_query_set *an_query_set_build_some(const an_catalog *c, an_lang lang, const bool *take, ut_buf *err,
+                                             int *nerr) {
     const TSLanguage *tl = an_query_language(lang);
     ut_buf src;
     ut_buf_init(&src);
@@ -372,7 +377,7 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
     UT_VEC(uint32_t) starts = {0};
     for (size_t i = 0; i < c->rules.len; i++) {
         const an_rule *r = c->rules.items[i];
-        if (r->lang != lang || !r->query) continue;
+        if (r->lang != lang || !r->query || (take && !take[i])) continue;
         if (!tl) {
             ut_buf_printf(err, "%s:%d: rule %s: `query` rules exist only for python\n", r->origin, r->origin_line, r->code);
             (*nerr)++;

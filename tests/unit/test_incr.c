@@ -177,7 +177,7 @@ static void session(const char *path, const char *initial, size_t len, int steps
         /* the region re-analysis and merge equal a full analysis of the same tree */
         if (an_incr_tree(inc)) {
             an_diag_list whole = {0};
-            an_pyrun run = {an_incr_tree(inc), 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false};
+            an_pyrun run = {an_incr_tree(inc), 0, UINT32_MAX, 0, 0, NULL, NULL, NULL, 0, NULL, 0, false, NULL};
             an_python_run(py, cat, &src, NULL, fo, &run, &whole);
             same(an_incr_diags(inc), &whole, text, step);
             an_diag_list_free(&whole);
