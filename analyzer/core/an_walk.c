@@ -191,7 +191,6 @@ static int cmp_file(const void *a, const void *b) {
 
 int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt, an_file_list *out, ut_buf *errs) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, git_once);
     int bad = 0;
     for (size_t i = 0; i < npaths; i++) {
         const char *path = paths[i];
@@ -206,6 +205,9 @@ int an_walk(const char *const *paths, size_t npaths, const an_walk_options *opt,
          * is checked whatever ignores it (as ruff does), so pre-commit's file lists open no repository per file */
         if (!opt->no_ignore && S_ISDIR(st.st_mode)) {
             char abs[PATH_MAX];
+            /* libgit2 is started only here: its start-up reads the system's CA certificates (~15 ms), which a run
+             * over named files (a pre-commit hook's) never needs */
+            pthread_once(&once, git_once);
             if (realpath(path, abs) && git_repository_open_ext(&w.repo, abs, 0, NULL) == 0) {
                 const char *wd = git_repository_workdir(w.repo);
                 char wabs[PATH_MAX];
