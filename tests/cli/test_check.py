@@ -214,6 +214,18 @@ def test_threads_agree(d):
     eq(len(json.loads(a)), 40)
 
 
+def test_files_of_every_size_keep_their_order(d):
+    # threads take the files as they finish others, small and large mixed: the report keeps the paths' order
+    for i in range(12):
+        write(f"s{i:02}.py", "import torch\n" + "x = torch.zeros(1).cuda()\n" * (1 + (i * 37) % 11 * 200))
+    a = run("check", "--format", "json", "--no-cache", "-j", "1")
+    b = run("check", "--format", "json", "--no-cache", "-j", "2")
+    eq(a.out, b.out)
+    paths = [x["path"] for x in a.json()]
+    eq(paths, sorted(paths))
+    eq(sorted(set(paths)), [f"s{i:02}.py" for i in range(12)])
+
+
 def test_rule_command(d):
     r = run("rule", "XPU101")
     eq(r.code, 0)
