@@ -72,6 +72,7 @@ struct an_catalog {
         struct an_query_set *qs;
     } live_sets[AN_LIVE_SETS];
     size_t nlive_sets;
+    size_t live_rules, live_budget; /* rules in the sets compiled so far, and the most there may be */
     atomic_size_t live_narrowed, live_none, live_full; /* runs served by a narrowed set, by none, by the full set */
     uint8_t fingerprint[20]; /* hash of every rule file loaded (origin and text), in order: the cache key's part */
 };

@@ -15,9 +15,10 @@
  *
  * Only the shipped rules are narrowed: a user's query rule may match where its triggers do not (nothing checks
  * that), so a catalog with one always gets every rule's set. The narrowed sets are few (AN_LIVE_SETS, the first
- * ones asked for) and small (at most LIVE_MAX rules each), and a new one is compiled only while every rule's set is
- * not (a run of a few files, as a pre-commit hook makes, may never need that one) or for a large file, so that
- * compiling them costs less than they save; any other file gets every rule's set. */
+ * ones asked for) and small (at most LIVE_MAX rules each, and together at most half of the rules), a file is served
+ * by the smallest kept set that holds every rule it can match, and a new one is compiled only while every rule's
+ * set is not (a run of a few files, as a pre-commit hook makes, may never need that one) or for a large file, so
+ * that compiling them costs less than they save; any other file gets every rule's set. */
 #include "analyzer/core/an_catalog_int.h"
 #include "util/ut_mem.h"
 #include <stdlib.h>
@@ -63,6 +64,7 @@ void an_qlive_free(an_catalog *c) {
     for (size_t j = 0; j < c->nlive_sets; j++) an_query_set_free(c->live_sets[j].qs);
     c->nlive_sets = 0;
     c->live_all = 0;
+    c->live_rules = c->live_budget = 0;
 }
 
 void an_qlive_build(an_catalog *c) {
@@ -100,6 +102,7 @@ void an_qlive_build(an_catalog *c) {
         }
     }
     c->live_all = nq == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nq) - 1;
+    c->live_budget = nq / 2 > LIVE_MAX ? nq / 2 : LIVE_MAX;
 }
 
 const struct an_query_set *an_catalog_queries_for(const an_catalog *cc, an_lang lang, const uint8_t *found,
@@ -128,11 +131,20 @@ const struct an_query_set *an_catalog_queries_for(const an_catalog *cc, an_lang 
     const struct an_query_set *qs = NULL;
     bool have = false;
     pthread_mutex_lock(&c->live_mu);
-    for (size_t j = 0; j < c->nlive_sets && !have; j++)
-        if (c->live_sets[j].live == live) qs = c->live_sets[j].qs, have = true;
+    /* a kept set that holds every rule the file can match serves it (its other rules cannot match there): the
+     * one with the fewest rules */
+    int best = 65;
+    for (size_t j = 0; j < c->nlive_sets; j++) {
+        uint64_t l = c->live_sets[j].live;
+        int k = __builtin_popcountll(l);
+        if ((l & live) == live && c->live_sets[j].qs && k < best) qs = c->live_sets[j].qs, have = true, best = k;
+    }
     /* a new set is compiled while every rule's is not (a run of few files may never need it), or for a large file
      * (the matching a set saves grows with the file, its compilation does not) */
     bool worth = !atomic_load_explicit(&c->queries_ready, memory_order_acquire) || size >= LIVE_LARGE;
+    /* and the sets compiled hold at most half as many rules as there are, together: a run of a few files with
+     * different words never compiles more than about half of what the full set costs */
+    worth = worth && c->live_rules + (size_t)n <= c->live_budget;
     if (!have && worth && c->nlive_sets < AN_LIVE_SETS) {
         bool *take = ut_calloc(c->rules.len, sizeof(bool));
         for (size_t i = 0, k = 0; i < c->rules.len; i++) {
@@ -150,6 +162,7 @@ const struct an_query_set *an_catalog_queries_for(const an_catalog *cc, an_lang 
         }
         ut_buf_free(&err);
         ut_free(take);
+        c->live_rules += (size_t)n;
         c->live_sets[c->nlive_sets].live = live;
         c->live_sets[c->nlive_sets].qs = built;
         c->nlive_sets++;

@@ -5,6 +5,7 @@ every labelled fixture and example is checked both ways (XPUIFY_NO_QLIVE=1: ever
 the fixes' diff too. `check -v` says which set each run got, so the narrowing is seen to happen; a user's rule is
 never narrowed (its `needs` are not checked against its query)."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
@@ -72,6 +73,29 @@ def test_dense_device_strings_with_and_without_a_quoted_cuda():
         check(want in r.err, r.err)
         r = run("check", "--no-cache", "--exit-zero", "-v", f, env=OFF)
         check("0 with none (no query rule can match), 1 with every rule's" in r.err, r.err)
+
+
+def test_a_kept_set_serves_every_file_whose_rules_it_holds():
+    # one thread, paths in order: a.py's set (`.cuda()` and `is_cuda`) holds every rule b.py (`.cuda()` only) can
+    # match, so b.py is served by it and no second set is compiled
+    write("a.py", "import torch\nif x.is_cuda:\n    y = x.cuda()\n")
+    write("b.py", "import torch\ny = x.cuda()\n")
+    r = run("check", "--no-cache", "--exit-zero", "-v", "--threads", "1", "a.py", "b.py")
+    check("2 with the patterns of the rules the file can match (1 such sets compiled)" in r.err, r.err)
+    # files of many different words: the sets compiled stay few (AN_LIVE_SETS) and small together (half the rules)
+    words = ["x.cuda()", "x.is_cuda", "torch.device('cuda')", "x.ipc_handle()", "enable_timing=True",
+             "get_device_properties(0)", "GradScaler()", "fork_rng()", "register_kernel('cuda')", "cudnn.benchmark",
+             "backend='nccl'", "NCCL_DEBUG", "device_ids=[0]", "CUDA_VISIBLE_DEVICES", "nvidia-smi"]
+    files = []
+    for i, w in enumerate(words):
+        write(f"m{i:02}.py", f"import torch\nv = {w}\n")
+        files.append(f"m{i:02}.py")
+    a = run("check", "--no-cache", "--exit-zero", "-v", "--threads", "1", "--format", "json", *files)
+    m = re.search(r"query runs: (\d+) with the patterns of the rules the file can match \((\d+) such sets compiled\)", a.err)
+    check(m, a.err)
+    check(int(m.group(2)) <= 8, a.err)
+    b = run("check", "--no-cache", "--exit-zero", "--threads", "1", "--format", "json", *files, env=OFF)
+    eq(a.out, b.out)
 
 
 NEEDS_RULE = """rules:
