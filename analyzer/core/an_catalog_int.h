@@ -82,6 +82,9 @@ struct an_query_set *an_query_set_build(const an_catalog *c, an_lang lang, ut_bu
 /* The same for the query rules whose index take[] marks only (take NULL: every one). */
 struct an_query_set *an_query_set_build_some(const an_catalog *c, an_lang lang, const bool *take, ut_buf *err,
                                              int *nerr);
+/* Whether every query rule of the language is rooted below statements (an_query_set_statement_level of the set of
+ * them all), read from their texts without compiling them. */
+bool an_query_rules_statement_level(const an_catalog *c, an_lang lang);
 /* an_qlive.c: the rules' trigger covers, made in finalize once the literal scanner has every trigger's literals
  * (an_qlive_build), and freed with what the narrowed sets hold (an_qlive_free) */
 void an_qlive_build(an_catalog *c);

@@ -13,6 +13,10 @@
  * though its trigger (the word `cuda`) lets it through for other rules. tests/cli/test_qlive.py checks every
  * fixture and example both ways (XPUIFY_NO_QLIVE=1: every rule's set, always).
  *
+ * Nor is anything narrowed where some query rule is rooted at a definition, a block or a wildcard: the front end
+ * then walks whole definitions rather than the statements that hold a match, for every rule's set, and a smaller
+ * set (or none) would make it walk less.
+ *
  * Only the shipped rules are narrowed: a user's query rule may match where its triggers do not (nothing checks
  * that), so a catalog with one always gets every rule's set. The narrowed sets are few (AN_LIVE_SETS, the first
  * ones asked for) and small (at most LIVE_MAX rules each, and together at most half of the rules), a file is served
@@ -78,6 +82,10 @@ void an_qlive_build(an_catalog *c) {
     }
     an_lits *lits = c->lits[AN_LANG_PYTHON];
     if (!nq || nq > 64 || !lits || getenv("XPUIFY_NO_QLIVE")) return; /* the equivalence test's switch */
+    /* the front end walks and queries only the statements that hold a locality match when the set is rooted below
+     * statements (an_python_run), and a narrowed set (or none) would be where every rule's is not: the same
+     * statements must be read either way */
+    if (!an_query_rules_statement_level(c, AN_LANG_PYTHON)) return;
     c->rule_trig = ut_calloc(c->rules.len, sizeof *c->rule_trig);
     c->nrule_trig = c->rules.len;
     for (size_t i = 0; i < c->rules.len; i++) {

@@ -216,6 +216,14 @@ static bool roots_below_statements(const char *q) {
 
 bool an_query_set_statement_level(const an_query_set *qs) { return qs && qs->statement_level; }
 
+bool an_query_rules_statement_level(const an_catalog *c, an_lang lang) {
+    for (size_t i = 0; i < c->rules.len; i++) {
+        const an_rule *r = c->rules.items[i];
+        if (r->lang == lang && r->query && !roots_below_statements(r->query)) return false;
+    }
+    return true;
+}
+
 /* Whether every top-level pattern of a query text is a plain named node with at most captures after it: no
  * supertype (`expression`, `_compound_statement`, ...), no wildcard, field, anchor, quantifier, group, alternation
  * or anonymous node at the top (anything unclear answers no). Such a pattern's root matches by its own symbol
