@@ -983,7 +983,7 @@ int an_catalog_finalize(an_catalog *c, ut_buf *err) {
 }
 
 /* found: the language's literals seen in the text (NULL: scan none, run every pattern) */
-static bool may_match(const an_cover *cv, const uint8_t *found) {
+bool an_cover_may_match(const an_cover *cv, const uint8_t *found) {
     return !found || cv->always ||
            (an_lits_any(found, cv->ids.items, cv->ids.len) && an_lits_all(found, cv->also.items, cv->also.len));
 }
@@ -1012,14 +1012,14 @@ bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, s
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
     int rc = -1;
     for (size_t k = 0; rc < 0 && k < c->prefilter[lang].len; k++)
-        if (may_match(&c->prefilter_cov[lang].items[k], found))
+        if (an_cover_may_match(&c->prefilter_cov[lang].items[k], found))
             rc = may_match_rc(pcre2_match(c->prefilter[lang].items[k], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL));
     for (size_t k = 0; rc < 0 && k < c->anchored[lang].len; k++) {
         const an_re_vec *g = &c->anchored[lang].items[k];
         const an_cover_vec *gc = &c->anchored_cov[lang].items[k];
         rc = 0;
         for (size_t p = 0; rc >= 0 && p < g->len; p++) /* every part's literals first: they cost nothing */
-            if (!may_match(&gc->items[p], found)) rc = -1;
+            if (!an_cover_may_match(&gc->items[p], found)) rc = -1;
         for (size_t p = 0; rc >= 0 && p < g->len; p++)
             rc = may_match_rc(pcre2_match(g->items[p], (PCRE2_SPTR)text, len, 0, PCRE2_NO_UTF_CHECK, md, NULL));
     }
@@ -1031,14 +1031,14 @@ bool an_catalog_prefilter(const an_catalog *c, an_lang lang, const char *text, s
 bool an_catalog_may_have_directives(const an_catalog *c, an_lang lang, const char *text, size_t len,
                                     const uint8_t *found) {
     if (!found || !c->lits[lang]) return an_suppress_may_have_directives(text, len);
-    return may_match(&c->directives[lang], found);
+    return an_cover_may_match(&c->directives[lang], found);
 }
 
 void an_catalog_locality_live(const an_catalog *c, an_lang lang, const char *text, size_t len, const uint8_t *given,
                               bool *live) {
     uint8_t stack[512];
     const uint8_t *found = given ? given : scan_literals(c, lang, text, len, NULL, stack, sizeof stack);
-    for (size_t k = 0; k < c->locality[lang].len; k++) live[k] = may_match(&c->locality_cov[lang].items[k], found);
+    for (size_t k = 0; k < c->locality[lang].len; k++) live[k] = an_cover_may_match(&c->locality_cov[lang].items[k], found);
     if (found != stack && found != given) ut_free((uint8_t *)found);
 }
 

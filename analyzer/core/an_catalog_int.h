@@ -19,6 +19,8 @@ typedef struct {
     an_plain plain; /* the pattern when it is one literal (an_plain_find finds its matches), else plain.lit NULL */
 } an_cover;
 typedef UT_VEC(an_cover) an_cover_vec;
+/* The pattern of cover cv can match a text whose literal scan is found (NULL: nothing scanned, it may). */
+bool an_cover_may_match(const an_cover *cv, const uint8_t *found);
 /* a rule's triggers, each as the covers of its parts (one; a group: several, all of which must match) */
 typedef UT_VEC(an_cover_vec) an_trigger_covers;
 #define AN_LIVE_SETS 8 /* query sets of some rules only, kept at most (an_qlive.c) */

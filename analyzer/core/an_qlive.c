@@ -31,16 +31,11 @@
 #define LIVE_MAX 6               /* rules in a narrowed set at most (each costs a few milliseconds of ts_query_new) */
 #define LIVE_LARGE (64u << 10)   /* a file this large gets a set of its own even once every rule's is compiled */
 
-static bool cover_may(const an_cover *cv, const uint8_t *found) {
-    return cv->always ||
-           (an_lits_any(found, cv->ids.items, cv->ids.len) && an_lits_all(found, cv->also.items, cv->also.len));
-}
-
 /* one of the rule's triggers can match: every part of it may (a part without a provable cover always may) */
 static bool rule_may(const an_trigger_covers *t, const uint8_t *found) {
     for (size_t k = 0; k < t->len; k++) {
         bool all = true;
-        for (size_t p = 0; p < t->items[k].len && all; p++) all = cover_may(&t->items[k].items[p], found);
+        for (size_t p = 0; p < t->items[k].len && all; p++) all = an_cover_may_match(&t->items[k].items[p], found);
         if (all) return true;
     }
     return !t->len; /* no trigger known: it may */
