@@ -1166,7 +1166,9 @@ static void keep_outermost(an_ctx_facts *v) {
 void an_pycontext_collect(an_pycontext *cx, TSNode root, const char *src, const char *path) {
     an_pynodes nodes;
     an_pynodes_build(&nodes, root);
+    const an_pynodes *was = an_py_field_index(&nodes);
     an_pycontext_collect_nodes(cx, &nodes, src, path);
+    an_py_field_index(was);
     an_pynodes_free(&nodes);
 }
 

@@ -272,7 +272,9 @@ void an_dispatch_collect(an_dispatches *out, TSNode root, const char *src, const
     if (!may_dispatch(src, spans, nspans)) return;
     an_pynodes nodes;
     an_pynodes_build(&nodes, root);
+    const an_pynodes *was = an_py_field_index(&nodes);
     collect(out, &nodes, src);
+    an_py_field_index(was);
     an_pynodes_free(&nodes);
 }
 

@@ -495,7 +495,9 @@ void an_flow_collect(TSNode root, const char *text, uint32_t len, uint32_t lo, u
     if (!may_hold_literals(text, len)) return;
     an_pynodes nodes;
     an_pynodes_build(&nodes, root);
+    const an_pynodes *was = an_py_field_index(&nodes);
     an_flow_collect_nodes(&nodes, text, len, lo, hi, out);
+    an_py_field_index(was);
     an_pynodes_free(&nodes);
 }
 

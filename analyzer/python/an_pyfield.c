@@ -1,5 +1,6 @@
 /* an_pyfield: field ids of the Python grammar by name, hashed once (see an_pyfield.h). */
 #include "analyzer/python/an_pyfield.h"
+#include "analyzer/python/an_pynodes.h"
 #include <pthread.h>
 #include <string.h>
 
@@ -31,11 +32,60 @@ static void make_table(void) {
     }
 }
 
+static _Thread_local const an_pynodes *index_set; /* the index this thread reads (an_py_field_index) */
+static _Thread_local uint32_t index_hint;           /* where the last node was found: the next is mostly near */
+
+const struct an_pynodes_s *an_py_field_index(const struct an_pynodes_s *v) {
+    const an_pynodes *old = index_set;
+    index_set = v;
+    index_hint = 0;
+    return old;
+}
+
+/* the start byte of the node at i (TSNode's first context word, as ts_node_start_byte reads it) */
+static inline uint32_t start_at(const an_pynodes *v, uint32_t i) { return v->items[i].node.context[0]; }
+
+/* the position of n in the index v (nodes in pre-order, so start bytes ascend): the first node starting at n's
+ * start, searched outward from the last one found, then the nodes starting there; false when n is not listed */
+static bool find_node(const an_pynodes *v, TSNode n, uint32_t *at) {
+    uint32_t s = n.context[0], len = v->len, h = index_hint < len ? index_hint : 0, a, b, step = 1;
+    /* the first index with start >= s lies in [a, b] (b == len: none) */
+    if (start_at(v, h) < s) {
+        while (h + step < len && start_at(v, h + step) < s) h += step, step *= 2;
+        a = h + 1, b = h + step < len ? h + step : len;
+    } else {
+        while (h >= step && start_at(v, h - step) >= s) h -= step, step *= 2;
+        a = h >= step ? h - step + 1 : 0, b = h;
+    }
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (start_at(v, m) < s) a = m + 1;
+        else b = m;
+    }
+    for (uint32_t i = a; i < len && start_at(v, i) == s; i++)
+        if (v->items[i].node.id == n.id) {
+            *at = index_hint = i;
+            return true;
+        }
+    return false;
+}
+
+static TSNode child_by_field(TSNode n, TSFieldId id) {
+    const an_pynodes *v = index_set;
+    uint32_t i;
+    if (id && v && v->len && v->items[0].node.tree == n.tree && find_node(v, n, &i)) {
+        for (uint32_t j = i + 1; j < v->items[i].next; j = v->items[j].next)
+            if (v->items[j].field == id) return v->items[j].node;
+        return (TSNode){{0, 0, 0, 0}, NULL, NULL}; /* the null node, as tree-sitter 0.20 makes it */
+    }
+    return ts_node_child_by_field_id(n, id);
+}
+
 TSNode an_py_field(TSNode n, const char *name, uint32_t len) {
     if (ts_node_is_null(n) || !len || ts_tree_language(n.tree) != tree_sitter_python())
         return ts_node_child_by_field_name(n, name, len);
     pthread_once(&once, make_table);
     for (uint32_t s = slot(name, len); table[s].name; s = (s + 1) & (SLOTS - 1))
-        if (table[s].len == len && !memcmp(table[s].name, name, len)) return ts_node_child_by_field_id(n, table[s].id);
+        if (table[s].len == len && !memcmp(table[s].name, name, len)) return child_by_field(n, table[s].id);
     return ts_node_child_by_field_id(n, 0);
 }

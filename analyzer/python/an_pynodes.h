@@ -19,7 +19,7 @@ typedef struct {
     TSSymbol sym;     /* ts_node_symbol(node), read once */
 } an_pynode;
 
-typedef struct {
+typedef struct an_pynodes_s {
     an_pynode *items;
     uint32_t len, cap;
 } an_pynodes;

@@ -1627,6 +1627,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     ut_buf_init(&c.tmp);
     collect_errors(&c, root);
     an_pynodes_build(&c.nodes, root); /* one walk of the tree, read by every collector below */
+    const an_pynodes *outer_index = an_py_field_index(&c.nodes); /* an_py_field reads it */
     if (run->scope) c.scope = *run->scope;
     else an_pyscope_collect_nodes(&c.scope, &c.nodes, src->text);
     const an_query_set *qs = an_catalog_queries_for(cat, AN_LANG_PYTHON, run->found, src->len);
@@ -1791,6 +1792,7 @@ finish:
     ut_vec_free(&c.cuda_branches);
     ut_vec_free(&c.design);
     ut_vec_free(&c.cuda_guard_conds);
+    an_py_field_index(outer_index);
     an_pynodes_free(&c.nodes);
     if (run->scope) {} /* borrowed */
     else if (run->keep_scope) *run->keep_scope = c.scope;

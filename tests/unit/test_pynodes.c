@@ -5,7 +5,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_pynodes.h"
+#include "tests/unit/unit_files.h"
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,11 +145,91 @@ static void kinds_name_types(void **state) {
     free(k.kinds);
 }
 
+/* an_py_field with the tree's index set gives what ts_node_child_by_field_id gives, for every node of the index and
+ * every field of the grammar (also fields the node cannot have: the null node), and for nodes of another tree or
+ * none (no index for them: tree-sitter's answer) */
+static void fields_from_the_index(const char *src, uint32_t len, TSParser *p) {
+    TSTree *t = ts_parser_parse_string(p, NULL, src, len);
+    TSTree *other = ts_parser_parse_string(p, NULL, src, len);
+    an_pynodes v;
+    an_pynodes_build(&v, ts_tree_root_node(t));
+    const TSLanguage *l = tree_sitter_python();
+    uint32_t nf = ts_language_field_count(l);
+    assert_null(an_py_field_index(&v));
+    /* in the index's order, then backwards and strided: the search starts from the last node found */
+    for (int order = 0; order < 3; order++)
+        for (uint32_t k = 0; k < v.len; k++) {
+            uint32_t i = order == 0 ? k : order == 1 ? v.len - 1 - k : (uint32_t)(((uint64_t)k * 7919) % v.len);
+            TSNode n = v.items[i].node;
+            for (uint32_t f = 1; f <= nf; f++) {
+                const char *name = ts_language_field_name_for_id(l, (TSFieldId)f);
+                if (!name) continue;
+                TSNode want = ts_node_child_by_field_id(n, (TSFieldId)f);
+                TSNode got = an_py_field(n, name, (uint32_t)strlen(name));
+                if (!ts_node_eq(got, want))
+                    fail_msg("field %s of %s at %u: index %s, tree-sitter %s", name, ts_node_type(n),
+                             ts_node_start_byte(n), ts_node_is_null(got) ? "none" : ts_node_type(got),
+                             ts_node_is_null(want) ? "none" : ts_node_type(want));
+            }
+        }
+    /* a node of another tree of the same text: not found in the index, tree-sitter answers */
+    TSNode o = ts_tree_root_node(other);
+    if (ts_node_named_child_count(o)) {
+        TSNode st = ts_node_named_child(o, 0);
+        for (uint32_t f = 1; f <= nf; f++) {
+            const char *name = ts_language_field_name_for_id(l, (TSFieldId)f);
+            if (name) assert_true(ts_node_eq(an_py_field(st, name, (uint32_t)strlen(name)),
+                                             ts_node_child_by_field_id(st, (TSFieldId)f)));
+        }
+    }
+    assert_ptr_equal(an_py_field_index(NULL), &v);
+    an_pynodes_free(&v);
+    ts_tree_delete(other);
+    ts_tree_delete(t);
+}
+
+static void field_fixtures(const char *dir, TSParser *p, int *files) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (e->d_name[0] == '.') continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (n > 3 && !strcmp(e->d_name + n - 3, ".py")) {
+            size_t len;
+            char *src = slurp(path, &len);
+            if (!src) continue;
+            fields_from_the_index(src, (uint32_t)len, p);
+            free(src);
+            (*files)++;
+        } else if (!strchr(e->d_name, '.')) {
+            field_fixtures(path, p, files);
+        }
+    }
+    closedir(d);
+}
+
+static void index_answers_fields(void **state) {
+    (void)state;
+    TSParser *p = ts_parser_new();
+    ts_parser_set_language(p, tree_sitter_python());
+    for (size_t k = 0; k < sizeof samples / sizeof *samples; k++)
+        fields_from_the_index(samples[k], (uint32_t)strlen(samples[k]), p);
+    int files = 0;
+    field_fixtures("fixtures/python", p, &files);
+    field_fixtures("fixtures/golden", p, &files);
+    assert_true(files > 50); /* run from the repository root, as make unit does */
+    ts_parser_delete(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(index_is_the_cursor_walk),
         cmocka_unit_test(index_of_large_trees),
         cmocka_unit_test(kinds_name_types),
+        cmocka_unit_test(index_answers_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
