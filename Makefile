@@ -48,7 +48,7 @@ RULE_FILES   := $(sort $(wildcard rules/*/*.yml))
 TEMPLATES    := $(sort $(wildcard rewriters/templates/*))
 
 LIB_SRC := $(SRC_UTIL) $(SRC_ANALYZER) $(SRC_OUTPUT) $(SRC_REWRITE) $(SRC_CONFIG) $(SRC_HARNESS) $(SRC_LSP)
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/templates_data.o $(B)/obj/grammar/parser.o $(B)/obj/grammar/scanner.o
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/rules_data.o $(B)/obj/gen/rules_docs.o $(B)/obj/gen/templates_data.o $(B)/obj/grammar/parser.o $(B)/obj/grammar/scanner.o
 CLI_OBJ := $(SRC_CLI:%.c=$(B)/obj/%.o)
 DEPS_STAMP := build/.deps-build
 
@@ -88,13 +88,23 @@ $(B)/gen/rules_data.c: $(B)/tools/embed $(RULE_FILES)
 	@mkdir -p $(dir $@)
 	$(B)/tools/embed $@ xp_builtin_rules $(RULE_FILES)
 
+# the rule files' YAML documents, parsed here by libyaml and kept as tables (util/ut_yaml_table.h): the built-in
+# catalog is loaded without parsing on every run; a rule file that is not valid YAML fails the build
+$(B)/tools/embed_yaml: tools/embed_yaml.c util/ut_yaml_table.h $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -std=c11 -Wall -Wextra -Werror -I$(CURDIR) $< -o $@ $(shell pkg-config --cflags --libs yaml-0.1 2>/dev/null || echo -lyaml)
+
+$(B)/gen/rules_docs.c: $(B)/tools/embed_yaml $(RULE_FILES)
+	@mkdir -p $(dir $@)
+	$(B)/tools/embed_yaml $@ xp_builtin_docs $(RULE_FILES)
+
 $(B)/gen/templates_data.c: $(B)/tools/embed $(TEMPLATES)
 	@mkdir -p $(dir $@)
 	$(B)/tools/embed $@ xp_templates $(TEMPLATES)
 
 $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -std=c11 -c $< -o $@
+	$(CC) $(CFLAGS) -std=c11 -I$(CURDIR) $(PKG_CFLAGS) -c $< -o $@
 
 # the grammar is third-party generated code: compiled from node_modules, never committed; its own warnings are
 # not ours to fix

@@ -1,6 +1,7 @@
 /* an_catalog: loads rule YAML (libyaml document API) into an_rule records, indexes qualified names, and builds
  * the per-language prefilter. Query compilation lives in an_query.c. */
 #include "util/ut_yaml.h"
+#include "util/ut_yaml_table.h"
 #include "util/ut_suggest.h"
 #include "analyzer/core/an_catalog_int.h"
 #include "util/ut_hash.h"
@@ -394,22 +395,12 @@ static void fingerprint_add(an_catalog *c, const char *origin, const char *text,
 
 const uint8_t *an_catalog_fingerprint(const an_catalog *c) { return c->fingerprint; }
 
-int an_catalog_load_yaml(an_catalog *c, const char *origin, const char *text, size_t len, ut_buf *err) {
-    fingerprint_add(c, origin, text, len);
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    ld l = {&doc, origin, err, 0};
-    if (!yaml_parser_initialize(&parser)) { ut_buf_printf(err, "%s: cannot start the YAML parser\n", origin); return 1; }
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        ut_buf_printf(err, "%s:%zu:%zu: YAML error: %s\n", origin, parser.problem_mark.line + 1,
-                      parser.problem_mark.column + 1, parser.problem ? parser.problem : "malformed");
-        yaml_parser_delete(&parser);
-        return 1;
-    }
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (!root) goto done; /* empty file */
-    if (root->type != YAML_MAPPING_NODE) { lerr(&l, root, "a rule file is a mapping with a `rules` list"); goto done; }
+/* the rules of a loaded document */
+static int load_document(an_catalog *c, const char *origin, yaml_document_t *doc, ut_buf *err) {
+    ld l = {doc, origin, err, 0};
+    yaml_node_t *root = yaml_document_get_root_node(doc);
+    if (!root) return 0; /* empty file */
+    if (root->type != YAML_MAPPING_NODE) { lerr(&l, root, "a rule file is a mapping with a `rules` list"); return l.nerr; }
     EACH_PAIR(&l, root, k, v) {
         const char *key = scalar(k);
         if (key && !strcmp(key, "rules")) {
@@ -418,10 +409,25 @@ int an_catalog_load_yaml(an_catalog *c, const char *origin, const char *text, si
                 parse_rule(&l, c, node(&l, *it));
         } else lerr(&l, k, "unknown top-level key `%s` (known: rules)", key ? key : "?");
     }
-done:
+    return l.nerr;
+}
+
+int an_catalog_load_yaml(an_catalog *c, const char *origin, const char *text, size_t len, ut_buf *err) {
+    fingerprint_add(c, origin, text, len);
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    if (!yaml_parser_initialize(&parser)) { ut_buf_printf(err, "%s: cannot start the YAML parser\n", origin); return 1; }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &doc)) {
+        ut_buf_printf(err, "%s:%zu:%zu: YAML error: %s\n", origin, parser.problem_mark.line + 1,
+                      parser.problem_mark.column + 1, parser.problem ? parser.problem : "malformed");
+        yaml_parser_delete(&parser);
+        return 1;
+    }
+    int nerr = load_document(c, origin, &doc, err);
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
-    return l.nerr;
+    return nerr;
 }
 
 /* ---- catalog ----------------------------------------------------------------------------------------------- */
@@ -1100,6 +1106,8 @@ const struct an_query_set *an_catalog_queries(const an_catalog *cc, an_lang lang
 struct xp_embedded { const char *path; const char *text; size_t len; };
 extern const struct xp_embedded xp_builtin_rules[];
 extern const size_t xp_builtin_rules_count;
+/* the same files' documents, parsed at build time (build/gen/rules_docs.c) */
+extern const ut_yaml_table xp_builtin_docs;
 
 int an_catalog_load_builtin(an_catalog *c, ut_buf *err) { return an_catalog_load_builtin_except(c, NULL, 0, err); }
 
@@ -1112,7 +1120,16 @@ int an_catalog_load_builtin_except(an_catalog *c, const char *const *skip, size_
         for (size_t k = 0; k < nskip && !skipped; k++) skipped = !strcmp(skip[k], base);
         if (skipped) continue;
         size_t before = c->rules.len;
-        n += an_catalog_load_yaml(c, xp_builtin_rules[i].path, xp_builtin_rules[i].text, xp_builtin_rules[i].len, err);
+        /* the document parsed at build time (tools/embed_yaml.c), as yaml_parser_load gives it */
+        yaml_document_t doc;
+        if (i < xp_builtin_docs.ndocs && !strcmp(xp_builtin_docs.docs[i].path, xp_builtin_rules[i].path) &&
+            ut_yaml_table_doc(&xp_builtin_docs, i, &doc)) {
+            fingerprint_add(c, xp_builtin_rules[i].path, xp_builtin_rules[i].text, xp_builtin_rules[i].len);
+            n += load_document(c, xp_builtin_rules[i].path, &doc, err);
+            ut_yaml_table_doc_free(&doc);
+        } else {
+            n += an_catalog_load_yaml(c, xp_builtin_rules[i].path, xp_builtin_rules[i].text, xp_builtin_rules[i].len, err);
+        }
         for (size_t k = before; k < c->rules.len; k++) c->rules.items[k]->shipped = true;
     }
     return n;
