@@ -46,6 +46,7 @@ typedef struct {
     bool guard_judged; /* the last finding's fix was a guard judged by an_guard */
     TSNode *tops;      /* the root's children, in order (tops_collect) */
     const an_pynodes *nodes; /* the tree's node index, or NULL */
+    uint32_t nodes_hint;     /* where node_for last found a node in it */
     uint32_t ntops;
     TSNode path[32];   /* the last node_for's descent from its top-level statement: path[i] is path[i+1]'s parent */
     int npath;
@@ -1318,8 +1319,9 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
                            : an_types_risk(f->types, S(recv), E(recv), S(recv), f->src->path, f->opt->helper_module,
                                            why, sizeof why);
         bool assumed = !torch_recv && !ts_node_is_null(recv) && !risk;
-        snprintf(msg, sizeof msg, "Replace `.cuda()` with `.to(DEV)` (unsafe: the receiver's type is unknown, and %s)",
-                 risk ? risk : "");
+        if (!torch_recv && !assumed)
+            snprintf(msg, sizeof msg, "Replace `.cuda()` with `.to(DEV)` (unsafe: the receiver's type is unknown, and %s)",
+                     risk ? risk : "");
         x = fix_new(d, torch_recv || assumed ? AN_FIX_SAFE : AN_FIX_UNSAFE,
                     torch_recv ? "Replace `.cuda()` with `.to(DEV)` (the receiver is a torch tensor or module)"
                     : assumed  ? "Replace `.cuda()` with `.to(DEV)` (nothing in reach has a `.cuda()` of another meaning)"
@@ -1345,8 +1347,11 @@ static an_fix *fix_cuda_method(fx *f, const an_diag *d, TSNode n, needs *nd) {
         } else if (index) {
             ut_buf_printf(&b, "to(f\"{%s}:{%s}\" if %s != \"cpu\" else \"cpu\"%s)", f->dev, index, f->dev,
                           kws.data ? kws.data : "");
-        } else {
-            ut_buf_printf(&b, "to(%s%s)", f->dev, kws.data ? kws.data : "");
+        } else { /* `to(DEV[, kws])`: every finding of a file dense with them (appends, not a printf) */
+            ut_buf_puts(&b, "to(");
+            ut_buf_puts(&b, f->dev);
+            if (kws.data) ut_buf_puts(&b, kws.data);
+            ut_buf_putc(&b, ')');
         }
         if (x) {
             nd->dev = true;
@@ -1646,6 +1651,33 @@ static TSNode node_for(fx *f, uint32_t s, uint32_t e) {
     }
     TSNode n = top;
     f->path[f->npath++] = top;
+    if (f->nodes) {
+        /* from the index: the nodes that hold byte s are the last node starting at or before it and its ancestors;
+         * the descent below keeps, at each level, the child that holds s (the first that ends after it) while it
+         * also holds e: the deepest of those ancestors that ends after s and at or after e, below top */
+        const an_pynodes *v = f->nodes;
+        uint32_t k = an_pynodes_last_starting(v, s, &f->nodes_hint), chain[64], nchain = 0;
+        while (k != AN_PYNODE_NONE && !ts_node_eq(v->items[k].node, top) &&
+               (E(v->items[k].node) <= s || E(v->items[k].node) < e))
+            k = v->items[k].parent;
+        /* the nodes from k up to top, then top's descent to k as the loop below would make it */
+        uint32_t j = k;
+        for (; j != AN_PYNODE_NONE && !ts_node_eq(v->items[j].node, top); j = v->items[j].parent) {
+            if (nchain == sizeof chain / sizeof *chain) break;
+            chain[nchain++] = j;
+        }
+        if (j != AN_PYNODE_NONE && ts_node_eq(v->items[j].node, top)) {
+            for (uint32_t i = nchain; i-- > 0;) {
+                n = v->items[chain[i]].node;
+                if (f->npath < (int)(sizeof f->path / sizeof *f->path)) f->path[f->npath++] = n;
+                else f->npath = 0; /* too deep to keep: up() descends itself */
+            }
+            return n;
+        }
+        /* top is not in the index, or too deep a path: the cursor's descent */
+        n = top;
+        f->npath = 1;
+    }
     if (f->has_cur) ts_tree_cursor_reset(&f->cur, top);
     else f->cur = ts_tree_cursor_new(top), f->has_cur = true;
     TSTreeCursor *c = &f->cur;

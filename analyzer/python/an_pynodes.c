@@ -3,7 +3,7 @@
 #include "util/ut_mem.h"
 #include <string.h>
 
-static void push(an_pynodes *v, TSNode n, uint32_t depth, TSFieldId field) {
+static void push(an_pynodes *v, TSNode n, uint32_t depth, TSFieldId field, uint32_t parent) {
     if (v->len == v->cap) {
         v->cap = v->cap ? v->cap * 2 : 256;
         v->items = ut_realloc(v->items, (size_t)v->cap * sizeof *v->items);
@@ -11,6 +11,7 @@ static void push(an_pynodes *v, TSNode n, uint32_t depth, TSFieldId field) {
     an_pynode *p = &v->items[v->len++];
     p->node = n;
     p->next = 0;
+    p->parent = parent;
     p->depth = depth < UINT16_MAX ? (uint16_t)depth : UINT16_MAX;
     p->field = field;
     p->sym = ts_node_symbol(n);
@@ -28,7 +29,8 @@ void an_pynodes_build(an_pynodes *v, TSNode root) {
             open = ut_realloc(open, (size_t)capopen * sizeof *open);
         }
         open[nopen++] = v->len;
-        push(v, ts_tree_cursor_current_node(&cur), depth, depth ? ts_tree_cursor_current_field_id(&cur) : 0);
+        push(v, ts_tree_cursor_current_node(&cur), depth, depth ? ts_tree_cursor_current_field_id(&cur) : 0,
+             nopen >= 2 ? open[nopen - 2] : AN_PYNODE_NONE);
         if (ts_tree_cursor_goto_first_child(&cur)) {
             depth++;
             continue;
@@ -44,6 +46,28 @@ done:
     while (nopen) v->items[open[--nopen]].next = v->len;
     ut_free(open);
     ts_tree_cursor_delete(&cur);
+}
+
+uint32_t an_pynodes_last_starting(const an_pynodes *v, uint32_t s, uint32_t *hint) {
+    uint32_t len = v->len;
+    if (!len) return AN_PYNODE_NONE;
+    uint32_t h = *hint < len ? *hint : 0, a, b, step = 1;
+    /* the first index whose start is past s lies in [a, b] (b == len: none is) */
+    if (v->items[h].node.context[0] <= s) {
+        while (h + step < len && v->items[h + step].node.context[0] <= s) h += step, step *= 2;
+        a = h + 1, b = h + step < len ? h + step : len;
+    } else {
+        while (h >= step && v->items[h - step].node.context[0] > s) h -= step, step *= 2;
+        a = h >= step ? h - step + 1 : 0, b = h;
+    }
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (v->items[m].node.context[0] <= s) a = m + 1;
+        else b = m;
+    }
+    if (!a) return AN_PYNODE_NONE;
+    *hint = a - 1;
+    return a - 1;
 }
 
 void an_pykinds_init(an_pykinds *k, const TSLanguage *lang, const char *const *names) {

@@ -14,6 +14,7 @@
 typedef struct {
     TSNode node;
     uint32_t next;    /* the index of the first node after this one's subtree */
+    uint32_t parent;  /* the index of the node's parent in the index (AN_PYNODE_NONE for the index's root) */
     uint16_t depth;   /* 0 for the root; saturates at UINT16_MAX (every depth limit of the front end is far below) */
     TSFieldId field;  /* the field of the node in its parent (0: none) */
     TSSymbol sym;     /* ts_node_symbol(node), read once */
@@ -24,8 +25,14 @@ typedef struct an_pynodes_s {
     uint32_t len, cap;
 } an_pynodes;
 
+#define AN_PYNODE_NONE UINT32_MAX
+
 /* The nodes of the subtree at root (root first, depth 0). */
 void an_pynodes_build(an_pynodes *v, TSNode root);
+/* The last node (in the index's order) that starts at or before byte s, AN_PYNODE_NONE when none does; searched
+ * outward from *hint (any value; set to the answer), since a caller's positions are mostly near each other. Nodes
+ * are in pre-order, so their starts ascend: the nodes that hold byte s are that node and its ancestors. */
+uint32_t an_pynodes_last_starting(const an_pynodes *v, uint32_t s, uint32_t *hint);
 void an_pynodes_free(an_pynodes *v);
 
 /* Node kinds of a grammar by symbol, for collectors that test a node's type name per node: kinds[s] is i + 1 when

@@ -245,7 +245,7 @@ static bool torch_callable(const char *q) {
  * (`.float()`, `.size()`) and are kept apart by name (see storage_like). */
 static bool in_set(const char *const *set, const char *m, size_t n) {
     for (int i = 0; set[i]; i++)
-        if (strlen(set[i]) == n && !memcmp(set[i], m, n)) return true;
+        if (set[i][0] == (n ? m[0] : 0) && strlen(set[i]) == n && !memcmp(set[i], m, n)) return true;
     return false;
 }
 

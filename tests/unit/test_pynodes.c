@@ -40,6 +40,8 @@ static void compare_with_cursor(const an_pynodes *v, TSNode root) {
         assert_int_equal(v->items[i].depth, depth);
         assert_int_equal(v->items[i].field, depth ? ts_tree_cursor_current_field_id(&cur) : 0);
         assert_int_equal(v->items[i].sym, ts_node_symbol(n));
+        /* the parent: the open node one level up (the root has none) */
+        assert_int_equal(v->items[i].parent, depth ? starts[depth - 1] : AN_PYNODE_NONE);
         starts[depth] = i;
         i++;
         if (ts_tree_cursor_goto_first_child(&cur)) {
@@ -145,6 +147,35 @@ static void kinds_name_types(void **state) {
     free(k.kinds);
 }
 
+/* an_pynodes_last_starting: the last node starting at or before a byte, from any hint, against a scan */
+static void last_starting_is_a_scan(void **state) {
+    (void)state;
+    TSParser *p = ts_parser_new();
+    ts_parser_set_language(p, tree_sitter_python());
+    for (size_t k = 0; k < sizeof samples / sizeof *samples; k++) {
+        uint32_t len = (uint32_t)strlen(samples[k]);
+        TSTree *t = ts_parser_parse_string(p, NULL, samples[k], len);
+        an_pynodes v;
+        an_pynodes_build(&v, ts_tree_root_node(t));
+        for (uint32_t s = 0; s <= len + 1; s++) {
+            uint32_t want = AN_PYNODE_NONE;
+            for (uint32_t i = 0; i < v.len; i++)
+                if (ts_node_start_byte(v.items[i].node) <= s) want = i;
+            uint32_t hints[] = {0, v.len / 2, v.len ? v.len - 1 : 0, v.len + 5, UINT32_MAX};
+            for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) {
+                uint32_t hint = hints[h];
+                assert_int_equal(an_pynodes_last_starting(&v, s, &hint), want);
+            }
+        }
+        an_pynodes_free(&v);
+        ts_tree_delete(t);
+    }
+    an_pynodes empty = {0};
+    uint32_t hint = 3;
+    assert_int_equal(an_pynodes_last_starting(&empty, 0, &hint), AN_PYNODE_NONE);
+    ts_parser_delete(p);
+}
+
 /* an_py_field with the tree's index set gives what ts_node_child_by_field_id gives, for every node of the index and
  * every field of the grammar (also fields the node cannot have: the null node), and for nodes of another tree or
  * none (no index for them: tree-sitter's answer) */
@@ -230,6 +261,7 @@ int main(void) {
         cmocka_unit_test(index_of_large_trees),
         cmocka_unit_test(kinds_name_types),
         cmocka_unit_test(index_answers_fields),
+        cmocka_unit_test(last_starting_is_a_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
