@@ -1,7 +1,28 @@
 /* an_pynodes: the nodes of a tree in cursor order, built once per tree (see an_pynodes.h). */
 #include "analyzer/python/an_pynodes.h"
 #include "util/ut_mem.h"
+#include <pthread.h>
 #include <string.h>
+
+const TSLanguage *tree_sitter_python(void);
+
+/* The Python grammar's node types that have children but no fields (its node-types.json; tests/unit/test_pynodes.c
+ * checks the list against it). A child of such a node has no field, so the index need not ask the cursor, whose
+ * answer walks up through every hidden node between the child and its parent: the repetition nodes of a module of
+ * tens of thousands of statements, or of a list as long, make that the most costly step of the walk. */
+const char *const an_pynodes_fieldless[] = {
+    "argument_list", "assert_statement", "await", "case_pattern", "chevron", "class_pattern", "complex_pattern",
+    "concatenated_string", "conditional_expression", "constrained_type", "decorator", "delete_statement",
+    "dictionary", "dictionary_splat", "dictionary_splat_pattern", "dotted_name", "except_group_clause",
+    "expression_list", "expression_statement", "finally_clause", "format_specifier", "generic_type",
+    "global_statement", "if_clause", "keyword_pattern", "lambda_parameters", "list", "list_pattern", "list_splat",
+    "list_splat_pattern", "member_type", "module", "nonlocal_statement", "parameters", "parenthesized_expression",
+    "parenthesized_list_splat", "pattern_list", "relative_import", "return_statement", "set", "slice",
+    "splat_pattern", "splat_type", "string", "string_content", "tuple", "tuple_pattern", "type", "type_parameter",
+    "union_pattern", "union_type", "with_clause", "yield", NULL};
+static an_pykinds fieldless;
+static pthread_once_t fieldless_once = PTHREAD_ONCE_INIT;
+static void fieldless_init(void) { an_pykinds_init(&fieldless, tree_sitter_python(), an_pynodes_fieldless); }
 
 static void push(an_pynodes *v, TSNode n, uint32_t depth, TSFieldId field, uint32_t parent) {
     if (v->len == v->cap) {
@@ -22,6 +43,8 @@ void an_pynodes_build(an_pynodes *v, TSNode root) {
     /* the open ancestors' indexes: each gets its `next` when the cursor leaves it */
     uint32_t *open = NULL, nopen = 0, capopen = 0;
     TSTreeCursor cur = ts_tree_cursor_new(root);
+    bool python = !ts_node_is_null(root) && ts_tree_language(root.tree) == tree_sitter_python();
+    if (python) pthread_once(&fieldless_once, fieldless_init);
     uint32_t depth = 0;
     for (;;) {
         if (nopen == capopen) {
@@ -29,8 +52,9 @@ void an_pynodes_build(an_pynodes *v, TSNode root) {
             open = ut_realloc(open, (size_t)capopen * sizeof *open);
         }
         open[nopen++] = v->len;
-        push(v, ts_tree_cursor_current_node(&cur), depth, depth ? ts_tree_cursor_current_field_id(&cur) : 0,
-             nopen >= 2 ? open[nopen - 2] : AN_PYNODE_NONE);
+        uint32_t parent = nopen >= 2 ? open[nopen - 2] : AN_PYNODE_NONE;
+        bool no_field = !depth || (python && an_pykind_of(&fieldless, v->items[parent].sym));
+        push(v, ts_tree_cursor_current_node(&cur), depth, no_field ? 0 : ts_tree_cursor_current_field_id(&cur), parent);
         if (ts_tree_cursor_goto_first_child(&cur)) {
             depth++;
             continue;

@@ -27,6 +27,9 @@ typedef struct an_pynodes_s {
 
 #define AN_PYNODE_NONE UINT32_MAX
 
+/* The Python grammar's node types with children but no fields (NULL-terminated): their children get no field */
+extern const char *const an_pynodes_fieldless[];
+
 /* The nodes of the subtree at root (root first, depth 0). */
 void an_pynodes_build(an_pynodes *v, TSNode root);
 /* The last node (in the index's order) that starts at or before byte s, AN_PYNODE_NONE when none does; searched

@@ -8,6 +8,7 @@
 #include "analyzer/python/an_pyfield.h"
 #include "analyzer/python/an_pynodes.h"
 #include "tests/unit/unit_files.h"
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,34 @@ static void kinds_name_types(void **state) {
     free(k.kinds);
 }
 
+/* the index's list of fieldless node types is the grammar's: the named types of its node-types.json that have
+ * children but no fields (a newer grammar that gives one of them a field fails here, not silently) */
+static void fieldless_types_are_the_grammars(void **state) {
+    (void)state;
+    size_t n;
+    char *text = slurp("node_modules/tree-sitter-python/src/node-types.json", &n);
+    assert_non_null(text);
+    cJSON *types = cJSON_Parse(text);
+    assert_non_null(types);
+    size_t want = 0, listed = 0;
+    for (; an_pynodes_fieldless[listed]; listed++) {}
+    cJSON *t;
+    cJSON_ArrayForEach(t, types) {
+        cJSON *named = cJSON_GetObjectItem(t, "named"), *fields = cJSON_GetObjectItem(t, "fields");
+        const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(t, "type"));
+        if (!cJSON_IsTrue(named)) continue; /* an anonymous node (a keyword) may share a named type's name */
+        bool fieldless = cJSON_IsTrue(named) && !cJSON_GetObjectItem(t, "subtypes") &&
+                         cJSON_GetObjectItem(t, "children") && (!fields || !cJSON_GetArraySize(fields));
+        bool in_list = false;
+        for (size_t i = 0; an_pynodes_fieldless[i]; i++) in_list |= type && !strcmp(an_pynodes_fieldless[i], type);
+        if (fieldless != in_list) fail_msg("node type %s: fieldless %d, listed %d", type, fieldless, in_list);
+        want += fieldless;
+    }
+    assert_int_equal(want, listed);
+    cJSON_Delete(types);
+    free(text);
+}
+
 /* an_pynodes_last_starting: the last node starting at or before a byte, from any hint, against a scan */
 static void last_starting_is_a_scan(void **state) {
     (void)state;
@@ -184,6 +213,7 @@ static void fields_from_the_index(const char *src, uint32_t len, TSParser *p) {
     TSTree *other = ts_parser_parse_string(p, NULL, src, len);
     an_pynodes v;
     an_pynodes_build(&v, ts_tree_root_node(t));
+    compare_with_cursor(&v, ts_tree_root_node(t)); /* fields too (none asked under fieldless parents) */
     const TSLanguage *l = tree_sitter_python();
     uint32_t nf = ts_language_field_count(l);
     assert_null(an_py_field_index(&v));
@@ -262,6 +292,7 @@ int main(void) {
         cmocka_unit_test(kinds_name_types),
         cmocka_unit_test(index_answers_fields),
         cmocka_unit_test(last_starting_is_a_scan),
+        cmocka_unit_test(fieldless_types_are_the_grammars),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
