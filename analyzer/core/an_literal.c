@@ -231,6 +231,39 @@ static bool skip_class(parser *ps) {
     return true;
 }
 
+/* A class of a few plain characters at p (`["']`, `[-_]`: no negation, range, named class or escaped letter) as
+ * one-character pieces, with p past it; false (p unchanged, out empty) for any other class. */
+#define AN_LIT_CLASS_MAX 8
+static bool plain_class(parser *ps, pieces *out) {
+    const char *p = ps->p + 1;
+    char set[AN_LIT_CLASS_MAX];
+    int n = 0;
+    if (*p == '^') return false;
+    for (bool first = true; *p && (*p != ']' || first); p++, first = false) {
+        char ch = *p;
+        if (ch == '\\') {
+            if (!p[1] || isalnum((unsigned char)p[1])) return false;
+            ch = *++p;
+        } else if (ch == '[' || (ch == '-' && !first && p[1] != ']')) {
+            return false; /* a named class ([:alpha:]) or a range */
+        }
+        bool dup = false;
+        for (int i = 0; i < n; i++) dup |= set[i] == ch;
+        if (dup) continue;
+        if (n == AN_LIT_CLASS_MAX) return false;
+        set[n++] = ch;
+    }
+    if (*p != ']' || !n) return false;
+    for (int i = 0; i < n; i++) {
+        piece x = {{0}, ps->nocase};
+        ut_buf_init(&x.b);
+        ut_buf_putc(&x.b, set[i]);
+        ut_vec_push(out, x);
+    }
+    ps->p = p + 1;
+    return true;
+}
+
 /* skips a parenthesized group (a look-around) whole */
 static bool skip_group(parser *ps) {
     int depth = 0;
@@ -298,6 +331,20 @@ static bool parse_seq(parser *ps, int depth, pieces *best, bool *exact) {
             ps->p++; /* zero-width */
             continue;
         } else if (c == '[') {
+            /* a class of a few plain characters, once: each of them after the literal so far (`\.cu["']`: `.cu"` or
+             * `.cu'`), as a group of alternatives would be */
+            const char *at = ps->p;
+            pieces cls = {0};
+            if (plain_class(ps, &cls)) {
+                int q = quantifier(ps);
+                if (q >= 0 && q != 1 && cross(&cur, &cls)) {
+                    pieces_free(&cls);
+                    if (q == 2) flush(ps, depth, &cur, best), *exact = false;
+                    continue;
+                }
+                pieces_free(&cls);
+                ps->p = at;
+            }
             flush(ps, depth, &cur, best);
             *exact = false;
             ok = skip_class(ps) && quantifier(ps) >= 0;

@@ -96,6 +96,19 @@ static void covers(void **s) {
     assert_int_equal(ncover("\\b(?:cuda|xpu)\\b_(?:a|b|c)"), 6);
     assert_int_equal(ncover("(?:a|b|c|d|e|f)(?:g|h|i|j|k|l)(?:m|n)x"), 2); /* 36 spellings: the run restarts, mx or nx */
     assert_int_equal(ncover("(?:cuda|xpu)?_dev"), 1);                        /* optional: not joined */
+    /* a class of a few plain characters, once, joins the literal as alternatives would */
+    assert_int_equal(ncover("\\.cu[\"']"), 2); /* .cu" .cu' */
+    assert_false(covered_in("\\.cu[\"']", "x = y.cuda()"));
+    assert_true(covered_in("\\.cu[\"']", "load(sources=['k.cu'])"));
+    assert_int_equal(ncover("[\"']cuda[\"']"), 4);
+    assert_int_equal(ncover("a[-_.]b"), 3);
+    assert_int_equal(ncover("ab[xy]+c"), 2);   /* required, repeated: abx or aby, then c on its own */
+    assert_true(covered_in("ab[xy]+c", "abyyc"));
+    assert_int_equal(ncover("abc[xy]?"), 1);   /* optional: abc alone */
+    assert_int_equal(ncover("abc[a-z]d"), 1);  /* a range: not joined (abc) */
+    assert_int_equal(ncover("abc[^x]def"), 1); /* negated: not joined; abc and def, the longest first */
+    assert_int_equal(ncover("abc[\\w]"), 1);  /* an escaped class letter: not joined */
+    assert_int_equal(ncover("ab[cdefghijk]"), 1); /* more than eight characters: not joined */
     assert_true(covered_in("(?i:cu)(?:da)", "CUda"));                         /* cases differ: not joined */
     assert_true(covered_in("torch\\.(?:cuda|xpu)\\.|pynvml", "import pynvml"));
     assert_true(covered_in("(?:gpu|cuda)_x", "gpu_x"));
