@@ -24,6 +24,9 @@ void an_spans_merge(an_span_vec *v);
 /* [a, b) meets one of the sorted, disjoint spans (a binary search). */
 bool an_spans_meet(const an_span_vec *v, uint32_t a, uint32_t b);
 
+/* More spans than this are parsed as the whole file (see an_pyregion_select) */
+#define AN_PYREGION_MAX_SPANS 1024
+
 typedef struct {
     bool whole;             /* parse the whole file */
     bool nothing;           /* every locality match lies in a comment or a docstring: nothing can be reported */

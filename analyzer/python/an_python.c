@@ -1417,7 +1417,7 @@ bool an_python_analyze(an_python *py, const an_catalog *cat, const an_source *sr
      * run; where that cannot be shown (the scanner is unsure of the statements, a scope outside them), whole. */
     if (tree && has_scoped(out, first)) {
         an_span_vec wide = {0};
-        bool ok = widen(src, &reg.spans, out, first, &wide);
+        bool ok = widen(src, &reg.spans, out, first, &wide) && wide.len <= AN_PYREGION_MAX_SPANS;
         drop_findings(out, first);
         ts_tree_delete(tree);
         tree = NULL;

@@ -315,6 +315,23 @@ def test_regions_match_whole_files(d):
             eq(run("check", "--format", "json", p).out, run("check", "--format", "json", "--whole-files", p).out, f)
 
 
+def test_many_statements_apart_parse_whole(d):
+    """Past AN_PYREGION_MAX_SPANS separate statements the file is parsed whole (tree-sitter's lexer scans its
+    included ranges from the first at every token: a parse of n ranges costs n times the tokens); below it, the
+    selected statements only. Either way the results are the whole-file results."""
+    def classes(n):
+        return "import torch\n" + "".join(
+            "class C%d(torch.nn.Module):\n    pass\nm%d = C%d().cuda()\n" % (i, i, i) for i in range(n))
+    for name, n, whole in (("few.py", 600, False), ("many.py", 1100, True)):
+        text = classes(n)
+        write(name, text)
+        a = run("check", "--format", "json", "--no-cache", "-v", name)
+        parsed = int(re.search(r"\((\d+) bytes parsed\)", a.err).group(1))
+        check((parsed == len(text)) == whole, "%s: %d of %d bytes parsed" % (name, parsed, len(text)), a.err)
+        eq(len(a.json()), n, name + ": a finding per class")
+        eq(a.json(), run("check", "--format", "json", "--no-cache", "--whole-files", name).json(), name)
+
+
 def test_scoped_findings_parse_their_statements_only(d):
     """A design finding's scope (XPU812: flags a CUDA guard only sets, a dispatch with an XPU branch in a method)
     reaches over statements the regions leave out: the top-level statements holding such scopes are parsed again
