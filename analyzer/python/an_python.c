@@ -330,7 +330,10 @@ static bool xpu_sibling_if(const char *t, size_t n, uint32_t s) {
         first = a;
     }
     struct { int stmt; bool xpu, cuda; } ch[2 * SIBLING_LINES];
-    int nch = 0, stmt = -1, own = -1, after = 0;
+    /* each chain's conditions, read once the own statement is known: only those of the chains within
+     * SIBLING_SPAN statements of it are looked into (a block of a thousand ifs read 260 conditions for each) */
+    struct { int chain; const char *s; size_t n; } cond[2 * SIBLING_LINES];
+    int nch = 0, ncond = 0, stmt = -1, own = -1, after = 0;
     bool in_cond = false; /* reading a condition as far as its colon */
     const char *cs = NULL; /* where it starts */
     for (uint32_t at = first; at < n;) {
@@ -348,6 +351,7 @@ static bool xpu_sibling_if(const char *t, size_t n, uint32_t s) {
             bool cont = head_is(p, pl, "elif") || head_is(p, pl, "else");
             if (!cont || !nch || ch[nch - 1].stmt != stmt) {
                 stmt++;
+                if (own >= 0 && stmt > own + SIBLING_SPAN) break; /* no chain from here on is read */
                 if (at == ls) own = stmt;
                 if (head_is(p, pl, "if") && nch < (int)(sizeof ch / sizeof *ch))
                     ch[nch].stmt = stmt, ch[nch].xpu = ch[nch].cuda = false, nch++, in_cond = true;
@@ -361,15 +365,26 @@ static bool xpu_sibling_if(const char *t, size_t n, uint32_t s) {
             in_cond = !(pl && p[pl - 1] == ':');
             if (!in_cond) {
                 size_t cl = (size_t)(p + pl - cs);
-                ch[nch - 1].xpu |= probes_xpu(cs, cl);
-                ch[nch - 1].cuda |= an_py_word_part(cs, cl, "cuda");
+                if (ncond < (int)(sizeof cond / sizeof *cond)) {
+                    cond[ncond].chain = nch - 1, cond[ncond].s = cs, cond[ncond].n = cl, ncond++;
+                } else {
+                    ch[nch - 1].xpu |= probes_xpu(cs, cl);
+                    ch[nch - 1].cuda |= an_py_word_part(cs, cl, "cuda");
+                }
                 cs = NULL;
             }
         }
         if (b >= n) break;
         at = b + 1;
     }
-    for (int i = 0; i < nch && own >= 0; i++)
+    if (own < 0) return false;
+    for (int i = 0; i < ncond; i++) {
+        int k = cond[i].chain;
+        if (ch[k].stmt == own || abs(ch[k].stmt - own) > SIBLING_SPAN) continue;
+        ch[k].xpu |= probes_xpu(cond[i].s, cond[i].n);
+        ch[k].cuda |= an_py_word_part(cond[i].s, cond[i].n, "cuda");
+    }
+    for (int i = 0; i < nch; i++)
         if (ch[i].stmt != own && ch[i].xpu && !ch[i].cuda && abs(ch[i].stmt - own) <= SIBLING_SPAN) return true;
     return false;
 }
