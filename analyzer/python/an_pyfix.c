@@ -42,6 +42,8 @@ typedef struct {
     an_guard *guard;
     bool whole;        /* root is a tree of the whole file (not of regions): the guard judges over it */
     const an_diag_list *diags;
+    uint32_t *ends_before; /* ends_before[i]: the furthest end of diags 0..i (sorted by start), or NULL: fix_ports */
+    size_t nends;          /* diags->len when it was made */
     an_guard_verdict verdict;
     bool guard_judged; /* the last finding's fix was a guard judged by an_guard */
     TSNode *tops;      /* the root's children, in order (tops_collect) */
@@ -489,6 +491,21 @@ static bool in_isinstance(const fx *f, TSNode n) {
  * `.cuda()` calls that this pass ports, and the guards inside it already decided. */
 static bool fix_ports(void *ctx, uint32_t s, uint32_t e) {
     const fx *f = ctx;
+    if (f->ends_before && f->nends == f->diags->len) {
+        /* the findings that hold [s, e) start at or before s: back from the last of them, while one of those so
+         * far ends at or after e (a guard asks for each CUDA use it holds: a scan of every finding made a file of
+         * thousands of guards quadratic) */
+        const an_diag *v = f->diags->items;
+        size_t a = 0, b = f->nends;
+        while (a < b) {
+            size_t m = a + (b - a) / 2;
+            if (v[m].start <= s) a = m + 1;
+            else b = m;
+        }
+        for (size_t j = a; j-- > 0 && f->ends_before[j] >= e;)
+            if (v[j].fix && v[j].fix->applicability == AN_FIX_SAFE && v[j].end >= e) return true;
+        return false;
+    }
     for (size_t i = 0; i < f->diags->len; i++) {
         const an_diag *d = &f->diags->items[i];
         if (d->fix && d->fix->applicability == AN_FIX_SAFE && d->start <= s && e <= d->end) return true;
@@ -1945,6 +1962,17 @@ static void generate_one(fx *f, an_diag *d, needs *nd, bool dev_too_new) {
         d->fix->needs = ((*nd).torch ? AN_NEED_TORCH : 0) | ((*nd).dev ? AN_NEED_DEV : 0) | ((*nd).helper ? AN_NEED_HELPER : 0);
 }
 
+typedef struct {
+    uint32_t start;
+    size_t i;
+} guard_at;
+
+static int later_first(const void *a, const void *b) {
+    const guard_at *x = a, *y = b;
+    if (x->start != y->start) return x->start > y->start ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
 unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNode root, const an_pynodes *nodes,
                            bool whole, const an_pyscope *scope, an_diag_list *diags, unsigned extra_needs) {
     an_fix_options o = *opt;
@@ -1973,22 +2001,28 @@ unsigned an_pyfix_generate(const an_fix_options *opt, const an_source *src, TSNo
     /* guards last, the later ones first: whether the code they guard is device-generic counts the fixes of this pass
      * inside it, nested guards included */
     f.diags = diags;
+    bool sorted = true;
+    for (size_t i = 1; i < diags->len && sorted; i++) sorted = diags->items[i - 1].start <= diags->items[i].start;
+    if (sorted && diags->len) {
+        f.ends_before = ut_malloc(diags->len * sizeof *f.ends_before), f.nends = diags->len;
+        for (size_t i = 0; i < diags->len; i++)
+            f.ends_before[i] = i && f.ends_before[i - 1] > diags->items[i].end ? f.ends_before[i - 1] : diags->items[i].end;
+    }
     bool *guardish = ut_calloc(diags->len ? diags->len : 1, sizeof(bool));
     for (size_t i = 0; i < diags->len; i++) {
         guardish[i] = guard_like(&f, &diags->items[i]);
         if (!guardish[i]) generate_one(&f, &diags->items[i], &nds[i], dev_too_new);
     }
-    size_t *order = ut_calloc(diags->len ? diags->len : 1, sizeof(size_t)), ng = 0;
+    guard_at *order = ut_calloc(diags->len ? diags->len : 1, sizeof *order);
+    size_t ng = 0;
     for (size_t i = 0; i < diags->len; i++)
-        if (guardish[i]) order[ng++] = i;
+        if (guardish[i]) order[ng].start = diags->items[i].start, order[ng++].i = i;
     ut_free(guardish);
-    for (size_t k = 1; k < ng; k++) /* by start, descending */
-        for (size_t m = k; m > 0 && diags->items[order[m - 1]].start < diags->items[order[m]].start; m--) {
-            size_t t = order[m];
-            order[m] = order[m - 1], order[m - 1] = t;
-        }
-    for (size_t k = 0; k < ng; k++) generate_one(&f, &diags->items[order[k]], &nds[order[k]], dev_too_new);
+    qsort(order, ng, sizeof *order, later_first); /* by start, descending; the list's order among equal starts */
+    for (size_t k = 0; k < ng; k++) generate_one(&f, &diags->items[order[k].i], &nds[order[k].i], dev_too_new);
     ut_free(order);
+    ut_free(f.ends_before);
+    f.ends_before = NULL;
     an_guard_free(f.guard);
     an_guard_verdict_clear(&f.verdict);
     /* what the fixes kept need (known once every guard is judged: a design scope may leave fixes out) */
