@@ -11,9 +11,10 @@
 # wall time (on an idle machine the two agree: the run is single-threaded).
 # Then the scaling check: each shape again with N and 2N findings (N = SCALE_N, default 10000; for the class shape
 # a class of N and 2N methods). Cost linear in the findings doubles, quadratic cost quadruples: a CPU ratio of 3 or
-# more fails. Three shapes run in the scaling check only: `def`, one function of N lines each with a finding,
-# `classes`, N module classes each built and moved once, and `one-line-utf8`, the one-line shape in a file with a
-# non-ASCII character; and three more rows time the text report of one-line and `fix --diff` of one-line and lines. The script exits 1 when a case misses either, so a
+# more fails. Four shapes run in the scaling check only: `def`, one function of N lines each with a finding,
+# `classes`, N module classes each built and moved once, `one-line-utf8`, the one-line shape in a file with a
+# non-ASCII character, and `guards`, N top-level CUDA availability tests each guarding a device string (each test
+# judged by the guard analysis, its sibling ifs read); and three more rows time the text report of one-line and `fix --diff` of one-line and lines. The script exits 1 when a case misses either, so a
 # regression shows; it is a benchmark, not a test (timings depend on the machine and its load).
 #
 # usage: bench/dense_bench.sh
@@ -49,6 +50,11 @@ scale_only = {
     # one non-ASCII character in the file: columns are counted in code points (18 s for 40,000 findings on a
     # line, when each column was counted from the line's start)
     "one-line-utf8": ("import torch\ns = 'é'\ny = [", "x%d.cuda()", ", ", "]\n"),
+    # N CUDA availability tests at the top level, each guarding a device string: the guard judge asks, for each,
+    # whether the findings it holds are ported, and reads the if chains around it (both scanned every finding or
+    # every chain in reach for each test: 2.1x from 2,000 to 4,000)
+    "guards": ("import torch\nx = torch.zeros(1)\n", "if torch.cuda.is_available():\n    y%d = x.to('cuda')\nz%d = %d",
+               "\n", "\n"),
 }
 def write(name, head, item, sep, tail, count=None):
     d = os.path.join(out, name)
@@ -114,7 +120,7 @@ if (( SCALE_N > 0 )); then
     printf '| shape | findings | CPU s | findings | CPU s | ratio | linear (ratio < 3) |\n|---|---|---|---|---|---|---|\n'
     # the last rows: the default text report and `fix --diff` on the one-line shape (the text report printed the
     # whole line under each finding; fix compared each edit with every accepted one)
-    for c in lines one-line class def classes one-line-utf8 one-line:text one-line:fix lines:fix; do
+    for c in lines one-line class def classes one-line-utf8 guards one-line:text one-line:fix lines:fix; do
         mode=${c#*:}; [[ $mode == "$c" ]] && mode=json
         d=${c%%:*}
         time_case "$tmp/$d-$SCALE_N" "$mode"
