@@ -36,7 +36,7 @@ typedef struct {
     size_t ndocs;
 } ut_yaml_table;
 
-/* The document docs[i] of t, as yaml_parser_load gives it; false when out of memory. Free with
+/* The document docs[i] of t, as yaml_parser_load gives it; false when t has no document i. Free with
  * ut_yaml_table_doc_free (not yaml_document_delete: the values and lists are the table's). */
 bool ut_yaml_table_doc(const ut_yaml_table *t, size_t i, yaml_document_t *doc);
 void ut_yaml_table_doc_free(yaml_document_t *doc);

@@ -231,8 +231,9 @@ static bool skip_class(parser *ps) {
     return true;
 }
 
-/* A class of a few plain characters at p (`["']`, `[-_]`: no negation, range, named class or escaped letter) as
- * one-character pieces, with p past it; false (p unchanged, out empty) for any other class. */
+/* A class of a few plain ASCII characters at p (`["']`, `[-_]`: no negation, range, named class, escaped letter or
+ * byte of a multi-byte character: patterns are compiled with PCRE2_UTF, where `[éè]` is two code points, not four
+ * bytes) as one-character pieces, with p past it; false (p unchanged, out empty) for any other class. */
 #define AN_LIT_CLASS_MAX 8
 static bool plain_class(parser *ps, pieces *out) {
     const char *p = ps->p + 1;
@@ -241,12 +242,14 @@ static bool plain_class(parser *ps, pieces *out) {
     if (*p == '^') return false;
     for (bool first = true; *p && (*p != ']' || first); p++, first = false) {
         char ch = *p;
-        if (ch == '\\') {
+        bool escaped = ch == '\\';
+        if (escaped) {
             if (!p[1] || isalnum((unsigned char)p[1])) return false;
             ch = *++p;
-        } else if (ch == '[' || (ch == '-' && !first && p[1] != ']')) {
-            return false; /* a named class ([:alpha:]) or a range */
         }
+        if ((unsigned char)ch >= 0x80) return false;
+        if (!escaped && (ch == '[' || (ch == '-' && !first && p[1] != ']')))
+            return false; /* a named class ([:alpha:]) or a range */
         bool dup = false;
         for (int i = 0; i < n; i++) dup |= set[i] == ch;
         if (dup) continue;

@@ -34,7 +34,8 @@ extern const char *const an_pynodes_fieldless[];
 void an_pynodes_build(an_pynodes *v, TSNode root);
 /* The last node (in the index's order) that starts at or before byte s, AN_PYNODE_NONE when none does; searched
  * outward from *hint (any value; set to the answer), since a caller's positions are mostly near each other. Nodes
- * are in pre-order, so their starts ascend: the nodes that hold byte s are that node and its ancestors. */
+ * are in pre-order, so their starts ascend: the nodes that hold byte s are those of that node and its ancestors that
+ * end after s. */
 uint32_t an_pynodes_last_starting(const an_pynodes *v, uint32_t s, uint32_t *hint);
 void an_pynodes_free(an_pynodes *v);
 

@@ -109,6 +109,11 @@ static void covers(void **s) {
     assert_int_equal(ncover("abc[^x]def"), 1); /* negated: not joined; abc and def, the longest first */
     assert_int_equal(ncover("abc[\\w]"), 1);  /* an escaped class letter: not joined */
     assert_int_equal(ncover("ab[cdefghijk]"), 1); /* more than eight characters: not joined */
+    /* a multi-byte character is one code point of a class (PCRE2_UTF), not its bytes: not joined */
+    assert_int_equal(ncover("x[\xc3\xa9\xc3\xa8]yz"), 1);
+    assert_true(covered_in("x[\xc3\xa9\xc3\xa8]yz", "a x\xc3\xa9yz b"));
+    assert_true(covered_in("cuda[\xe2\x80\x9c\"]dev", "cuda\xe2\x80\x9c" "dev"));
+    assert_int_equal(ncover("a[\\-_]b"), 2); /* an escaped - is a character, not a range */
     assert_true(covered_in("(?i:cu)(?:da)", "CUda"));                         /* cases differ: not joined */
     assert_true(covered_in("torch\\.(?:cuda|xpu)\\.|pynvml", "import pynvml"));
     assert_true(covered_in("(?:gpu|cuda)_x", "gpu_x"));
