@@ -59,6 +59,16 @@ static int cmp(const void *a, const void *b) {
     return 0;
 }
 
+size_t an_diag_list_first_from(const an_diag_list *l, uint32_t pos) {
+    size_t lo = 0, hi = l->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->items[mid].start < pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 void an_diag_list_sort(an_diag_list *l) {
     /* a list in order already (a front end's findings, sorted before its filters) is left as it is: glibc's qsort
      * is a merge sort, stable, that would not move anything either, but copies the list through a buffer as large */

@@ -60,6 +60,8 @@ void an_diag_drop(an_diag *d);
 void an_diag_locate(an_diag *d, const an_source *src);
 /* Sorts by position then code, and drops exact duplicates (same rule and range). */
 void an_diag_list_sort(an_diag_list *l);
+/* In a list sorted by start: the index of the first finding starting at or after pos (l->len when none does). */
+size_t an_diag_list_first_from(const an_diag_list *l, uint32_t pos);
 /* Which API family fixes target. */
 typedef enum { AN_TARGET_NONE = 0, AN_TARGET_ACCELERATOR, AN_TARGET_COMPAT } an_target;
 

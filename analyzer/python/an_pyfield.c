@@ -42,27 +42,12 @@ const struct an_pynodes_s *an_py_field_index(const struct an_pynodes_s *v) {
     return old;
 }
 
-/* the start byte of the node at i (TSNode's first context word, as ts_node_start_byte reads it) */
-static inline uint32_t start_at(const an_pynodes *v, uint32_t i) { return v->items[i].node.context[0]; }
-
-/* the position of n in the index v (nodes in pre-order, so start bytes ascend): the first node starting at n's
- * start, searched outward from the last one found, then the nodes starting there; false when n is not listed */
+/* the position of n in the index v: the nodes starting at n's start end the run of those starting at or before it
+ * (pre-order: starts ascend), searched outward from the last one found; false when n is not listed */
 static bool find_node(const an_pynodes *v, TSNode n, uint32_t *at) {
-    uint32_t s = n.context[0], len = v->len, h = index_hint < len ? index_hint : 0, a, b, step = 1;
-    /* the first index with start >= s lies in [a, b] (b == len: none) */
-    if (start_at(v, h) < s) {
-        while (h + step < len && start_at(v, h + step) < s) h += step, step *= 2;
-        a = h + 1, b = h + step < len ? h + step : len;
-    } else {
-        while (h >= step && start_at(v, h - step) >= s) h -= step, step *= 2;
-        a = h >= step ? h - step + 1 : 0, b = h;
-    }
-    while (a < b) {
-        uint32_t m = a + (b - a) / 2;
-        if (start_at(v, m) < s) a = m + 1;
-        else b = m;
-    }
-    for (uint32_t i = a; i < len && start_at(v, i) == s; i++)
+    uint32_t s = n.context[0];
+    for (uint32_t i = an_pynodes_last_starting(v, s, &index_hint); i != AN_PYNODE_NONE && v->items[i].node.context[0] == s;
+         i = i ? i - 1 : AN_PYNODE_NONE)
         if (v->items[i].node.id == n.id) {
             *at = index_hint = i;
             return true;

@@ -496,12 +496,7 @@ static bool fix_ports(void *ctx, uint32_t s, uint32_t e) {
          * far ends at or after e (a guard asks for each CUDA use it holds: a scan of every finding made a file of
          * thousands of guards quadratic) */
         const an_diag *v = f->diags->items;
-        size_t a = 0, b = f->nends;
-        while (a < b) {
-            size_t m = a + (b - a) / 2;
-            if (v[m].start <= s) a = m + 1;
-            else b = m;
-        }
+        size_t a = s == UINT32_MAX ? f->nends : an_diag_list_first_from(f->diags, s + 1);
         for (size_t j = a; j-- > 0 && f->ends_before[j] >= e;)
             if (v[j].fix && v[j].fix->applicability == AN_FIX_SAFE && v[j].end >= e) return true;
         return false;

@@ -686,17 +686,6 @@ static bool overlaps(const range *rs, size_t n, uint32_t s, uint32_t e) {
     return lo < n && rs[lo].start < e;
 }
 
-/* findings sorted by start: the index of the first one starting at or after pos */
-static size_t first_diag_from(const an_diag_list *l, uint32_t pos) {
-    size_t lo = 0, hi = l->len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (l->items[mid].start < pos) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* A call the compat helper ports for every device (an entry of a cuda_guard_ok rule with a `compat` form that is
  * fixed there: `xpuify_device.memory_summary`, `ipc_collect`): a CUDA test around it does not make it CUDA-only by
  * design, so it is reported and fixed as outside one, and the test is judged like any other (an_guard). */
@@ -713,7 +702,7 @@ static bool device_type_guarded(const ctx *c, const an_diag_list *mine, const an
         range body = c->cuda_guarded.items[k], cond = c->cuda_guard_conds.items[k];
         if (d->start < body.start || d->end > body.end) continue;
         bool availability = false;
-        for (size_t j = first_diag_from(mine, cond.start); j < mine->len && mine->items[j].start < cond.end && !availability; j++)
+        for (size_t j = an_diag_list_first_from(mine, cond.start); j < mine->len && mine->items[j].start < cond.end && !availability; j++)
             availability = mine->items[j].rule && mine->items[j].rule->guard_condition && mine->items[j].end <= cond.end;
         if (!availability) return true;
     }
@@ -1716,7 +1705,7 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     for (size_t j = 0; j < mine.len; j++) {
         const an_diag *o = &mine.items[j];
         if (!o->rule || !o->rule->supersedes.len) continue;
-        for (size_t i = first_diag_from(&mine, o->start); i < mine.len && mine.items[i].start < o->end; i++) {
+        for (size_t i = an_diag_list_first_from(&mine, o->start); i < mine.len && mine.items[i].start < o->end; i++) {
             const an_diag *d = &mine.items[i];
             if (i != j && d->rule && !d->rule->builtin && d->rule != o->rule && d->end <= o->end &&
                 supersedes(o->rule, d->rule->code))
@@ -1731,11 +1720,11 @@ void an_python_run(an_python *py, const an_catalog *cat, const an_source *src, c
     for (size_t k = 0; k < c.cuda_guard_conds.len; k++) {
         range cond = c.cuda_guard_conds.items[k], body = c.cuda_guarded.items[k];
         bool guards_cuda_only = false;
-        for (size_t j = first_diag_from(&mine, body.start); j < mine.len && mine.items[j].start < body.end && !guards_cuda_only; j++)
+        for (size_t j = an_diag_list_first_from(&mine, body.start); j < mine.len && mine.items[j].start < body.end && !guards_cuda_only; j++)
             guards_cuda_only = mine.items[j].rule && mine.items[j].rule->cuda_guard_ok && !helper_ports(fix, &mine.items[j]) &&
                                mine.items[j].end <= body.end;
         if (!guards_cuda_only) continue;
-        for (size_t j = first_diag_from(&mine, cond.start); j < mine.len && mine.items[j].start < cond.end; j++) {
+        for (size_t j = an_diag_list_first_from(&mine, cond.start); j < mine.len && mine.items[j].start < cond.end; j++) {
             an_diag *d = &mine.items[j];
             if (d->rule && d->rule->guard_condition && d->end <= cond.end) an_diag_drop(d);
         }
