@@ -1,8 +1,20 @@
 /* ut_sha256: SHA-256 as FIPS 180-4 section 6.2 states it, and HMAC over it as RFC 2104 does. Written here because
  * OpenSSL is not a dependency and libgit2 exposes only SHA-1 in its public API; checked against the FIPS 180-4
- * examples and RFC 4231's HMAC test cases (tests/unit/test_sha256.c). */
+ * examples and RFC 4231's HMAC test cases (tests/unit/test_sha256.c).
+ *
+ * On x86-64 processors with the SHA extensions (Intel since Goldmont and Ice Lake, AMD since Zen) the compression
+ * function runs on them (sha256rnds2, sha256msg1/2: a block in about a fifth of the portable code's time), chosen
+ * once by CPUID; a warm run authenticates every results-cache entry it reads, ~20,000 MACs on a large tree. The
+ * portable function stays the reference: the unit tests run both on the same inputs. */
 #include "util/ut_sha256.h"
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define SHA_NI_BUILD 1
+#endif
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -16,7 +28,7 @@ static const uint32_t K[64] = {
 
 static inline uint32_t ror(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-static void compress(uint32_t h[8], const uint8_t *p) {
+static void compress_portable(uint32_t h[8], const uint8_t *p) {
     uint32_t w[64];
     for (int t = 0; t < 16; t++)
         w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 | (uint32_t)p[4 * t + 2] << 8 | p[4 * t + 3];
@@ -32,6 +44,93 @@ static void compress(uint32_t h[8], const uint8_t *p) {
         hh = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
     }
     h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+}
+
+#ifdef SHA_NI_BUILD
+/* four rounds: the message words w (already scheduled) plus their constants, two rounds per sha256rnds2 */
+#define NI_ROUNDS(w, i)                                                                                  \
+    do {                                                                                                 \
+        __m128i m_ = _mm_add_epi32((w), _mm_loadu_si128((const __m128i *)&K[4 * (i)]));                  \
+        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, m_);                                                    \
+        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(m_, 0x0E));                           \
+    } while (0)
+/* the next four message words from the sixteen before them: w[t-16..t-13] + s0(w[t-15..t-12]) (msg1), + w[t-7..t-4]
+ * (the two previous groups joined), + s1(w[t-2..t+1]) (msg2) */
+#define NI_SCHEDULE(w0, w1, w2, w3) \
+    _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32((w0), (w1)), _mm_alignr_epi8((w3), (w2), 4)), (w3))
+
+__attribute__((target("sha,sse4.1,ssse3"))) static void compress_ni(uint32_t h[8], const uint8_t *p) {
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL); /* big-endian words */
+    /* the state as the instructions hold it: {F, E, B, A} and {H, G, D, C} from the low lane up */
+    __m128i dcba = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1);
+    __m128i hgfe = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B);
+    __m128i abef = _mm_alignr_epi8(dcba, hgfe, 8), cdgh = _mm_blend_epi16(hgfe, dcba, 0xF0);
+    const __m128i abef0 = abef, cdgh0 = cdgh;
+    __m128i w0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 0)), swap);
+    __m128i w1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), swap);
+    __m128i w2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 32)), swap);
+    __m128i w3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), swap);
+    NI_ROUNDS(w0, 0);
+    NI_ROUNDS(w1, 1);
+    NI_ROUNDS(w2, 2);
+    NI_ROUNDS(w3, 3);
+    for (int i = 4; i < 16; i += 4) {
+        w0 = NI_SCHEDULE(w0, w1, w2, w3);
+        NI_ROUNDS(w0, i);
+        w1 = NI_SCHEDULE(w1, w2, w3, w0);
+        NI_ROUNDS(w1, i + 1);
+        w2 = NI_SCHEDULE(w2, w3, w0, w1);
+        NI_ROUNDS(w2, i + 2);
+        w3 = NI_SCHEDULE(w3, w0, w1, w2);
+        NI_ROUNDS(w3, i + 3);
+    }
+    abef = _mm_add_epi32(abef, abef0);
+    cdgh = _mm_add_epi32(cdgh, cdgh0);
+    __m128i feba = _mm_shuffle_epi32(abef, 0x1B), dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
+    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+
+static bool cpu_has_sha(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19))) return false; /* SSSE3, SSE4.1 */
+    if (__get_cpuid_max(0, NULL) < 7) return false;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b >> 29) & 1; /* SHA */
+}
+#endif
+
+/* 0: not decided yet, 1: portable, 2: the SHA extensions */
+static _Atomic int engine;
+
+static int engine_now(void) {
+    int e = atomic_load_explicit(&engine, memory_order_relaxed);
+    if (!e) {
+#ifdef SHA_NI_BUILD
+        e = cpu_has_sha() ? 2 : 1;
+#else
+        e = 1;
+#endif
+        atomic_store_explicit(&engine, e, memory_order_relaxed);
+    }
+    return e;
+}
+
+bool ut_sha256_accelerated(void) { return engine_now() == 2; }
+
+void ut_sha256_force_portable(bool on) {
+    atomic_store_explicit(&engine, 0, memory_order_relaxed);
+    if (on) atomic_store_explicit(&engine, 1, memory_order_relaxed);
+}
+
+static void compress(uint32_t h[8], const uint8_t *p) {
+#ifdef SHA_NI_BUILD
+    if (engine_now() == 2) {
+        compress_ni(h, p);
+        return;
+    }
+#endif
+    compress_portable(h, p);
 }
 
 void ut_sha256_init(ut_sha256 *s) {

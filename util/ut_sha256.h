@@ -3,6 +3,7 @@
  * the one-shot helpers are the same code. */
 #ifndef UT_SHA256_H
 #define UT_SHA256_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,10 @@ void ut_hmac256_init(ut_hmac256 *m, const void *key, size_t keylen);
 void ut_hmac256_update(ut_hmac256 *m, const void *data, size_t len);
 void ut_hmac256_final(ut_hmac256 *m, uint8_t out[UT_SHA256_LEN]);
 void ut_hmac256_once(const void *key, size_t keylen, const void *data, size_t len, uint8_t out[UT_SHA256_LEN]);
+/* Whether the compression function runs on the processor's SHA extensions (x86-64, decided once by CPUID). */
+bool ut_sha256_accelerated(void);
+/* Tests only: on, the portable compression function from now on; off, the processor's choice again. */
+void ut_sha256_force_portable(bool on);
 /* Compares two MACs in time that does not depend on where they differ. */
 int ut_mac_equal(const uint8_t *a, const uint8_t *b, size_t n);
 #endif

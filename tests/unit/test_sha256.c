@@ -115,12 +115,49 @@ static void hmac_depends_on_key_and_message(void **s) {
     assert_false(ut_mac_equal(a, b, UT_SHA256_LEN));
 }
 
+/* the FIPS examples again on the portable compression function (the others ran on the processor's choice) */
+static void sha256_fips_portable(void **s) {
+    ut_sha256_force_portable(true);
+    sha256_fips_180_4(s);
+    hmac_rfc4231(s);
+    ut_sha256_force_portable(false);
+}
+
+/* where the processor has the SHA extensions: both compression functions give the same digests and MACs for
+ * messages of every length up to several blocks, with random content (skipped, and said so, elsewhere) */
+static void sha256_accelerated_equals_portable(void **s) {
+    (void)s;
+    if (!ut_sha256_accelerated()) {
+        printf("sha256: this processor has no SHA extensions; only the portable function ran\n");
+        return;
+    }
+    uint8_t msg[700];
+    unsigned seed = 12345;
+    for (size_t i = 0; i < sizeof msg; i++) seed = seed * 1103515245u + 12345u, msg[i] = (uint8_t)(seed >> 16);
+    for (size_t n = 0; n <= sizeof msg; n++) {
+        uint8_t a[UT_SHA256_LEN], b[UT_SHA256_LEN], ma[UT_SHA256_LEN], mb[UT_SHA256_LEN];
+        ut_sha256_force_portable(false);
+        assert_true(ut_sha256_accelerated());
+        ut_sha256_once(msg, n, a);
+        ut_hmac256_once(msg, n % 97, msg, n, ma);
+        ut_sha256_force_portable(true);
+        assert_false(ut_sha256_accelerated());
+        ut_sha256_once(msg, n, b);
+        ut_hmac256_once(msg, n % 97, msg, n, mb);
+        assert_memory_equal(a, b, UT_SHA256_LEN);
+        assert_memory_equal(ma, mb, UT_SHA256_LEN);
+    }
+    ut_sha256_force_portable(false);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sha256_fips_180_4),
         cmocka_unit_test(sha256_streaming_equals_one_shot),
         cmocka_unit_test(hmac_rfc4231),
         cmocka_unit_test(hmac_depends_on_key_and_message),
+        cmocka_unit_test(sha256_fips_portable),
+        cmocka_unit_test(sha256_accelerated_equals_portable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
