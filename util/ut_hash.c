@@ -25,9 +25,13 @@ static inline uint64_t fmix64(uint64_t k) {
     return k;
 }
 
+/* eight bytes as a little-endian number: one load (the byte loop it replaces cost ~8 instructions a byte) */
 static inline uint64_t load_le64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
     return v;
 }
 

@@ -1,4 +1,4 @@
-/* ut_smap: a map from byte strings to a pointer and a number (open addressing, FNV-1a, grown at half full): the
+/* ut_smap: a map from byte strings to a pointer and a number (open addressing, a word-at-a-time hash kept in each slot, grown at half full): the
  * in-memory tables of names the analyzer keeps per file or per run. Keys are copied; values are the caller's. */
 #ifndef UT_SMAP_H
 #define UT_SMAP_H
@@ -9,6 +9,7 @@
 typedef struct {
     char *key; /* NUL-terminated copy; NULL: an empty slot */
     size_t n;
+    uint64_t h; /* the key's hash */
     void *val;
     int64_t num;
 } ut_smap_slot;
