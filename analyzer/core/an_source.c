@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* bytes [i, n) from i on: where the first one >= 0x80 is (n when none), eight at a time */
 static size_t ascii_run(const unsigned char *s, size_t i, size_t n) {
@@ -48,6 +51,25 @@ long an_utf8_invalid_at(const char *str, size_t n) {
 /* Code points before each AN_SOURCE_MARK-byte block of a text that is not all ASCII, so that a column on a long line
  * is counted from the nearest mark, not from the line's start: a 1 MB line with 40,000 findings and one non-ASCII
  * character anywhere in the file took 18 s, counting the line up to each finding. */
+/* the bytes of s[0, n) that start a code point (all but UTF-8's continuation bytes, 0x80-0xBF): sixteen at a time
+ * where SSE2 is there (as signed bytes those are -128..-65) */
+static uint32_t starts_in(const unsigned char *s, uint32_t n) {
+    uint32_t c = 0, i = 0;
+#if defined(__SSE2__)
+    const __m128i cont_max = _mm_set1_epi8(-65), zero = _mm_setzero_si128();
+    while (i + 16 <= n) {
+        /* each lane counts its bytes (a true comparison is -1) for at most 255 steps, then the lanes are summed */
+        __m128i acc = zero;
+        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16)
+            acc = _mm_sub_epi8(acc, _mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)(s + i)), cont_max));
+        __m128i sum = _mm_sad_epu8(acc, zero);
+        c += (uint32_t)_mm_cvtsi128_si32(sum) + (uint32_t)_mm_extract_epi16(sum, 4);
+    }
+#endif
+    for (; i < n; i++) c += (s[i] & 0xC0) != 0x80;
+    return c;
+}
+
 static void index_marks(an_source *src) {
     ut_free(src->cp_marks);
     src->cp_marks = NULL;
@@ -56,8 +78,9 @@ static void index_marks(an_source *src) {
     src->cp_marks = ut_malloc(n * sizeof(uint32_t));
     for (uint32_t k = 0, i = 0; k < n; k++) {
         src->cp_marks[k] = cps;
-        for (uint32_t e = i + AN_SOURCE_MARK < src->len ? i + AN_SOURCE_MARK : src->len; i < e; i++)
-            if (((unsigned char)src->text[i] & 0xC0) != 0x80) cps++;
+        uint32_t e = i + AN_SOURCE_MARK < src->len ? i + AN_SOURCE_MARK : src->len;
+        cps += starts_in((const unsigned char *)src->text + i, e - i);
+        i = e;
     }
 }
 

@@ -104,8 +104,41 @@ static void load_rejects_bad_files(void **s) {
     rmdir(dir);
 }
 
+/* Columns count code points: on text mixing one- to four-byte characters over many AN_SOURCE_MARK blocks (the
+ * per-block counts are taken sixteen bytes at a time), every byte's column equals a count made byte by byte. */
+static void columns_on_mixed_utf8(void **st) {
+    (void)st;
+    static const char *const pieces[] = {"a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "x = 1", " ", "\n"};
+    char *text = malloc(40000);
+    size_t len = 0;
+    unsigned seed = 7;
+    while (len < 39000) {
+        seed = seed * 1103515245u + 12345u;
+        const char *p = pieces[(seed >> 16) % 7];
+        if ((seed >> 8) % 40 && !strcmp(p, "\n")) p = "b"; /* long lines: columns far into a line */
+        memcpy(text + len, p, strlen(p));
+        len += strlen(p);
+    }
+    an_source src;
+    an_source_init_mem(&src, "mixed.py", text, len);
+    uint32_t line = 1, col = 1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if ((c & 0xC0) != 0x80) { /* a character's first byte: its position */
+            uint32_t l, k;
+            an_source_position(&src, (uint32_t)i, &l, &k);
+            assert_int_equal(l, line);
+            assert_int_equal(k, col);
+            if (c == '\n') line++, col = 1;
+            else col++;
+        }
+    }
+    an_source_free(&src);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(utf8), cmocka_unit_test(positions), cmocka_unit_test(positions_on_long_lines),
-                                       cmocka_unit_test(load_rejects_bad_files)};
+                                       cmocka_unit_test(load_rejects_bad_files), cmocka_unit_test(columns_on_mixed_utf8)};
     return cmocka_run_group_tests_name("source", tests, NULL, NULL);
 }
