@@ -522,6 +522,24 @@ static void memo_put(const char *key, const an_stamp *st, int64_t read_ns, summa
     pthread_mutex_unlock(&sums_lock);
 }
 
+/* what snprintf(out, sz, "%s%s%s", a, b, c) writes and answers, without its format machinery (the model builds a
+ * path this way for every file and directory it visits: glibc's snprintf cost ~1,000 instructions a path) */
+static size_t join3(char *out, size_t sz, const char *a, const char *b, const char *c) {
+    size_t o = 0, total = 0;
+    const char *parts[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(parts[i]);
+        total += n;
+        if (sz && o < sz - 1) {
+            size_t take = n < sz - 1 - o ? n : sz - 1 - o;
+            memcpy(out + o, parts[i], take);
+            o += take;
+        }
+    }
+    if (sz) out[o] = 0;
+    return total;
+}
+
 /* The summary of the file at full (NULL when it cannot be read): from memory or the results cache while its stamp
  * is unchanged, else read (its first MiB: plenty for its imports) into buf. */
 static const summary *summary_of(const char *full, const an_stamp *stp, bool cfg, char *buf) {
@@ -711,7 +729,23 @@ static bool work_line(void *ctx, const char *s, const char *e, bool stmt) {
 static bool top_level_work(const char *abs) {
     size_t len = 0;
     char *text = an_project_overlay_text(abs, &len);
+    an_stamp st = {0};
+    struct an_cache *c = NULL;
     if (!text) {
+        /* the answer is kept in the results cache beside the file's summary, under the file's stamp (taken before
+         * the read, as summary_of does): a warm run asks it of every package module no file imports */
+        struct stat sb;
+        if (!stat(abs, &sb)) an_stamp_of(&sb, &st);
+        pthread_mutex_lock(&sums_lock);
+        c = sums_cache;
+        pthread_mutex_unlock(&sums_lock);
+        uint8_t *blob;
+        size_t bl;
+        if (c && st.valid && an_cache_side_get(c, "project2-w", abs, &st, &blob, &bl)) {
+            bool ok = bl == 1 && blob[0] <= 1, work = ok && blob[0];
+            ut_free(blob);
+            if (ok) return work;
+        }
         FILE *fp = fopen(abs, "rb");
         if (!fp) return false;
         text = ut_malloc((1u << 20) + 1);
@@ -721,6 +755,10 @@ static bool top_level_work(const char *abs) {
     bool work = false;
     each_line(text, text + len, work_line, &work);
     ut_free(text);
+    if (c && st.valid) {
+        uint8_t v = work;
+        an_cache_side_put(c, "project2-w", abs, &st, &v, 1);
+    }
     return work;
 }
 
@@ -734,7 +772,7 @@ static bool skip_dir(const char *name) {
 static void walk(an_project *p, const char *rel, int depth, const char *parent_res, bool parent_init) {
     if (depth > p->max_depth || p->todo.len > 200000) return;
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s%s%s", p->root, *rel ? "/" : "", rel);
+    join3(path, sizeof path, p->root, *rel ? "/" : "", rel);
     DIR *d = opendir(path);
     if (!d) return;
     UT_VEC(char *) sub = {0};
@@ -746,12 +784,12 @@ static void walk(an_project *p, const char *rel, int depth, const char *parent_r
         const char *nm = de->d_name;
         if (!strcmp(nm, ".") || !strcmp(nm, "..")) continue;
         char r[PATH_MAX];
-        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", nm);
+        join3(r, sizeof r, rel, *rel ? "/" : "", nm);
         unsigned char t = de->d_type;
         if (t == DT_UNKNOWN || t == DT_LNK) {
             struct stat st;
             char full[PATH_MAX + 2];
-            snprintf(full, sizeof full, "%s/%s", p->root, r);
+            join3(full, sizeof full, p->root, "/", r);
             if (stat(full, &st) != 0) continue;
             t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
             if (de->d_type == DT_LNK && t == DT_DIR) continue; /* no cycles through links */
@@ -775,11 +813,11 @@ static void walk(an_project *p, const char *rel, int depth, const char *parent_r
      * from above the top of its __init__.py chain, never from their own directory; other files (scripts,
      * namespace packages) from their own directory and the roots above it. */
     char res[PATH_MAX];
-    if (init && parent_init) snprintf(res, sizeof res, "%s", parent_res);
+    if (init && parent_init) join3(res, sizeof res, parent_res, "", "");
     else if (init) {
         const char *sl = strrchr(rel, '/');
         snprintf(res, sizeof res, "%.*s", sl ? (int)(sl - rel) : 0, rel);
-    } else snprintf(res, sizeof res, "%s", rel);
+    } else join3(res, sizeof res, rel, "", "");
     for (size_t i = 0; i < pys.len; i++) {
         pending pd = {pys.items[i], ut_strdup(res), stamps.items[i], NULL};
         ut_vec_push(&p->todo, pd);
@@ -803,7 +841,7 @@ static void packaging_root(an_project *p) {
                                        "where=[\"", "where = ['", "from = \"", "package_dir =\n    =", NULL};
     for (int i = 0; files[i]; i++) {
         char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/%s", p->root, files[i]);
+        join3(path, sizeof path, p->root, "/", files[i]);
         FILE *f = fopen(path, "rb");
         if (!f) continue;
         char buf[65536];
@@ -837,7 +875,7 @@ static void *scan_files(void *arg) {
     for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->p->todo.len;) {
         pending *pd = &j->p->todo.items[i];
         char full[PATH_MAX + 2];
-        snprintf(full, sizeof full, "%s/%s", j->p->root, pd->rel);
+        join3(full, sizeof full, j->p->root, "/", pd->rel);
         if (!buf) buf = ut_malloc((1u << 20) + 1);
         pd->sum = summary_of(full, &pd->st, in_config_dir(pd->rel), buf);
     }
@@ -851,7 +889,7 @@ static void *scan_files(void *arg) {
  * CUDAExtension at all (the root setup.py's answer is p->cuda_ext). */
 static bool cuda_extensions_of(an_project *p, const char *rel) {
     char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/%s", p->root, rel);
+    join3(path, sizeof path, p->root, "/", rel);
     FILE *fp = fopen(path, "rb");
     if (!fp) return false;
     char *buf = ut_malloc((1u << 20) + 1);
@@ -1056,7 +1094,7 @@ static bool real_dir(const char *dir, char *out) {
 
 static bool abs_file(const char *file, char *out, size_t sz) {
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", file);
+    join3(dir, sizeof dir, file, "", "");
     char *slash = strrchr(dir, '/');
     const char *base = slash ? slash + 1 : file;
     if (slash == dir) strcpy(dir, "/");
@@ -1064,7 +1102,7 @@ static bool abs_file(const char *file, char *out, size_t sz) {
     else strcpy(dir, ".");
     char r[PATH_MAX];
     if (!real_dir(dir, r)) return false;
-    return snprintf(out, sz, "%s/%s", strcmp(r, "/") ? r : "", base) < (int)sz;
+    return join3(out, sz, strcmp(r, "/") ? r : "", "/", base) < sz;
 }
 
 /* Is the setup.py at path (in dir) a packaging script? In a package directory (an __init__.py beside it) it may be a
@@ -1073,7 +1111,7 @@ static bool abs_file(const char *file, char *out, size_t sz) {
  * it counts only when it imports setuptools, distutils or scikit-build. */
 static bool packaging_script(const char *dir, const char *path) {
     char init[PATH_MAX + 16];
-    snprintf(init, sizeof init, "%s/__init__.py", dir);
+    join3(init, sizeof init, dir, "/__init__.py", "");
     if (access(init, F_OK) != 0) return true;
     FILE *fp = fopen(path, "rb");
     if (!fp) return false;
@@ -1088,16 +1126,16 @@ static bool packaging_script(const char *dir, const char *path) {
  * only the file's own directory, which then is not walked below (a file in /tmp or $HOME is no project) */
 static bool discover_root(const char *abs, char *out, size_t sz) {
     char cur[PATH_MAX];
-    snprintf(cur, sizeof cur, "%s", abs);
+    join3(cur, sizeof cur, abs, "", "");
     char *s = strrchr(cur, '/');
     if (s) *s = 0;
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", cur);
+    join3(dir, sizeof dir, cur, "", "");
     static const char *const marks[] = {".git", "setup.py", "pyproject.toml", "setup.cfg", NULL};
     while (*cur) {
         for (int i = 0; marks[i]; i++) {
             char m[PATH_MAX + 32];
-            snprintf(m, sizeof m, "%s/%s", cur, marks[i]);
+            join3(m, sizeof m, cur, "/", marks[i]);
             if (access(m, F_OK) != 0) continue;
             if (i == 1 && !packaging_script(cur, m)) continue;
             snprintf(out, sz, "%s", cur);
@@ -1142,7 +1180,7 @@ const an_project *an_project_shared(const char *file) {
     pthread_mutex_lock(&shared_lock);
     for (size_t i = dir_roots.len; i-- > 0 && !known;)
         if (!strcmp(dir_roots.items[i].dir, gd))
-            known = true, deep = dir_roots.items[i].deep, snprintf(root, sizeof root, "%s", dir_roots.items[i].root);
+            known = true, deep = dir_roots.items[i].deep, join3(root, sizeof root, dir_roots.items[i].root, "", "");
     pthread_mutex_unlock(&shared_lock);
     if (!known) {
         char abs[PATH_MAX];
@@ -1338,13 +1376,13 @@ bool an_project_file_changed(const char *file) {
 
 static bool has_init(const char *dir) {
     char p[PATH_MAX + 16];
-    snprintf(p, sizeof p, "%s/__init__.py", dir);
+    join3(p, sizeof p, dir, "/__init__.py", "");
     return exists_memo(p, false);
 }
 
 static bool has_init_dir_of(const char *file) {
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", file);
+    join3(dir, sizeof dir, file, "", "");
     char *s = strrchr(dir, '/');
     if (s) *s = 0;
     return has_init(dir);
@@ -1522,19 +1560,19 @@ static size_t ways_of(const an_project *p, const char *abs, an_way *out, size_t 
     /* an __init__.py chain nobody's imports name: the conventional root above its top */
     if (!k) {
         char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", abs);
+        join3(dir, sizeof dir, abs, "", "");
         *strrchr(dir, '/') = 0;
         if (has_init(dir)) {
             char top[PATH_MAX];
-            snprintf(top, sizeof top, "%s", dir);
+            join3(top, sizeof top, dir, "", "");
             for (;;) {
                 char parent[PATH_MAX];
-                snprintf(parent, sizeof parent, "%s", top);
+                join3(parent, sizeof parent, top, "", "");
                 char *s = strrchr(parent, '/');
                 if (!s || s == parent) break;
                 *s = 0;
                 if (!has_init(parent)) break;
-                snprintf(top, sizeof top, "%s", parent);
+                join3(top, sizeof top, parent, "", "");
             }
             if (k < cap) {
                 an_way *w = &out[k++];
@@ -1638,7 +1676,7 @@ static bool own_package(const an_project *p, const char *abs, const slot *fs, ch
                         size_t nsz) {
     if (!p || !fs || !fs->tops) return false;
     char cur[PATH_MAX];
-    snprintf(cur, sizeof cur, "%s", abs);
+    join3(cur, sizeof cur, abs, "", "");
     *strrchr(cur, '/') = 0;
     for (bool beside = true;; beside = false) {
         for (const char *t = fs->tops + 1; *t;) {
@@ -1661,7 +1699,7 @@ static bool own_package(const an_project *p, const char *abs, const slot *fs, ch
         *s = 0;
     }
     char src[PATH_MAX + 300];
-    snprintf(src, sizeof src, "%s/%s", p->root, p->pkg_root);
+    join3(src, sizeof src, p->root, "/", p->pkg_root);
     for (const char *t = fs->tops + 1; *t;) {
         const char *e = strchr(t, ',');
         char cand[PATH_MAX + 600];
@@ -1713,7 +1751,7 @@ static void helper_place(const an_project *p, const char *file, const char *modu
     const char *rel = p ? rel_of(p, abs) : NULL;
     const slot *fs = file_slot(p, rel);
     char dir[PATH_MAX], stem[256];
-    snprintf(dir, sizeof dir, "%s", abs);
+    join3(dir, sizeof dir, abs, "", "");
     *strrchr(dir, '/') = 0;
     stem_of(abs, stem, sizeof stem);
     const an_way *script = NULL;
