@@ -597,6 +597,12 @@ static bool qualname(judge *j, TSNode n, ut_buf *q) {
 
 /* `torch.backends.cudnn.benchmark = True` and the like: the left side of such an assignment */
 static bool harmless_setting(judge *j, TSNode attr) {
+    /* an assignment's target is followed by `=` (or `:` and its annotation): any other attribute is none, told from
+     * the text before asking its parent (ts_node_parent walks down from the root, at every attribute of the code) */
+    const char *t = j->g->text;
+    uint32_t k = E(attr), n = j->g->len;
+    while (k < n && (t[k] == ' ' || t[k] == '\t' || t[k] == '\\' || t[k] == '\r' || t[k] == '\n')) k++;
+    if (k >= n || (t[k] != '=' && t[k] != ':')) return false;
     TSNode p = ts_node_parent(attr);
     if (!is(p, "assignment") || !ts_node_eq(field(p, "left"), attr)) return false;
     ut_buf q;
@@ -1735,6 +1741,12 @@ static bool probe_call(judge *j, TSNode call) {
 }
 
 /* Every node of n's subtree. */
+/* the attribute x is the function of a call (`x(...)`) */
+static bool attr_called(TSNode x) {
+    TSNode p = ts_node_parent(x);
+    return is(p, "call") && ts_node_eq(field(p, "function"), x);
+}
+
 static void check_code(judge *j, TSNode n) {
     TSTreeCursor c = ts_tree_cursor_new(n);
     int depth = 0;
@@ -1758,11 +1770,15 @@ static void check_code(judge *j, TSNode n) {
             }
         } else if (!strcmp(t, "identifier")) {
             size_t tok;
-            TSNode p = ts_node_parent(x);
-            bool called_attr = is(p, "attribute") && is(ts_node_parent(p), "call") &&
-                               ts_node_eq(field(ts_node_parent(p), "function"), p);
-            bool result = in_list(T(j, x), L(x), cuda_results) &&
-                          (strncmp(T(j, x), "current_device", 14) || called_attr || is(ts_node_parent(x), "call"));
+            /* the parents only for a listed name: ts_node_parent walks down from the root (tree-sitter 0.20.7), and
+             * this runs at every identifier of the guarded code */
+            bool result = in_list(T(j, x), L(x), cuda_results);
+            if (result && !strncmp(T(j, x), "current_device", 14)) {
+                TSNode p = ts_node_parent(x);
+                bool called_attr = is(p, "attribute") && is(ts_node_parent(p), "call") &&
+                                   ts_node_eq(field(ts_node_parent(p), "function"), p);
+                result = called_attr || is(p, "call");
+            }
             if (result && !strncmp(T(j, x), "current_device", 14) && current_index_made_device(j, x))
                 ;
             else if (result)
@@ -1787,11 +1803,10 @@ static void check_code(judge *j, TSNode n) {
                 verdict(j, AN_GUARD_CUDA, x, "uses `%.*s`, which is CUDA-only");
         } else if (!strcmp(t, "attribute")) {
             /* a ported call still answers what only CUDA answers (`xpuify_device.current_device()`) */
-            TSNode a = field(x, "attribute"), p = ts_node_parent(x);
-            bool called = is(p, "call") && ts_node_eq(field(p, "function"), x);
+            TSNode a = field(x, "attribute");
             if (helper_device_for_compiled_ops(j, x)) {
                 verdict(j, AN_GUARD_CUDA, x, "makes the device (`%.*s`) in a test of a project whose compiled ops have CPU and CUDA kernels only (its setup.py builds a CUDAExtension)");
-            } else if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || called)) {
+            } else if (!ts_node_is_null(a) && in_list(T(j, a), L(a), cuda_results) && (strncmp(T(j, a), "current_device", 14) || attr_called(x))) {
                 if (strncmp(T(j, a), "current_device", 14) || !current_index_made_device(j, x))
                     verdict(j, AN_GUARD_CUDA, a, "reads a CUDA-only result (`%.*s`)");
                 else

@@ -24,11 +24,11 @@ static void dotted(ut_buf *b, TSNode n, const char *src) {
     }
 }
 
-static void bind(an_pyscope *sc, const char *local, size_t ln, const char *qual, TSNode at, bool fallback) {
+/* plain: at is a name of an `import` statement (not of `from ... import`); the caller knows the statement (asking
+ * at's parent walked down from the root: tree-sitter 0.20.7) */
+static void bind(an_pyscope *sc, const char *local, size_t ln, const char *qual, TSNode at, bool fallback, bool plain) {
     an_binding bd = {ut_strndup(local, ln), ut_strdup(qual), ts_node_start_byte(at), ts_node_end_byte(at), fallback,
-                     !strcmp(ts_node_type(ts_node_parent(at)), "import_statement") ||
-                         (!strcmp(ts_node_type(at), "aliased_import") &&
-                          !strcmp(ts_node_type(ts_node_parent(at)), "import_statement"))};
+                     plain};
     ut_vec_push(&sc->bindings, bd);
 }
 
@@ -44,11 +44,11 @@ static void collect_import(an_pyscope *sc, TSNode st, const char *src, bool fall
                 /* `import a.b.c` binds `a` to `a` */
                 TSNode first = ts_node_named_child(n, 0);
                 text(&l, first, src);
-                bind(sc, l.data, l.len, l.data, n, fallback);
+                bind(sc, l.data, l.len, l.data, n, fallback, true);
             } else if (is(n, "aliased_import")) {
                 dotted(&q, an_py_field(n, "name", 4), src);
                 text(&l, an_py_field(n, "alias", 5), src);
-                if (q.len && l.len) bind(sc, l.data, l.len, q.data, n, fallback);
+                if (q.len && l.len) bind(sc, l.data, l.len, q.data, n, fallback, true);
             }
         }
     } else if (is(st, "import_from_statement")) {
@@ -75,7 +75,7 @@ static void collect_import(an_pyscope *sc, TSNode st, const char *src, bool fall
             dotted(&q, name, src);
             if (!ts_node_is_null(alias)) text(&l, alias, src);
             else dotted(&l, name, src);
-            bind(sc, l.data, l.len, q.data, name, fallback);
+            bind(sc, l.data, l.len, q.data, name, fallback, false);
         }
         ut_buf_free(&m);
     }
