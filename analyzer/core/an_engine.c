@@ -16,6 +16,7 @@
 #include "analyzer/core/an_suppress.h"
 #include "analyzer/text/an_text.h"
 #include <pthread.h>
+#include <time.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -240,6 +241,14 @@ static void work_file(job *j, worker_state *ws, size_t i) {
     finish(j, r);
 }
 
+/* XPUIFY_FILE_TIMES=1 (bench/file_times.sh): each file's CPU time on its thread, in ms, to stderr ("file-time MS
+ * PATH"), for finding the files a run spends its time on */
+static bool file_times(void) {
+    static int on = -1;
+    if (on < 0) on = getenv("XPUIFY_FILE_TIMES") != NULL;
+    return on;
+}
+
 static void *work(void *arg) {
     job *j = arg;
     worker_state ws = {0};
@@ -247,7 +256,12 @@ static void *work(void *arg) {
     for (;;) {
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->files->len) break;
+        struct timespec a, b;
+        bool timed = file_times() && !clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
         work_file(j, &ws, i);
+        if (timed && !clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b))
+            fprintf(stderr, "file-time %.3f %s\n", (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6,
+                    j->files->items[i].path);
     }
     worker_free(&ws);
     return NULL;
