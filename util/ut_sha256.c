@@ -118,10 +118,7 @@ static int engine_now(void) {
 
 bool ut_sha256_accelerated(void) { return engine_now() == 2; }
 
-void ut_sha256_force_portable(bool on) {
-    atomic_store_explicit(&engine, 0, memory_order_relaxed);
-    if (on) atomic_store_explicit(&engine, 1, memory_order_relaxed);
-}
+void ut_sha256_force_portable(bool on) { atomic_store_explicit(&engine, on ? 1 : 0, memory_order_relaxed); }
 
 static void compress(uint32_t h[8], const uint8_t *p) {
 #ifdef SHA_NI_BUILD

@@ -35,6 +35,9 @@ typedef struct {
     an_cache_run run;             /* the cache key's run-wide part (for opt->enabled) */
     bool c_cached;                /* C files are cached too (fast mode: see c_run) */
     an_cache_run crun;            /* run, for C files */
+    /* XPUIFY_FILE_TIMES=1 (bench/file_times.sh): each file's CPU time on its thread, in ms, to stderr ("file-time MS
+     * PATH"), for finding the files a run spends its time on */
+    bool file_times;
 } job;
 
 /* A language none of whose rules is enabled (`--select XPT`) is not parsed at all: no libclang for C files. */
@@ -241,14 +244,6 @@ static void work_file(job *j, worker_state *ws, size_t i) {
     finish(j, r);
 }
 
-/* XPUIFY_FILE_TIMES=1 (bench/file_times.sh): each file's CPU time on its thread, in ms, to stderr ("file-time MS
- * PATH"), for finding the files a run spends its time on */
-static bool file_times(void) {
-    static int on = -1;
-    if (on < 0) on = getenv("XPUIFY_FILE_TIMES") != NULL;
-    return on;
-}
-
 static void *work(void *arg) {
     job *j = arg;
     worker_state ws = {0};
@@ -257,7 +252,7 @@ static void *work(void *arg) {
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->files->len) break;
         struct timespec a, b;
-        bool timed = file_times() && !clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        bool timed = j->file_times && !clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
         work_file(j, &ws, i);
         if (timed && !clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b))
             fprintf(stderr, "file-time %.3f %s\n", (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6,
@@ -508,7 +503,7 @@ void an_engine_parallel(int requested, size_t items, void *(*fn)(void *), void *
 void an_engine_run(const an_catalog *cat, const an_file_list *files, const an_options *opt, an_results *out) {
     out->len = files->len;
     out->items = ut_calloc(files->len ? files->len : 1, sizeof(an_file_result));
-    job j = {cat, files, opt, out, 0, 0, {0}, {{0}}, false, {{0}}};
+    job j = {cat, files, opt, out, 0, 0, {0}, {{0}}, false, {{0}}, getenv("XPUIFY_FILE_TIMES") != NULL};
     languages_enabled(cat, opt->enabled, j.lang_on);
     if (opt->cache) an_cache_run_key(opt->cache, cat, opt->enabled, &opt->fix, !opt->whole_files, &j.run);
     if (opt->cache && opt->c.mode == AN_C_FAST && j.lang_on[AN_LANG_C]) {

@@ -1740,13 +1740,13 @@ static bool probe_call(judge *j, TSNode call) {
     return !bound && !defined_at(j->g, 0, j->g->len, "hasattr", 7, NULL);
 }
 
-/* Every node of n's subtree. */
 /* the attribute x is the function of a call (`x(...)`) */
 static bool attr_called(TSNode x) {
     TSNode p = ts_node_parent(x);
     return is(p, "call") && ts_node_eq(field(p, "function"), x);
 }
 
+/* Every node of n's subtree. */
 static void check_code(judge *j, TSNode n) {
     TSTreeCursor c = ts_tree_cursor_new(n);
     int depth = 0;
@@ -1775,9 +1775,7 @@ static void check_code(judge *j, TSNode n) {
             bool result = in_list(T(j, x), L(x), cuda_results);
             if (result && !strncmp(T(j, x), "current_device", 14)) {
                 TSNode p = ts_node_parent(x);
-                bool called_attr = is(p, "attribute") && is(ts_node_parent(p), "call") &&
-                                   ts_node_eq(field(ts_node_parent(p), "function"), p);
-                result = called_attr || is(p, "call");
+                result = (is(p, "attribute") && attr_called(p)) || is(p, "call");
             }
             if (result && !strncmp(T(j, x), "current_device", 14) && current_index_made_device(j, x))
                 ;
